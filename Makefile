@@ -1,0 +1,36 @@
+# Basalt: `make run` to start a server, `make test` to check everything.
+# Both install the Debian packages they need first (scripts/install-deps.sh).
+
+GO       ?= go
+BIN      := bin/basalt
+PKGS     := ./...
+# Integration tests start several servers; keep the suite well inside CI's
+# time budget on two cores.
+TESTFLAGS ?= -count=1 -timeout 12m
+
+.PHONY: all deps build run test lint bench clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/basalt
+
+run: build
+	./$(BIN) --dir ./data
+
+test: deps build
+	BASALT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet $(PKGS)
+	@if command -v staticcheck >/dev/null 2>&1; then staticcheck $(PKGS); fi
+
+bench: build
+	$(GO) run ./bench -basalt $(CURDIR)/$(BIN)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		line, key, val string
+		err            bool
+	}{
+		{"", "", "", false},
+		{"# comment", "", "", false},
+		{"port 6666", "port", "6666", false},
+		{"  bind 127.0.0.1 ::1  ", "bind", "127.0.0.1 ::1", false},
+		{"requirepass a#b", "requirepass", "a", false},
+		{`requirepass "a b#c"  # trailing`, "requirepass", "a b#c", false},
+		{`requirepass 'x\'y'`, "requirepass", "x'y", false},
+		{`requirepass "tab\there"`, "requirepass", "tab\there", false},
+		{`requirepass "a" b`, "", "", true},
+		{`requirepass "unterminated`, "", "", true},
+		{`requirepass ""`, "requirepass", "", false},
+		{"compact-cron 0 3 * * *", "compact-cron", "0 3 * * *", false},
+	}
+	for _, tt := range tests {
+		key, val, err := parseLine(tt.line)
+		if (err != nil) != tt.err || key != tt.key || val != tt.val {
+			t.Errorf("parseLine(%q) = %q, %q, %v; want %q, %q, err=%v", tt.line, key, val, err, tt.key, tt.val, tt.err)
+		}
+	}
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "basalt.conf")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadFileAndOverrides(t *testing.T) {
+	path := writeFile(t, "# test\nPORT 7000\ndir /tmp/x\nmaxclients 10\nrequirepass \"s p\"\nnamespace.Tenant tok1\nproto-max-bulk-len 2mb\n")
+	c, err := Load(path, [][2]string{{"port", "7001"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Port.Get() != 7001 || c.Dir.Get() != "/tmp/x" || c.MaxClients.Get() != 10 || c.RequirePass.Get() != "s p" {
+		t.Fatalf("unexpected values: port %d dir %s maxclients %d pass %q", c.Port.Get(), c.Dir.Get(), c.MaxClients.Get(), c.RequirePass.Get())
+	}
+	if c.ProtoMaxBulkLen.Get() != 2<<20 {
+		t.Fatalf("proto-max-bulk-len = %d", c.ProtoMaxBulkLen.Get())
+	}
+	if ns := c.Namespaces(); ns["Tenant"] != "tok1" {
+		t.Fatalf("namespaces = %v", ns)
+	}
+}
+
+func TestLoadErrorsNameKeyAndLine(t *testing.T) {
+	for content, want := range map[string]string{
+		"port 1\nfoo bar\n":       "line 2: key 'foo': unknown config key",
+		"port abc\n":              "line 1: key 'port': \"abc\" is not an integer",
+		"port 70000\n":            "line 1: key 'port': value 70000 is out of range",
+		"cluster-enabled maybe\n": "line 1: key 'cluster-enabled'",
+		"namespace.a tok\n":       "namespace tokens need requirepass",
+		"log-level loud\n":        "key 'log-level'",
+		"requirepass \"x\" y\n":   "line 1: more than 2 item in config line",
+	} {
+		_, err := Load(writeFile(t, content), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%q) error = %v, want it to contain %q", content, err, want)
+		}
+	}
+	if _, err := Load("", [][2]string{{"nope", "1"}}); err == nil || !strings.Contains(err.Error(), "--nope") {
+		t.Errorf("bad override error = %v", err)
+	}
+}
+
+func TestKnownKvrocksKeysWarn(t *testing.T) {
+	c, err := Load(writeFile(t, "compact-cron 0 3 * * *\nrocksdb.row_cache_size 0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "compact-cron") {
+		t.Fatalf("warnings = %v", c.Warnings)
+	}
+}
+
+func TestGetSet(t *testing.T) {
+	c := New()
+	got := c.Get("max*")
+	if len(got) != 1 || got[0] != [2]string{"maxclients", "10240"} {
+		t.Fatalf("Get(max*) = %v", got)
+	}
+	if len(c.Get("*")) != len(c.options) {
+		t.Fatal("Get(*) must list every option")
+	}
+	called := 0
+	c.Watch("maxclients", func() { called++ })
+	if err := c.Set("MAXCLIENTS", "5"); err != nil || c.MaxClients.Get() != 5 || called != 1 {
+		t.Fatalf("Set maxclients: err %v value %d watchers %d", err, c.MaxClients.Get(), called)
+	}
+	if err := c.Set("port", "1"); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Set port = %v, want ErrReadOnly", err)
+	}
+	if err := c.Set("nope", "1"); !errors.Is(err, ErrUnknownOption) {
+		t.Fatalf("Set nope = %v, want ErrUnknownOption", err)
+	}
+	if err := c.Set("maxclients", "x"); err == nil || c.MaxClients.Get() != 5 {
+		t.Fatalf("bad value accepted: %v", err)
+	}
+}
+
+func TestRewriteKeepsComments(t *testing.T) {
+	path := writeFile(t, "# my server\nport 7000 # inline\n\n# the password\nrequirepass old\nnamespace.t tok\n")
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("requirepass", "new pass"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("timeout", "30"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Rewrite(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	want := "# my server\nport 7000\n\n# the password\nrequirepass \"new pass\"\nnamespace.t tok\ntimeout 30\n"
+	if string(b) != want {
+		t.Fatalf("rewritten file:\n%s\nwant:\n%s", b, want)
+	}
+	again, err := Load(path, nil)
+	if err != nil || again.RequirePass.Get() != "new pass" || again.Timeout.Get() != 30 {
+		t.Fatalf("reload after rewrite: %v", err)
+	}
+	if err := New().Rewrite(); !errors.Is(err, ErrNoFile) {
+		t.Fatalf("Rewrite without file = %v", err)
+	}
+}
+
+func TestQuoteRoundTrip(t *testing.T) {
+	for _, v := range []string{"plain", "a b", `q"uote`, "x#y", "tab\t", `back\slash`, ""} {
+		_, got, err := parseLine("k " + quote(v))
+		if err != nil || got != v {
+			t.Errorf("round trip of %q: got %q, %v", v, got, err)
+		}
+	}
+}
+
+// TestExampleConfigDocumentsEveryOption keeps basalt.conf, the documented
+// example, complete and equal to the built-in defaults.
+func TestExampleConfigDocumentsEveryOption(t *testing.T) {
+	c, err := Load("../basalt.conf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile("../basalt.conf")
+	defaults := New()
+	for _, o := range defaults.options {
+		if !strings.Contains(string(text), "\n"+o.name+" ") && !strings.Contains(string(text), "\n# "+o.name+" ") {
+			t.Errorf("basalt.conf does not document %s", o.name)
+		}
+		if got := c.byName[o.name].value.String(); got != o.value.String() {
+			t.Errorf("basalt.conf sets %s to %q, the built-in default is %q", o.name, got, o.value.String())
+		}
+	}
+}

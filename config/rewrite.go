@@ -1,0 +1,81 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Rewrite writes the current settings back into the config file: lines of
+// known options get the current value, comments and other lines stay as
+// they are, namespace lines follow the current tokens, and options changed
+// from their default that the file lacks are appended. The file is replaced
+// atomically (temporary file + rename).
+func (c *Config) Rewrite() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.path == "" {
+		return ErrNoFile
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, line := range c.mu.lines {
+		key, val, err := parseLine(line)
+		if err != nil || key == "" || val == "" {
+			out = append(out, line)
+			continue
+		}
+		if name, ok := namespaceName(key); ok {
+			if token, ok := c.mu.namespaces[name]; ok && !seen["namespace."+name] {
+				out = append(out, "namespace."+name+" "+quote(token))
+				seen["namespace."+name] = true
+			}
+			continue
+		}
+		o, ok := c.byName[strings.ToLower(key)]
+		if !ok {
+			out = append(out, line)
+			continue
+		}
+		if seen[o.name] {
+			continue
+		}
+		seen[o.name] = true
+		out = append(out, o.name+" "+quote(o.value.String()))
+	}
+	for _, o := range c.options {
+		if !seen[o.name] && o.value.String() != o.def {
+			out = append(out, o.name+" "+quote(o.value.String()))
+		}
+	}
+	names := make([]string, 0, len(c.mu.namespaces))
+	for name := range c.mu.namespaces {
+		if !seen["namespace."+name] {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		out = append(out, "namespace."+name+" "+quote(c.mu.namespaces[name]))
+	}
+	content := strings.Join(out, "\n") + "\n"
+	tmp, err := os.CreateTemp(filepath.Dir(c.mu.path), ".basalt-conf-*")
+	if err != nil {
+		return fmt.Errorf("config: rewrite: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: rewrite: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("config: rewrite: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), c.mu.path); err != nil {
+		return fmt.Errorf("config: rewrite: %w", err)
+	}
+	c.mu.lines = out
+	return nil
+}

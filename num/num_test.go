@@ -1,0 +1,69 @@
+package num
+
+import (
+	"math"
+	"testing"
+)
+
+func TestParseInt(t *testing.T) {
+	good := map[string]int64{"0": 0, "1": 1, "-1": -1, "9223372036854775807": math.MaxInt64, "-9223372036854775808": math.MinInt64}
+	for s, want := range good {
+		if got, ok := ParseInt([]byte(s)); !ok || got != want {
+			t.Errorf("ParseInt(%q) = %d, %v", s, got, ok)
+		}
+	}
+	for _, s := range []string{"", "-", "+1", "01", "-0", " 1", "1 ", "1a", "9223372036854775808", "-9223372036854775809", "99999999999999999999", "1.0"} {
+		if _, ok := ParseInt([]byte(s)); ok {
+			t.Errorf("ParseInt(%q) accepted", s)
+		}
+	}
+}
+
+func TestParseFloat(t *testing.T) {
+	good := map[string]float64{"1.5": 1.5, "-2": -2, "inf": math.Inf(1), "-inf": math.Inf(-1), "+inf": math.Inf(1), "1e3": 1000, "0": 0, ".5": 0.5, "0e10": 0}
+	for s, want := range good {
+		if got, ok := ParseFloat([]byte(s)); !ok || got != want {
+			t.Errorf("ParseFloat(%q) = %v, %v", s, got, ok)
+		}
+	}
+	for _, s := range []string{"", "nan", " 1", "1 ", "abc", "1e400", "1e-400", "1_0"} {
+		if _, ok := ParseFloat([]byte(s)); ok {
+			t.Errorf("ParseFloat(%q) accepted", s)
+		}
+	}
+}
+
+func TestLongDouble(t *testing.T) {
+	tests := []struct{ a, b, want string }{
+		{"0", "0.1", "0.1"},
+		{"0.1", "0.2", "0.3"},
+		{"10.5", "0.1", "10.6"},
+		{"5.0e3", "2.0e2", "5200"},
+		{"1", "-1", "0"},
+		{"-0.5", "0", "-0.5"},
+		{"3", "1.5", "4.5"},
+	}
+	for _, tt := range tests {
+		a, ok1 := ParseLongDouble([]byte(tt.a))
+		b, ok2 := ParseLongDouble([]byte(tt.b))
+		if !ok1 || !ok2 {
+			t.Fatalf("parse %q %q", tt.a, tt.b)
+		}
+		sum, ok := AddLongDouble(a, b)
+		if !ok || FormatLongDouble(sum) != tt.want {
+			t.Errorf("%s + %s = %s, want %s", tt.a, tt.b, FormatLongDouble(sum), tt.want)
+		}
+	}
+	inf, ok := ParseLongDouble([]byte("inf"))
+	if !ok {
+		t.Fatal("inf must parse")
+	}
+	if _, ok := AddLongDouble(inf, inf); ok {
+		t.Fatal("inf result must be refused")
+	}
+	for _, s := range []string{"nan", " 1", "0x10", "abc", ""} {
+		if _, ok := ParseLongDouble([]byte(s)); ok {
+			t.Errorf("ParseLongDouble(%q) accepted", s)
+		}
+	}
+}

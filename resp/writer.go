@@ -1,0 +1,231 @@
+// Package resp writes Redis protocol replies in RESP2 or RESP3. Writer is
+// the only code in Basalt that produces protocol bytes: command handlers say
+// what a reply is (a map, a double, a null) and the writer renders it in the
+// protocol the client chose with HELLO.
+package resp
+
+import (
+	"math"
+	"strconv"
+)
+
+// Writer accumulates replies in memory; the server sends Bytes and calls
+// Reset once per pipelined batch. A Writer is used by one goroutine at a
+// time.
+type Writer struct {
+	buf   []byte
+	proto int
+}
+
+// NewWriter returns a RESP2 writer.
+func NewWriter() *Writer { return &Writer{proto: 2, buf: make([]byte, 0, 512)} }
+
+// SetProtocol selects RESP2 (2) or RESP3 (3).
+func (w *Writer) SetProtocol(p int) { w.proto = p }
+
+// Protocol returns the selected protocol version, 2 or 3.
+func (w *Writer) Protocol() int { return w.proto }
+
+// Bytes returns the replies written since the last Reset. The slice is
+// valid until the next write or Reset.
+func (w *Writer) Bytes() []byte { return w.buf }
+
+// Len returns the number of buffered bytes.
+func (w *Writer) Len() int { return len(w.buf) }
+
+// Reset discards the buffered replies, keeping the capacity unless it grew
+// beyond what an ordinary batch needs.
+func (w *Writer) Reset() {
+	if cap(w.buf) > 1<<20 {
+		w.buf = make([]byte, 0, 512)
+		return
+	}
+	w.buf = w.buf[:0]
+}
+
+func (w *Writer) header(prefix byte, n int64) {
+	w.buf = append(w.buf, prefix)
+	w.buf = strconv.AppendInt(w.buf, n, 10)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// Simple writes a simple string (+OK). s must not contain CR or LF.
+func (w *Writer) Simple(s string) {
+	w.buf = append(w.buf, '+')
+	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// OK writes +OK.
+func (w *Writer) OK() { w.buf = append(w.buf, "+OK\r\n"...) }
+
+// Error writes an error reply. msg starts with the error code (ERR,
+// WRONGTYPE, ...); line breaks in it are replaced by spaces so that the
+// reply stays one line.
+func (w *Writer) Error(msg string) {
+	w.buf = append(w.buf, '-')
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		w.buf = append(w.buf, c)
+	}
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// Int writes an integer reply.
+func (w *Writer) Int(n int64) { w.header(':', n) }
+
+// Bulk writes a bulk string; b is copied.
+func (w *Writer) Bulk(b []byte) {
+	w.header('$', int64(len(b)))
+	w.buf = append(w.buf, b...)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// BulkString writes a bulk string.
+func (w *Writer) BulkString(s string) {
+	w.header('$', int64(len(s)))
+	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// BulkInt writes an integer as a bulk string.
+func (w *Writer) BulkInt(n int64) {
+	var tmp [20]byte
+	w.Bulk(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+// Null writes the null reply ($-1 in RESP2, _ in RESP3).
+func (w *Writer) Null() {
+	if w.proto == 3 {
+		w.buf = append(w.buf, "_\r\n"...)
+		return
+	}
+	w.buf = append(w.buf, "$-1\r\n"...)
+}
+
+// NullArray writes a null array (*-1 in RESP2, _ in RESP3).
+func (w *Writer) NullArray() {
+	if w.proto == 3 {
+		w.buf = append(w.buf, "_\r\n"...)
+		return
+	}
+	w.buf = append(w.buf, "*-1\r\n"...)
+}
+
+// Array starts an array of n elements; the caller writes them next.
+func (w *Writer) Array(n int) { w.header('*', int64(n)) }
+
+// Map starts a map of n key/value pairs (a flat array of 2n in RESP2).
+func (w *Writer) Map(n int) {
+	if w.proto == 3 {
+		w.header('%', int64(n))
+		return
+	}
+	w.header('*', int64(2*n))
+}
+
+// Set starts a set of n elements (an array in RESP2).
+func (w *Writer) Set(n int) {
+	if w.proto == 3 {
+		w.header('~', int64(n))
+		return
+	}
+	w.header('*', int64(n))
+}
+
+// Push starts an out-of-band push message (an array in RESP2).
+func (w *Writer) Push(n int) {
+	if w.proto == 3 {
+		w.header('>', int64(n))
+		return
+	}
+	w.header('*', int64(n))
+}
+
+// Bool writes a boolean (#t/#f in RESP3, :1/:0 in RESP2).
+func (w *Writer) Bool(b bool) {
+	switch {
+	case w.proto == 3 && b:
+		w.buf = append(w.buf, "#t\r\n"...)
+	case w.proto == 3:
+		w.buf = append(w.buf, "#f\r\n"...)
+	case b:
+		w.buf = append(w.buf, ":1\r\n"...)
+	default:
+		w.buf = append(w.buf, ":0\r\n"...)
+	}
+}
+
+// Double writes a floating point number: a RESP3 double, or in RESP2 a bulk
+// string formatted as Redis 7.0 does (%.17g, "inf", "-inf").
+func (w *Writer) Double(f float64) {
+	var tmp [32]byte
+	num := AppendDouble(tmp[:0], f)
+	if w.proto == 3 {
+		w.buf = append(w.buf, ',')
+		w.buf = append(w.buf, num...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.Bulk(num)
+}
+
+// AppendDouble appends f formatted like C's "%.17g" (Redis's reply format
+// for scores), with infinities as "inf" and "-inf".
+func AppendDouble(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+}
+
+// Verbatim writes free text such as INFO's: a RESP3 verbatim string of
+// format "txt", or a bulk string in RESP2.
+func (w *Writer) Verbatim(s string) {
+	if w.proto == 3 {
+		w.header('=', int64(len(s)+4))
+		w.buf = append(w.buf, "txt:"...)
+		w.buf = append(w.buf, s...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.BulkString(s)
+}
+
+// BulkStrings writes an array of bulk strings.
+func (w *Writer) BulkStrings(items []string) {
+	w.Array(len(items))
+	for _, s := range items {
+		w.BulkString(s)
+	}
+}
+
+// Deferred marks where an aggregate whose length is not known yet begins.
+type Deferred struct {
+	pos  int
+	kind byte
+}
+
+// DeferArray starts an array whose length is given later to Finish, for
+// replies streamed from an iterator.
+func (w *Writer) DeferArray() Deferred { return Deferred{pos: len(w.buf), kind: '*'} }
+
+// Finish inserts the header of a deferred aggregate now that its n elements
+// have been written.
+func (w *Writer) Finish(d Deferred, n int) {
+	var tmp [24]byte
+	h := append(tmp[:0], d.kind)
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, '\r', '\n')
+	w.buf = append(w.buf, h...)
+	copy(w.buf[d.pos+len(h):], w.buf[d.pos:len(w.buf)-len(h)])
+	copy(w.buf[d.pos:], h)
+}

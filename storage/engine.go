@@ -1,0 +1,362 @@
+package storage
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/linxGnu/grocksdb"
+)
+
+// CF identifies one of Kvrocks's column families.
+type CF int
+
+// The column families, numbered as Kvrocks opens them (FORMAT.md §1).
+const (
+	CFDefault CF = iota
+	CFMetadata
+	CFZSetScore
+	CFPubSub
+	CFPropagate
+	CFStream
+	CFSearch
+	numCF
+)
+
+var cfNames = [numCF]string{"default", "metadata", "zset_score", "pubsub", "propagate", "stream", "search"}
+
+// String returns the column family's RocksDB name.
+func (cf CF) String() string { return cfNames[cf] }
+
+// Storage is an open RocksDB database in the Kvrocks layout. It is safe for
+// concurrent use; Close must be called once no operation is running.
+type Storage struct {
+	db       *grocksdb.DB
+	cfs      [numCF]*grocksdb.ColumnFamilyHandle
+	foreign  []*grocksdb.ColumnFamilyHandle // column families of other versions, kept open because RocksDB requires it
+	cfOpts   []*grocksdb.Options
+	dbOpts   *grocksdb.Options
+	bbto     []*grocksdb.BlockBasedTableOptions
+	cache    *grocksdb.Cache
+	readOpts *grocksdb.ReadOptions
+	// writeOpts is indexed by [sync][disableWAL], both live settings.
+	writeOpts [2][2]*grocksdb.WriteOptions
+
+	cfg      *config.Config
+	layout   metadata.Layout
+	versions *metadata.VersionGenerator
+	dir      string
+
+	// Locks serialises read-modify-writes per key; see the package doc.
+	Locks Locks
+
+	closeOnce sync.Once
+}
+
+// Open opens (creating when missing) the database in <dir>/db with every
+// column family it has plus Kvrocks's seven.
+func Open(cfg *config.Config) (*Storage, error) {
+	dir := cfg.Dir.Get()
+	if err := checkWritable(dir); err != nil {
+		return nil, err
+	}
+	s := &Storage{
+		cfg:      cfg,
+		layout:   metadata.Layout{Cluster: cfg.ClusterEnabled.Get()},
+		versions: metadata.NewVersionGenerator(),
+		dir:      filepath.Join(dir, "db"),
+	}
+	s.dbOpts = s.newDBOptions()
+	names := existingColumnFamilies(s.dbOpts, s.dir)
+	opts := make([]*grocksdb.Options, len(names))
+	for i := range names {
+		opts[i] = s.newCFOptions()
+	}
+	db, handles, err := grocksdb.OpenDbColumnFamilies(s.dbOpts, s.dir, names, opts)
+	if err != nil {
+		s.destroyOptions()
+		return nil, fmt.Errorf("storage: open %s: %w", s.dir, err)
+	}
+	s.db = db
+	for i, name := range names {
+		if id, ok := cfID(name); ok {
+			s.cfs[id] = handles[i]
+		} else {
+			s.foreign = append(s.foreign, handles[i])
+		}
+	}
+	s.readOpts = grocksdb.NewDefaultReadOptions()
+	for sync := 0; sync < 2; sync++ {
+		for noWAL := 0; noWAL < 2; noWAL++ {
+			wo := grocksdb.NewDefaultWriteOptions()
+			wo.SetSync(sync == 1)
+			wo.DisableWAL(noWAL == 1)
+			s.writeOpts[sync][noWAL] = wo
+		}
+	}
+	return s, nil
+}
+
+// checkWritable makes sure the data directory exists and can be written,
+// so that a bad dir fails with a message naming it.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("storage: cannot create data directory %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".basalt-write-test-*")
+	if err != nil {
+		return fmt.Errorf("storage: data directory %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// existingColumnFamilies returns the column families to open: those the
+// database already has (RocksDB refuses to open a database otherwise) and
+// any of Kvrocks's that are missing, which are then created.
+func existingColumnFamilies(opts *grocksdb.Options, path string) []string {
+	names, err := grocksdb.ListColumnFamilies(opts, path)
+	if err != nil {
+		names = nil // a new database
+	}
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	for _, n := range cfNames {
+		if !have[n] {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func cfID(name string) (CF, bool) {
+	for i, n := range cfNames {
+		if n == name {
+			return CF(i), true
+		}
+	}
+	return 0, false
+}
+
+func (s *Storage) newDBOptions() *grocksdb.Options {
+	r := &s.cfg.RocksDB
+	o := grocksdb.NewDefaultOptions()
+	o.SetCreateIfMissing(true)
+	o.SetCreateIfMissingColumnFamilies(true)
+	o.SetMaxOpenFiles(int(r.MaxOpenFiles.Get()))
+	o.SetMaxBackgroundJobs(int(r.MaxBackgroundJobs.Get()))
+	o.SetMaxSubcompactions(uint32(r.MaxSubcompactions.Get()))
+	o.SetMaxTotalWalSize(uint64(r.MaxTotalWALSize.Get()) << 20)
+	o.SetWALTtlSeconds(uint64(r.WALTTLSeconds.Get()))
+	o.SetWalSizeLimitMb(uint64(r.WALSizeLimitMB.Get()))
+	o.SetEnablePipelinedWrite(r.EnablePipelinedWrite.Get())
+	o.SetStatsDumpPeriodSec(uint(r.StatsDumpPeriodSec.Get()))
+	o.SetKeepLogFileNum(8)
+	s.cache = grocksdb.NewLRUCache(uint64(r.BlockCacheSize.Get()) << 20)
+	return o
+}
+
+var compressions = map[string]grocksdb.CompressionType{
+	"no": grocksdb.NoCompression, "snappy": grocksdb.SnappyCompression, "lz4": grocksdb.LZ4Compression,
+	"zstd": grocksdb.ZSTDCompression, "zlib": grocksdb.ZLibCompression,
+}
+
+func (s *Storage) newCFOptions() *grocksdb.Options {
+	r := &s.cfg.RocksDB
+	t := grocksdb.NewDefaultBlockBasedTableOptions()
+	t.SetBlockCache(s.cache)
+	t.SetBlockSize(int(r.BlockSize.Get()))
+	t.SetCacheIndexAndFilterBlocks(r.CacheIndexAndFilter.Get())
+	t.SetPinL0FilterAndIndexBlocksInCache(true)
+	t.SetFilterPolicy(grocksdb.NewBloomFilter(10))
+	t.SetFormatVersion(5)
+	s.bbto = append(s.bbto, t)
+
+	o := grocksdb.NewDefaultOptions()
+	o.SetBlockBasedTableFactory(t)
+	o.SetWriteBufferSize(uint64(r.WriteBufferSize.Get()) << 20)
+	o.SetMaxWriteBufferNumber(int(r.MaxWriteBufferNumber.Get()))
+	o.SetTargetFileSizeBase(uint64(r.TargetFileSizeBase.Get()) << 20)
+	o.SetLevel0FileNumCompactionTrigger(int(r.Level0CompactionTrigger.Get()))
+	o.SetLevel0SlowdownWritesTrigger(int(r.Level0SlowdownTrigger.Get()))
+	o.SetLevel0StopWritesTrigger(int(r.Level0StopTrigger.Get()))
+	o.SetDisableAutoCompactions(r.DisableAutoCompactions.Get())
+	// Levels 0 and 1 stay uncompressed: they are rewritten soon anyway.
+	c := compressions[r.Compression.Get()]
+	o.SetCompressionPerLevel([]grocksdb.CompressionType{grocksdb.NoCompression, grocksdb.NoCompression, c, c, c, c, c})
+	s.cfOpts = append(s.cfOpts, o)
+	return o
+}
+
+// Close releases everything in the order RocksDB needs: column family
+// handles before the database, the database before its options and cache.
+// It is safe to call more than once.
+func (s *Storage) Close() {
+	s.closeOnce.Do(func() {
+		for _, h := range s.cfs {
+			if h != nil {
+				h.Destroy()
+			}
+		}
+		for _, h := range s.foreign {
+			h.Destroy()
+		}
+		s.db.Close()
+		s.readOpts.Destroy()
+		for _, row := range s.writeOpts {
+			for _, wo := range row {
+				wo.Destroy()
+			}
+		}
+		s.destroyOptions()
+	})
+}
+
+func (s *Storage) destroyOptions() {
+	for _, o := range s.cfOpts {
+		o.Destroy()
+	}
+	for _, t := range s.bbto {
+		t.Destroy()
+	}
+	s.dbOpts.Destroy()
+	s.cache.Destroy()
+}
+
+// Layout returns the key layout of this database's mode.
+func (s *Storage) Layout() metadata.Layout { return s.layout }
+
+// Path returns the RocksDB directory.
+func (s *Storage) Path() string { return s.dir }
+
+func (s *Storage) writeOptions() *grocksdb.WriteOptions {
+	r := &s.cfg.RocksDB
+	return s.writeOpts[b2i(r.WriteSync.Get())][b2i(r.DisableWAL.Get())]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// get appends the value of key in cf to dst. found is false when the key
+// does not exist.
+func (s *Storage) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
+	v, err := s.db.GetCF(s.readOpts, s.cfs[cf], key)
+	if err != nil {
+		return dst, false, fmt.Errorf("storage: get: %w", err)
+	}
+	defer v.Free()
+	if !v.Exists() {
+		return dst, false, nil
+	}
+	return append(dst, v.Data()...), true, nil
+}
+
+// put writes one record outside a batch.
+func (s *Storage) put(cf CF, key, value []byte) error {
+	if err := s.db.PutCF(s.writeOptions(), s.cfs[cf], key, value); err != nil {
+		return fmt.Errorf("storage: put: %w", err)
+	}
+	return nil
+}
+
+// batch is a WriteBatch bound to this storage's column families.
+type batch struct {
+	s  *Storage
+	wb *grocksdb.WriteBatch
+}
+
+func (s *Storage) newBatch() batch { return batch{s: s, wb: grocksdb.NewWriteBatch()} }
+
+func (b batch) put(cf CF, key, value []byte) { b.wb.PutCF(b.s.cfs[cf], key, value) }
+func (b batch) del(cf CF, key []byte)        { b.wb.DeleteCF(b.s.cfs[cf], key) }
+func (b batch) delRange(cf CF, from, to []byte) {
+	b.wb.DeleteRangeCF(b.s.cfs[cf], from, to)
+}
+
+// commit writes the batch atomically and frees it.
+func (b batch) commit() error {
+	defer b.wb.Destroy()
+	if b.wb.Count() == 0 {
+		return nil
+	}
+	if err := b.s.db.Write(b.s.writeOptions(), b.wb); err != nil {
+		return fmt.Errorf("storage: write batch: %w", err)
+	}
+	return nil
+}
+
+// discard frees a batch that will not be committed.
+func (b batch) discard() { b.wb.Destroy() }
+
+// iterator is a RocksDB iterator bounded to [lower, upper), with the read
+// options it needs; close frees both.
+type iterator struct {
+	*grocksdb.Iterator
+	ro *grocksdb.ReadOptions
+}
+
+// newIterator returns an iterator over [lower, upper) of cf (upper nil: no
+// bound), reading from snap when it is not nil. The bounds are retained by
+// RocksDB until close, so the caller must not modify them before.
+func (s *Storage) newIterator(cf CF, lower, upper []byte, snap *grocksdb.Snapshot) iterator {
+	ro := grocksdb.NewDefaultReadOptions()
+	ro.SetFillCache(true)
+	if lower != nil {
+		ro.SetIterateLowerBound(lower)
+	}
+	if upper != nil {
+		ro.SetIterateUpperBound(upper)
+	}
+	if snap != nil {
+		ro.SetSnapshot(snap)
+	}
+	return iterator{Iterator: s.db.NewIteratorCF(ro, s.cfs[cf]), ro: ro}
+}
+
+func (it iterator) close() {
+	it.Iterator.Close()
+	it.ro.Destroy()
+}
+
+// keyData and valueData return the iterator's current key and value; they
+// point into RocksDB memory and are valid only until the iterator moves.
+func (it iterator) keyData() []byte   { return it.Key().Data() }
+func (it iterator) valueData() []byte { return it.Value().Data() }
+
+// nowMs is the clock every expiry decision uses.
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// multiGet reads many keys of one column family in one call. A missing key
+// has a nil value; values are Go copies.
+func (s *Storage) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
+	slices, err := s.db.MultiGetCF(s.readOpts, s.cfs[cf], keys...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: multiget: %w", err)
+	}
+	defer slices.Destroy()
+	out := make([][]byte, len(keys))
+	for i, v := range slices {
+		if v.Exists() {
+			out[i] = append([]byte{}, v.Data()...)
+		}
+	}
+	return out, nil
+}
+
+// delete removes one record outside a batch.
+func (s *Storage) delete(cf CF, key []byte) error {
+	if err := s.db.DeleteCF(s.writeOptions(), s.cfs[cf], key); err != nil {
+		return fmt.Errorf("storage: delete: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+package storage
+
+import "errors"
+
+// Errors returned by the data-type operations; compare with errors.Is.
+var (
+	ErrWrongType     = errors.New("storage: wrong type")
+	ErrNotInteger    = errors.New("storage: value is not an integer or out of range")
+	ErrNotFloat      = errors.New("storage: value is not a valid float")
+	ErrOverflow      = errors.New("storage: increment or decrement would overflow")
+	ErrNaNOrInfinity = errors.New("storage: increment would produce NaN or Infinity")
+	ErrTooLarge      = errors.New("storage: string exceeds maximum allowed size")
+	ErrNoSuchKey     = errors.New("storage: no such key")
+	ErrSameObject    = errors.New("storage: source and destination objects are the same")
+	ErrInvalidCursor = errors.New("storage: invalid cursor")
+	ErrCorrupt       = errors.New("storage: corrupt record")
+)

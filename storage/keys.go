@@ -1,0 +1,409 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+
+	"github.com/basaltdb/basalt/glob"
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// Type returns the type of a live key, TypeNone when it does not exist.
+func (db DB) Type(key []byte) (metadata.Type, error) {
+	rec, found, err := db.lookup(db.nsKey(key))
+	if err != nil || !found {
+		return metadata.TypeNone, err
+	}
+	return rec.meta.Type, nil
+}
+
+// liveMany reads the metadata of keys in one round trip and reports which
+// are alive, returning their metadata keys.
+func (db DB) liveMany(keys [][]byte) (nsKeys [][]byte, alive []bool, err error) {
+	nsKeys = make([][]byte, len(keys))
+	for i, k := range keys {
+		nsKeys[i] = db.nsKey(k)
+	}
+	raws, err := db.s.multiGet(CFMetadata, nsKeys)
+	if err != nil {
+		return nil, nil, err
+	}
+	alive = make([]bool, len(keys))
+	for i, raw := range raws {
+		if raw != nil {
+			_, found, _ := decodeRecord(raw)
+			alive[i] = found
+		}
+	}
+	return nsKeys, alive, nil
+}
+
+// Exists counts the live keys among keys; a key given twice counts twice.
+func (db DB) Exists(keys [][]byte) (int64, error) {
+	_, alive, err := db.liveMany(keys)
+	var n int64
+	for _, a := range alive {
+		if a {
+			n++
+		}
+	}
+	return n, err
+}
+
+// Del deletes keys of any type and returns how many existed. Collections
+// lose only their metadata record; their elements become unreachable at
+// once and are reclaimed by compaction.
+func (db DB) Del(keys [][]byte) (int64, error) {
+	nsKeys, alive, err := db.liveMany(keys)
+	if err != nil {
+		return 0, err
+	}
+	b := db.s.newBatch()
+	var n int64
+	seen := map[string]bool{}
+	for i, a := range alive {
+		if a && !seen[string(nsKeys[i])] {
+			seen[string(nsKeys[i])] = true
+			b.del(CFMetadata, nsKeys[i])
+			n++
+		}
+	}
+	return n, b.commit()
+}
+
+// ExpireCond restricts when Expire changes a key (EXPIRE's NX/XX/GT/LT).
+type ExpireCond int
+
+// The conditions of EXPIRE; ExpireAlways when no flag is given.
+const (
+	ExpireAlways ExpireCond = iota
+	ExpireNX
+	ExpireXX
+	ExpireGT
+	ExpireLT
+)
+
+// Expire sets a key's absolute expiry in ms if cond allows it; a time not
+// in the future deletes the key. It reports whether the key was changed.
+func (db DB) Expire(key []byte, atMs int64, cond ExpireCond) (bool, error) {
+	nsKey := db.nsKey(key)
+	rec, found, err := db.lookup(nsKey)
+	if err != nil || !found {
+		return false, err
+	}
+	cur := rec.meta.Expire
+	switch cond {
+	case ExpireNX:
+		if cur != 0 {
+			return false, nil
+		}
+	case ExpireXX:
+		if cur == 0 {
+			return false, nil
+		}
+	case ExpireGT:
+		if cur == 0 || atMs <= cur {
+			return false, nil
+		}
+	case ExpireLT:
+		if cur != 0 && atMs >= cur {
+			return false, nil
+		}
+	}
+	if atMs <= nowMs() {
+		return true, db.s.delete(CFMetadata, nsKey)
+	}
+	return true, db.rewriteExpire(nsKey, rec, atMs)
+}
+
+// rewriteExpire stores rec with a new expiry, keeping everything else.
+func (db DB) rewriteExpire(nsKey []byte, rec record, atMs int64) error {
+	m := rec.meta
+	m.Expire = atMs
+	v := m.AppendTo(make([]byte, 0, len(rec.raw)+4))
+	return db.s.put(CFMetadata, nsKey, append(v, rec.rest...))
+}
+
+// Persist removes a key's expiry and reports whether it had one.
+func (db DB) Persist(key []byte) (bool, error) {
+	nsKey := db.nsKey(key)
+	rec, found, err := db.lookup(nsKey)
+	if err != nil || !found || rec.meta.Expire == 0 {
+		return false, err
+	}
+	return true, db.rewriteExpire(nsKey, rec, 0)
+}
+
+// ExpireAt returns a key's absolute expiry in ms: 0 when it has none;
+// found is false when the key does not exist.
+func (db DB) ExpireAt(key []byte) (atMs int64, found bool, err error) {
+	rec, found, err := db.lookup(db.nsKey(key))
+	return rec.meta.Expire, found, err
+}
+
+// ScanArgs are the arguments of a SCAN step.
+type ScanArgs struct {
+	From  []byte        // metadata key to start at (inclusive); nil to start at the beginning
+	Match []byte        // glob pattern, nil for all
+	Count int           // records to examine
+	Type  metadata.Type // TypeNone for any type
+}
+
+// Scan examines up to a.Count records from a.From and returns the live keys
+// among them that pass the filters, and the metadata key the next step
+// starts at (nil when the namespace has been walked to its end).
+func (db DB) Scan(a ScanArgs) (keys [][]byte, next []byte, err error) {
+	lower, upper := db.scanRange(a.Match)
+	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	defer it.close()
+	if a.From != nil {
+		it.Seek(a.From)
+	} else {
+		it.SeekToFirst()
+	}
+	now := nowMs()
+	for examined := 0; it.Valid(); it.Next() {
+		if examined == a.Count {
+			return keys, append([]byte(nil), it.keyData()...), nil
+		}
+		examined++
+		if k, ok := db.visible(it.keyData(), it.valueData(), now, a.Match, a.Type); ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil, it.Err()
+}
+
+// scanRange bounds a scan of the namespace, narrowed to the literal prefix
+// of the pattern when keys are not slot-prefixed.
+func (db DB) scanRange(match []byte) (lower, upper []byte) {
+	lower = metadata.AppendNamespacePrefix(nil, db.ns)
+	if !db.s.layout.Cluster {
+		lower = append(lower, glob.LiteralPrefix(match)...)
+	}
+	return lower, metadata.PrefixEnd(lower)
+}
+
+// visible returns the user key of a metadata record if it is alive and
+// passes the pattern and type filters. The key is a copy.
+func (db DB) visible(nsKey, value []byte, now int64, match []byte, t metadata.Type) ([]byte, bool) {
+	typ, expire, ok := metadata.PeekType(value)
+	if !ok || (expire != 0 && expire < now) || (t != metadata.TypeNone && typ != t) {
+		return nil, false
+	}
+	if !typ.Emptyable() {
+		m, _, err := metadata.Decode(value)
+		if err != nil || m.Size == 0 {
+			return nil, false
+		}
+	}
+	_, key, err := db.s.layout.ParseNSKey(nsKey)
+	if err != nil || (match != nil && !glob.Match(match, key, false)) {
+		return nil, false
+	}
+	return append([]byte(nil), key...), true
+}
+
+// Keys returns every live key matching the pattern.
+func (db DB) Keys(match []byte) ([][]byte, error) {
+	lower, upper := db.scanRange(match)
+	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	defer it.close()
+	now := nowMs()
+	var keys [][]byte
+	for it.SeekToFirst(); it.Valid(); it.Next() {
+		if k, ok := db.visible(it.keyData(), it.valueData(), now, match, metadata.TypeNone); ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys, it.Err()
+}
+
+// KeyStats are the figures of INFO keyspace and DBSIZE.
+type KeyStats struct {
+	Keys    int64 // live keys
+	Expires int64 // live keys with a TTL
+	AvgTTL  int64 // average remaining TTL of those, ms
+}
+
+// Stats walks the namespace and counts its live keys.
+func (db DB) Stats() (KeyStats, error) {
+	lower, upper := db.prefix()
+	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	defer it.close()
+	now := nowMs()
+	var st KeyStats
+	var ttlSum int64
+	for it.SeekToFirst(); it.Valid(); it.Next() {
+		v := it.valueData()
+		if _, ok := db.visible(it.keyData(), v, now, nil, metadata.TypeNone); !ok {
+			continue
+		}
+		st.Keys++
+		if _, expire, _ := metadata.PeekType(v); expire != 0 {
+			st.Expires++
+			ttlSum += expire - now
+		}
+	}
+	if st.Expires > 0 {
+		st.AvgTTL = ttlSum / st.Expires
+	}
+	return st, it.Err()
+}
+
+// RandomKey returns a random live key, or nil when the namespace has none.
+// It seeks to a uniformly drawn point between the first and last keys and
+// takes the first live key from there, wrapping around once.
+func (db DB) RandomKey() ([]byte, error) {
+	lower, upper := db.prefix()
+	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	defer it.close()
+	it.SeekToFirst()
+	if !it.Valid() {
+		return nil, it.Err()
+	}
+	first := append([]byte(nil), it.keyData()...)
+	it.SeekToLast()
+	last := append([]byte(nil), it.keyData()...)
+	now := nowMs()
+	start := randomBetween(first, last)
+	for it.Seek(start); it.Valid(); it.Next() {
+		if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
+			return k, nil
+		}
+	}
+	for it.SeekToFirst(); it.Valid() && bytes.Compare(it.keyData(), start) < 0; it.Next() {
+		if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
+			return k, nil
+		}
+	}
+	return nil, it.Err()
+}
+
+// randomBetween returns a key uniformly drawn between a and b, reading
+// their first eight bytes as big-endian numbers.
+func randomBetween(a, b []byte) []byte {
+	var pa, pb [8]byte
+	copy(pa[:], a)
+	copy(pb[:], b)
+	lo, hi := binary.BigEndian.Uint64(pa[:]), binary.BigEndian.Uint64(pb[:])
+	if hi <= lo {
+		return a
+	}
+	return binary.BigEndian.AppendUint64(nil, lo+rand.Uint64N(hi-lo+1))
+}
+
+// subkeyCFs are the column families holding a type's elements.
+func subkeyCFs(t metadata.Type) []CF {
+	switch {
+	case t.SingleKV():
+		return nil
+	case t == metadata.TypeZSet:
+		return []CF{CFDefault, CFZSetScore}
+	case t == metadata.TypeStream:
+		return []CF{CFStream}
+	default:
+		return []CF{CFDefault}
+	}
+}
+
+// copyElements adds to b a copy of every element of src's incarnation m
+// under dst, with the same version.
+func (db DB) copyElements(b batch, m metadata.Metadata, src, dst []byte) error {
+	for _, cf := range subkeyCFs(m.Type) {
+		srcPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, src, m.Version)
+		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, dst, m.Version)
+		it := db.s.newIterator(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), nil)
+		for it.SeekToFirst(); it.Valid(); it.Next() {
+			sub := it.keyData()[len(srcPrefix):]
+			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], sub...), it.valueData())
+		}
+		err := it.Err()
+		it.close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rename moves src to dst, replacing dst unless nx. It returns false when
+// nx stopped it; ErrNoSuchKey when src does not exist.
+func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
+	srcKey, dstKey := db.nsKey(src), db.nsKey(dst)
+	rec, found, err := db.lookup(srcKey)
+	if err != nil {
+		return false, err
+	}
+	if !found {
+		return false, ErrNoSuchKey
+	}
+	if bytes.Equal(src, dst) {
+		return !nx, nil
+	}
+	if nx {
+		if _, exists, err := db.lookup(dstKey); err != nil || exists {
+			return false, err
+		}
+	}
+	b := db.s.newBatch()
+	if err := db.copyElements(b, rec.meta, src, dst); err != nil {
+		b.discard()
+		return false, err
+	}
+	b.put(CFMetadata, dstKey, rec.raw)
+	b.del(CFMetadata, srcKey)
+	return true, b.commit()
+}
+
+// Copy copies src to dst, replacing dst only with replace. It returns false
+// when src is absent or dst exists without replace.
+func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
+	if bytes.Equal(src, dst) {
+		return false, ErrSameObject
+	}
+	srcKey, dstKey := db.nsKey(src), db.nsKey(dst)
+	rec, found, err := db.lookup(srcKey)
+	if err != nil || !found {
+		return false, err
+	}
+	if !replace {
+		if _, exists, err := db.lookup(dstKey); err != nil || exists {
+			return false, err
+		}
+	}
+	b := db.s.newBatch()
+	if err := db.copyElements(b, rec.meta, src, dst); err != nil {
+		b.discard()
+		return false, err
+	}
+	b.put(CFMetadata, dstKey, rec.raw)
+	return true, b.commit()
+}
+
+// elementCFs are the column families that hold elements of collections.
+var elementCFs = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream}
+
+// Flush deletes every key of the namespace with range deletions.
+func (db DB) Flush() error {
+	lower, upper := db.prefix()
+	b := db.s.newBatch()
+	for _, cf := range elementCFs {
+		b.delRange(cf, lower, upper)
+	}
+	return b.commit()
+}
+
+// allKeysEnd is above every key: a key starts with its namespace's length
+// byte and at most 255 namespace bytes.
+var allKeysEnd = bytes.Repeat([]byte{0xff}, 258)
+
+// FlushAll deletes every key of every namespace.
+func (s *Storage) FlushAll() error {
+	b := s.newBatch()
+	for _, cf := range elementCFs {
+		b.delRange(cf, []byte{0}, allKeysEnd)
+	}
+	return b.commit()
+}

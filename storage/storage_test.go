@@ -1,0 +1,234 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
+)
+
+func openTest(t *testing.T, dir string, cluster bool) *Storage {
+	t.Helper()
+	overrides := [][2]string{{"dir", dir}, {"rocksdb.block_cache_size", "8"}}
+	if cluster {
+		overrides = append(overrides, [2]string{"cluster-enabled", "yes"})
+	}
+	cfg, err := config.Load("", overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newTestDB(t *testing.T) DB {
+	s := openTest(t, t.TempDir(), false)
+	t.Cleanup(s.Close)
+	return s.DB(metadata.DefaultNamespace)
+}
+
+func b(s string) []byte { return []byte(s) }
+
+func TestSetGetPersistAcrossReopen(t *testing.T) {
+	dir := t.TempDir()
+	s := openTest(t, dir, false)
+	db := s.DB(metadata.DefaultNamespace)
+	if _, err := db.Set(b("k"), b("v\x00\xff"), SetArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openTest(t, dir, false)
+	defer s.Close()
+	v, found, err := s.DB(metadata.DefaultNamespace).Get(b("k"))
+	if err != nil || !found || string(v) != "v\x00\xff" {
+		t.Fatalf("after reopen: %q %v %v", v, found, err)
+	}
+}
+
+func TestSetOptions(t *testing.T) {
+	db := newTestDB(t)
+	if r, _ := db.Set(b("k"), b("1"), SetArgs{XX: true}); r.Written {
+		t.Fatal("XX on absent key wrote")
+	}
+	if r, _ := db.Set(b("k"), b("1"), SetArgs{NX: true}); !r.Written {
+		t.Fatal("NX on absent key did not write")
+	}
+	if r, _ := db.Set(b("k"), b("2"), SetArgs{NX: true, Get: true}); r.Written || string(r.Old) != "1" {
+		t.Fatalf("NX GET on present key: %+v", r)
+	}
+	at := time.Now().Add(time.Hour).UnixMilli()
+	db.Set(b("k"), b("3"), SetArgs{Expire: at})
+	db.Set(b("k"), b("4"), SetArgs{KeepTTL: true})
+	if got, _, _ := db.ExpireAt(b("k")); got != at {
+		t.Fatalf("KEEPTTL lost expiry: %d want %d", got, at)
+	}
+}
+
+func TestExpiryIsExactToTheMillisecond(t *testing.T) {
+	db := newTestDB(t)
+	db.Set(b("k"), b("v"), SetArgs{Expire: time.Now().Add(30 * time.Millisecond).UnixMilli()})
+	if _, found, _ := db.Get(b("k")); !found {
+		t.Fatal("key vanished before its expiry")
+	}
+	time.Sleep(40 * time.Millisecond)
+	if _, found, _ := db.Get(b("k")); found {
+		t.Fatal("expired key still readable")
+	}
+	if st, _ := db.Stats(); st.Keys != 0 {
+		t.Fatalf("expired key counted: %+v", st)
+	}
+	if keys, _, _ := db.Scan(ScanArgs{Count: 10}); len(keys) != 0 {
+		t.Fatalf("expired key scanned: %q", keys)
+	}
+}
+
+func TestIncr(t *testing.T) {
+	db := newTestDB(t)
+	if n, err := db.IncrBy(b("n"), 5); err != nil || n != 5 {
+		t.Fatalf("IncrBy = %d %v", n, err)
+	}
+	db.Set(b("n"), b("9223372036854775807"), SetArgs{})
+	if _, err := db.IncrBy(b("n"), 1); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("overflow: %v", err)
+	}
+	db.Set(b("s"), b("abc"), SetArgs{})
+	if _, err := db.IncrBy(b("s"), 1); !errors.Is(err, ErrNotInteger) {
+		t.Fatalf("not integer: %v", err)
+	}
+	db.Set(b("f"), b("10.5"), SetArgs{})
+	if v, err := db.IncrByFloat(b("f"), b("0.1")); err != nil || string(v) != "10.6" {
+		t.Fatalf("IncrByFloat = %s %v", v, err)
+	}
+}
+
+func TestScanVisitsEveryKeyOnce(t *testing.T) {
+	db := newTestDB(t)
+	want := map[string]bool{}
+	for i := 0; i < 250; i++ {
+		k := fmt.Sprintf("key:%03d", i)
+		want[k] = true
+		db.Set(b(k), b("v"), SetArgs{})
+	}
+	db.Set(b("other"), b("v"), SetArgs{})
+	got := map[string]bool{}
+	var from []byte
+	for steps := 0; ; steps++ {
+		keys, next, err := db.Scan(ScanArgs{From: from, Count: 7, Match: b("key:*")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if got[string(k)] {
+				t.Fatalf("key %s returned twice", k)
+			}
+			got[string(k)] = true
+		}
+		if next == nil {
+			break
+		}
+		from = next
+	}
+	if len(got) != len(want) {
+		t.Fatalf("scanned %d keys, want %d", len(got), len(want))
+	}
+}
+
+func TestRenameCopyAndNamespaces(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	a, other := s.DB("tenant_a"), s.DB("tenant_b")
+	a.Set(b("src"), b("v"), SetArgs{})
+	if _, found, _ := other.Get(b("src")); found {
+		t.Fatal("key visible from another namespace")
+	}
+	if ok, err := a.Rename(b("src"), b("dst"), false); !ok || err != nil {
+		t.Fatalf("Rename = %v %v", ok, err)
+	}
+	if _, err := a.Rename(b("src"), b("x"), false); !errors.Is(err, ErrNoSuchKey) {
+		t.Fatalf("Rename of absent = %v", err)
+	}
+	if ok, _ := a.Copy(b("dst"), b("cp"), false); !ok {
+		t.Fatal("Copy failed")
+	}
+	if _, err := a.Copy(b("dst"), b("dst"), false); !errors.Is(err, ErrSameObject) {
+		t.Fatalf("Copy to itself = %v", err)
+	}
+	keys, _ := a.Keys(b("*"))
+	sort.Slice(keys, func(i, j int) bool { return string(keys[i]) < string(keys[j]) })
+	if fmt.Sprintf("%q", keys) != `["cp" "dst"]` {
+		t.Fatalf("keys = %q", keys)
+	}
+	other.Set(b("keep"), b("v"), SetArgs{})
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := a.Stats(); st.Keys != 0 {
+		t.Fatal("flush left keys")
+	}
+	if st, _ := other.Stats(); st.Keys != 1 {
+		t.Fatal("flush of one namespace touched another")
+	}
+}
+
+func TestRenameCopiesElements(t *testing.T) {
+	db := newTestDB(t)
+	// A hash written directly in the FORMAT.md layout: RENAME must carry
+	// its elements along with the metadata.
+	m := metadata.New(metadata.TypeHash, db.s.versions.Next(time.Now()))
+	m.Size = 1
+	bt := db.s.newBatch()
+	bt.put(CFMetadata, db.nsKey(b("h")), m.AppendTo(nil))
+	bt.put(CFDefault, db.s.layout.AppendInternalKey(nil, db.ns, b("h"), m.Version, b("f")), b("v"))
+	if err := bt.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Rename(b("h"), b("h2"), false); err != nil {
+		t.Fatal(err)
+	}
+	v, found, _ := db.s.get(CFDefault, db.s.layout.AppendInternalKey(nil, db.ns, b("h2"), m.Version, b("f")), nil)
+	if !found || string(v) != "v" {
+		t.Fatal("renamed hash lost its field")
+	}
+	if typ, _ := db.Type(b("h2")); typ != metadata.TypeHash {
+		t.Fatalf("type = %v", typ)
+	}
+}
+
+func TestClusterModeKeysCarrySlot(t *testing.T) {
+	s := openTest(t, t.TempDir(), true)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	db.Set(b("foo"), b("bar"), SetArgs{})
+	raw, found, _ := s.get(CFMetadata, b("\x0b__namespace\x2f\x96foo"), nil)
+	if !found || string(raw[9:]) != "bar" {
+		t.Fatalf("cluster key not at the FORMAT.md position: %v %x", found, raw)
+	}
+	if keys, _ := db.Keys(b("f*")); len(keys) != 1 {
+		t.Fatalf("keys = %q", keys)
+	}
+}
+
+func TestLocksExcludeSameKey(t *testing.T) {
+	var l Locks
+	g := l.Lock("ns", [][]byte{b("a"), b("b"), b("a")})
+	done := make(chan struct{})
+	go func() {
+		g2 := l.Lock("ns", [][]byte{b("b")})
+		g2.Unlock()
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("second lock of the same key did not wait")
+	case <-time.After(20 * time.Millisecond):
+	}
+	g.Unlock()
+	<-done
+}

@@ -1,0 +1,250 @@
+package storage
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+)
+
+// stringHeaderLen is the size of a new-encoding string header.
+const stringHeaderLen = 9
+
+// encodeString builds a string metadata value: header then payload.
+func encodeString(value []byte, expireMs int64) []byte {
+	m := metadata.Metadata{Type: metadata.TypeString, Expire: expireMs}
+	return append(m.AppendTo(make([]byte, 0, stringHeaderLen+len(value))), value...)
+}
+
+// Get returns the value of a string key; found is false when it is absent.
+func (db DB) Get(key []byte) (value []byte, found bool, err error) {
+	rec, found, err := db.lookupType(db.nsKey(key), metadata.TypeString)
+	return rec.rest, found, err
+}
+
+// MGet returns the values of keys in one RocksDB round trip; a key that is
+// absent or not a string has a nil value.
+func (db DB) MGet(keys [][]byte) ([][]byte, error) {
+	nsKeys := make([][]byte, len(keys))
+	for i, k := range keys {
+		nsKeys[i] = db.nsKey(k)
+	}
+	raws, err := db.s.multiGet(CFMetadata, nsKeys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(keys))
+	for i, raw := range raws {
+		if raw == nil {
+			continue
+		}
+		rec, found, err := decodeRecord(raw)
+		if err == nil && found && rec.meta.Type == metadata.TypeString {
+			out[i] = rec.rest
+		}
+	}
+	return out, nil
+}
+
+// SetArgs are the options of SET.
+type SetArgs struct {
+	NX, XX  bool  // only if absent / only if present
+	KeepTTL bool  // keep the key's current expiry
+	Get     bool  // return the old string value
+	Expire  int64 // absolute expiry in ms, 0 for none
+}
+
+// SetResult reports what Set did.
+type SetResult struct {
+	Written  bool
+	Old      []byte // the old value, when SetArgs.Get
+	OldFound bool
+}
+
+// Set writes a string, replacing any value of any type. A plain SET is a
+// single Put with no read.
+func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
+	nsKey := db.nsKey(key)
+	if !a.NX && !a.XX && !a.KeepTTL && !a.Get {
+		return SetResult{Written: true}, db.s.put(CFMetadata, nsKey, encodeString(value, a.Expire))
+	}
+	rec, found, err := db.lookup(nsKey)
+	if err != nil {
+		return SetResult{}, err
+	}
+	var res SetResult
+	if a.Get && found {
+		if rec.meta.Type != metadata.TypeString {
+			return res, ErrWrongType
+		}
+		res.Old, res.OldFound = rec.rest, true
+	}
+	if (a.NX && found) || (a.XX && !found) {
+		return res, nil
+	}
+	expire := a.Expire
+	if a.KeepTTL && found {
+		expire = rec.meta.Expire
+	}
+	res.Written = true
+	return res, db.s.put(CFMetadata, nsKey, encodeString(value, expire))
+}
+
+// MSet sets every key/value pair in one batch. With nx it writes nothing
+// unless every key is absent, and reports whether it wrote.
+func (db DB) MSet(pairs [][]byte, nx bool) (bool, error) {
+	if nx {
+		for i := 0; i < len(pairs); i += 2 {
+			_, found, err := db.lookup(db.nsKey(pairs[i]))
+			if err != nil {
+				return false, err
+			}
+			if found {
+				return false, nil
+			}
+		}
+	}
+	b := db.s.newBatch()
+	for i := 0; i < len(pairs); i += 2 {
+		b.put(CFMetadata, db.nsKey(pairs[i]), encodeString(pairs[i+1], 0))
+	}
+	return true, b.commit()
+}
+
+// stringForUpdate reads a string key for a read-modify-write: its value and
+// expiry, or an empty value when absent.
+func (db DB) stringForUpdate(nsKey []byte) (value []byte, expire int64, err error) {
+	rec, found, err := db.lookupType(nsKey, metadata.TypeString)
+	if err != nil || !found {
+		return nil, 0, err
+	}
+	return rec.rest, rec.meta.Expire, nil
+}
+
+// Append appends to a string (creating it) and returns the new length.
+// maxLen is the largest length the result may have.
+func (db DB) Append(key, suffix []byte, maxLen int64) (int64, error) {
+	nsKey := db.nsKey(key)
+	old, expire, err := db.stringForUpdate(nsKey)
+	if err != nil {
+		return 0, err
+	}
+	n := int64(len(old)) + int64(len(suffix))
+	if n > maxLen {
+		return 0, ErrTooLarge
+	}
+	v := make([]byte, 0, stringHeaderLen+n)
+	v = (&metadata.Metadata{Type: metadata.TypeString, Expire: expire}).AppendTo(v)
+	v = append(append(v, old...), suffix...)
+	return n, db.s.put(CFMetadata, nsKey, v)
+}
+
+// SetRange overwrites part of a string at offset, padding with zero bytes,
+// and returns the new length. An empty value on an absent key writes
+// nothing, as in Redis.
+func (db DB) SetRange(key []byte, offset int64, value []byte, maxLen int64) (int64, error) {
+	nsKey := db.nsKey(key)
+	old, expire, err := db.stringForUpdate(nsKey)
+	if err != nil {
+		return 0, err
+	}
+	if len(value) == 0 {
+		return int64(len(old)), nil
+	}
+	end := offset + int64(len(value))
+	if end > maxLen || end < offset {
+		return 0, ErrTooLarge
+	}
+	n := max(int64(len(old)), end)
+	v := make([]byte, stringHeaderLen, stringHeaderLen+n)
+	(&metadata.Metadata{Type: metadata.TypeString, Expire: expire}).AppendTo(v[:0])
+	v = append(v, old...)
+	v = append(v, make([]byte, n-int64(len(old)))...)
+	copy(v[stringHeaderLen+offset:], value)
+	return n, db.s.put(CFMetadata, nsKey, v)
+}
+
+// IncrBy adds delta to the integer in a string key (0 when absent).
+func (db DB) IncrBy(key []byte, delta int64) (int64, error) {
+	nsKey := db.nsKey(key)
+	old, expire, err := db.stringForUpdate(nsKey)
+	if err != nil {
+		return 0, err
+	}
+	var cur int64
+	if old != nil {
+		var ok bool
+		if cur, ok = num.ParseInt(old); !ok {
+			return 0, ErrNotInteger
+		}
+	}
+	if (delta > 0 && cur > math.MaxInt64-delta) || (delta < 0 && cur < math.MinInt64-delta) {
+		return 0, ErrOverflow
+	}
+	cur += delta
+	var tmp [20]byte
+	return cur, db.s.put(CFMetadata, nsKey, encodeString(strconv.AppendInt(tmp[:0], cur, 10), expire))
+}
+
+// IncrByFloat adds incr to the number in a string key, computing in long
+// double precision and storing Redis's rendering, which it returns.
+func (db DB) IncrByFloat(key, incr []byte) ([]byte, error) {
+	nsKey := db.nsKey(key)
+	old, expire, err := db.stringForUpdate(nsKey)
+	if err != nil {
+		return nil, err
+	}
+	delta, ok := num.ParseLongDouble(incr)
+	if !ok {
+		return nil, ErrNotFloat
+	}
+	cur, _ := num.ParseLongDouble([]byte("0"))
+	if old != nil {
+		if cur, ok = num.ParseLongDouble(old); !ok {
+			return nil, ErrNotFloat
+		}
+	}
+	sum, ok := num.AddLongDouble(cur, delta)
+	if !ok {
+		return nil, ErrNaNOrInfinity
+	}
+	out := []byte(num.FormatLongDouble(sum))
+	return out, db.s.put(CFMetadata, nsKey, encodeString(out, expire))
+}
+
+// GetDel returns a string's value and deletes the key.
+func (db DB) GetDel(key []byte) (value []byte, found bool, err error) {
+	nsKey := db.nsKey(key)
+	rec, found, err := db.lookupType(nsKey, metadata.TypeString)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return rec.rest, true, db.s.delete(CFMetadata, nsKey)
+}
+
+// ExpireChange is how GetEx changes a key's expiry.
+type ExpireChange struct {
+	Set     bool  // change the expiry
+	Persist bool  // remove the expiry
+	At      int64 // new absolute expiry in ms when Set
+}
+
+// GetEx returns a string's value and optionally changes its expiry; an
+// expiry in the past deletes the key.
+func (db DB) GetEx(key []byte, c ExpireChange) (value []byte, found bool, err error) {
+	nsKey := db.nsKey(key)
+	rec, found, err := db.lookupType(nsKey, metadata.TypeString)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	switch {
+	case c.Persist && rec.meta.Expire != 0:
+		err = db.s.put(CFMetadata, nsKey, encodeString(rec.rest, 0))
+	case c.Set && c.At <= nowMs():
+		err = db.s.delete(CFMetadata, nsKey)
+	case c.Set:
+		err = db.s.put(CFMetadata, nsKey, encodeString(rec.rest, c.At))
+	}
+	return rec.rest, true, err
+}
