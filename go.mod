@@ -2,6 +2,16 @@ module github.com/basaltdb/basalt
 
 go 1.26.8
 
-require github.com/linxGnu/grocksdb v1.7.15
+require (
+	github.com/linxGnu/grocksdb v1.7.15
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	github.com/tidwall/redcon v1.6.2
+)
 
-require github.com/stretchr/testify v1.12.1 // indirect
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/tidwall/btree v1.1.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+)

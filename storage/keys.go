@@ -72,17 +72,26 @@ func (db DB) Del(keys [][]byte) (int64, error) {
 	return n, b.commit()
 }
 
-// ExpireCond restricts when Expire changes a key (EXPIRE's NX/XX/GT/LT).
-type ExpireCond int
+// ExpireCond restricts when Expire changes a key: EXPIRE's NX, XX, GT and
+// LT flags, each applied as Redis applies it (a key without TTL counts as
+// never expiring for GT and LT).
+type ExpireCond struct {
+	NX, XX, GT, LT bool
+}
 
-// The conditions of EXPIRE; ExpireAlways when no flag is given.
-const (
-	ExpireAlways ExpireCond = iota
-	ExpireNX
-	ExpireXX
-	ExpireGT
-	ExpireLT
-)
+// allows reports whether the condition lets an expiry change from cur (0:
+// none) to at.
+func (c ExpireCond) allows(cur, at int64) bool {
+	switch {
+	case c.NX && cur != 0, c.XX && cur == 0:
+		return false
+	case c.GT && (cur == 0 || at <= cur):
+		return false
+	case c.LT && cur != 0 && at >= cur:
+		return false
+	}
+	return true
+}
 
 // Expire sets a key's absolute expiry in ms if cond allows it; a time not
 // in the future deletes the key. It reports whether the key was changed.
@@ -92,24 +101,8 @@ func (db DB) Expire(key []byte, atMs int64, cond ExpireCond) (bool, error) {
 	if err != nil || !found {
 		return false, err
 	}
-	cur := rec.meta.Expire
-	switch cond {
-	case ExpireNX:
-		if cur != 0 {
-			return false, nil
-		}
-	case ExpireXX:
-		if cur == 0 {
-			return false, nil
-		}
-	case ExpireGT:
-		if cur == 0 || atMs <= cur {
-			return false, nil
-		}
-	case ExpireLT:
-		if cur != 0 && atMs >= cur {
-			return false, nil
-		}
+	if !cond.allows(rec.meta.Expire, atMs) {
+		return false, nil
 	}
 	if atMs <= nowMs() {
 		return true, db.s.delete(CFMetadata, nsKey)

@@ -1,0 +1,132 @@
+package commands
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/resp"
+)
+
+// Client is the state of one connection. Fields without a lock are owned
+// by the connection's goroutine; mu guards what other connections read
+// through CLIENT LIST and CLIENT KILL.
+type Client struct {
+	ID      int64
+	Addr    string // remote address
+	LAddr   string // local address
+	FD      int
+	Created time.Time
+	W       *resp.Writer
+
+	Namespace string
+	Authed    bool
+	Admin     bool
+	// CloseAfterReply makes the server close the connection once the
+	// current replies are sent (QUIT, CLIENT KILL of itself).
+	CloseAfterReply bool
+
+	ctx        Ctx
+	lastActive atomic.Int64 // Unix ms of the last command
+	lastCmd    atomic.Pointer[Command]
+	proto      atomic.Int32 // mirrors W's protocol for other goroutines
+	killed     atomic.Bool
+	kill       func() // closes the connection from any goroutine
+
+	mu struct {
+		sync.Mutex
+		name, libName, libVer string
+	}
+}
+
+// NewClient makes the state of a new connection. kill must close the
+// connection and be safe to call from any goroutine.
+func (e *Env) NewClient(addr, laddr string, fd int, kill func()) *Client {
+	c := &Client{
+		ID:        e.Clients.nextID.Add(1),
+		Addr:      addr,
+		LAddr:     laddr,
+		FD:        fd,
+		Created:   time.Now(),
+		W:         resp.NewWriter(),
+		Namespace: metadata.DefaultNamespace,
+		Admin:     true,
+		kill:      kill,
+	}
+	c.Authed = e.Config.RequirePass.Get() == ""
+	c.proto.Store(2)
+	c.lastActive.Store(c.Created.UnixMilli())
+	c.ctx = Ctx{W: c.W, Client: c, Env: e}
+	return c
+}
+
+// setProtocol switches the connection to RESP2 or RESP3.
+func (c *Client) setProtocol(p int) {
+	c.W.SetProtocol(p)
+	c.proto.Store(int32(p))
+}
+
+// Name returns the name set with CLIENT SETNAME.
+func (c *Client) Name() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.name
+}
+
+// IdleSince returns when the client last ran a command.
+func (c *Client) IdleSince() time.Time { return time.UnixMilli(c.lastActive.Load()) }
+
+// Kill closes the client's connection.
+func (c *Client) Kill() {
+	if c.killed.CompareAndSwap(false, true) {
+		c.kill()
+	}
+}
+
+// Clients is the registry of connected clients.
+type Clients struct {
+	nextID atomic.Int64
+	mu     sync.Mutex
+	byID   map[int64]*Client
+}
+
+func newClients() *Clients { return &Clients{byID: map[int64]*Client{}} }
+
+// Add registers a client unless max clients are already connected.
+func (cs *Clients) Add(c *Client, max int) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.byID) >= max {
+		return false
+	}
+	cs.byID[c.ID] = c
+	return true
+}
+
+// Remove unregisters a client.
+func (cs *Clients) Remove(c *Client) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.byID, c.ID)
+}
+
+// Count returns the number of connected clients.
+func (cs *Clients) Count() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.byID)
+}
+
+// List returns the connected clients ordered by id.
+func (cs *Clients) List() []*Client {
+	cs.mu.Lock()
+	out := make([]*Client, 0, len(cs.byID))
+	for _, c := range cs.byID {
+		out = append(out, c)
+	}
+	cs.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

@@ -1,0 +1,93 @@
+package commands
+
+import (
+	"errors"
+
+	"github.com/basaltdb/basalt/config"
+)
+
+func init() {
+	register(&Command{Name: "config", Arity: -2, Flags: Admin, Handler: cmdConfig})
+}
+
+// CONFIG GET parameter [parameter ...] | SET parameter value [parameter value ...] | REWRITE | RESETSTAT | HELP
+func cmdConfig(c *Ctx) {
+	dispatchSub(c, map[string]subcommand{
+		"get":       {-3, configGet},
+		"set":       {-4, configSet},
+		"rewrite":   {2, func(c *Ctx) { configRewrite(c) }},
+		"resetstat": {2, func(c *Ctx) { c.Env.resetStats(); c.W.OK() }},
+		"help": {2, func(c *Ctx) {
+			c.W.BulkStrings([]string{
+				"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+				"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+				"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+				"RESETSTAT", "    Reset statistics reported by the INFO command.",
+				"REWRITE", "    Rewrite the configuration file.",
+				"HELP", "    Print this help.",
+			})
+		}},
+	})
+}
+
+func configGet(c *Ctx) {
+	seen := map[string]bool{}
+	var pairs [][2]string
+	for _, pattern := range c.Args[2:] {
+		for _, kv := range c.Env.Config.Get(string(pattern)) {
+			if !seen[kv[0]] {
+				seen[kv[0]] = true
+				pairs = append(pairs, kv)
+			}
+		}
+	}
+	c.W.Map(len(pairs))
+	for _, kv := range pairs {
+		c.W.BulkString(kv[0])
+		c.W.BulkString(kv[1])
+	}
+}
+
+func configSet(c *Ctx) {
+	if len(c.Args)%2 != 0 {
+		c.ErrorString("ERR wrong number of arguments for 'config|set' command")
+		return
+	}
+	for i := 2; i < len(c.Args); i += 2 {
+		key := string(c.Args[i])
+		err := c.Env.Config.Set(key, string(c.Args[i+1]))
+		switch {
+		case err == nil:
+		case errors.Is(err, config.ErrUnknownOption):
+			c.ErrorString("ERR Unknown option or number of arguments for CONFIG SET - '" + key + "'")
+			return
+		case errors.Is(err, config.ErrReadOnly):
+			c.ErrorString("ERR CONFIG SET failed (possibly related to argument '" + key + "') - can't set immutable config")
+			return
+		default:
+			c.ErrorString("ERR CONFIG SET failed (possibly related to argument '" + key + "') - " + err.Error())
+			return
+		}
+	}
+	c.W.OK()
+}
+
+func configRewrite(c *Ctx) {
+	if c.ok(c.Env.Config.Rewrite()) {
+		c.W.OK()
+	}
+}
+
+// resetStats zeroes the counters INFO stats and commandstats report.
+func (e *Env) resetStats() {
+	for _, cmd := range table.byName {
+		cmd.calls.Store(0)
+		cmd.usec.Store(0)
+	}
+	for _, n := range []interface{ Store(int64) }{
+		&e.Stats.ConnectionsReceived, &e.Stats.RejectedConnections, &e.Stats.CommandsProcessed,
+		&e.Stats.NetInputBytes, &e.Stats.NetOutputBytes, &e.Stats.KeyspaceHits, &e.Stats.KeyspaceMisses,
+	} {
+		n.Store(0)
+	}
+}

@@ -1,0 +1,386 @@
+package commands
+
+import (
+	"crypto/subtle"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+)
+
+func init() {
+	register(
+		&Command{Name: "ping", Arity: -1, Flags: Fast, Handler: cmdPing},
+		&Command{Name: "echo", Arity: 2, Flags: Fast, Handler: cmdEcho},
+		&Command{Name: "quit", Arity: -1, Flags: NoAuth | Fast, Handler: cmdQuit},
+		&Command{Name: "select", Arity: 2, Flags: Fast, Handler: cmdSelect},
+		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast, Handler: cmdAuth},
+		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast, Handler: cmdHello},
+		&Command{Name: "client", Arity: -2, Handler: cmdClient},
+	)
+}
+
+// PING [message]
+func cmdPing(c *Ctx) {
+	switch len(c.Args) {
+	case 1:
+		c.W.Simple("PONG")
+	case 2:
+		c.W.Bulk(c.Args[1])
+	default:
+		c.ErrorString("ERR wrong number of arguments for 'ping' command")
+	}
+}
+
+// ECHO message
+func cmdEcho(c *Ctx) { c.W.Bulk(c.Args[1]) }
+
+// QUIT
+func cmdQuit(c *Ctx) {
+	c.W.OK()
+	c.Client.CloseAfterReply = true
+}
+
+// SELECT index
+func cmdSelect(c *Ctx) {
+	n, ok := c.Int(1)
+	if !ok {
+		return
+	}
+	if n != 0 {
+		c.ErrorString(errDBIndex)
+		return
+	}
+	c.W.OK()
+}
+
+// authenticate checks a password: the admin password (requirepass) makes
+// the connection admin in the default namespace, a namespace token makes
+// it a user of that namespace. Comparisons take constant time.
+func (c *Ctx) authenticate(password []byte) error {
+	requirepass := c.Env.Config.RequirePass.Get()
+	if requirepass == "" {
+		return replyError("ERR Client sent AUTH, but no password is set")
+	}
+	if subtle.ConstantTimeCompare(password, []byte(requirepass)) == 1 {
+		c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, true, metadata.DefaultNamespace
+		return nil
+	}
+	for ns, token := range c.Env.Config.Namespaces() {
+		if subtle.ConstantTimeCompare(password, []byte(token)) == 1 {
+			c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, false, ns
+			return nil
+		}
+	}
+	return replyError("ERR invalid password")
+}
+
+// AUTH [username] password
+func cmdAuth(c *Ctx) {
+	switch len(c.Args) {
+	case 2:
+	case 3:
+		if string(c.Args[1]) != "default" {
+			c.ErrorString("WRONGPASS invalid username-password pair or user is disabled.")
+			return
+		}
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	if c.ok(c.authenticate(c.Args[len(c.Args)-1])) {
+		c.W.OK()
+	}
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+func cmdHello(c *Ctx) {
+	proto := c.W.Protocol()
+	if len(c.Args) >= 2 {
+		v, ok := num.ParseInt(c.Args[1])
+		if !ok {
+			c.ErrorString("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 || (v == 3 && !c.Env.Config.RESP3Enabled.Get()) {
+			c.ErrorString("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = int(v)
+	}
+	var user, password, name []byte
+	for i := 2; i < len(c.Args); i++ {
+		more := len(c.Args) - 1 - i
+		switch {
+		case c.is(i, "auth") && more >= 2:
+			user, password = c.Args[i+1], c.Args[i+2]
+			i += 2
+		case c.is(i, "setname") && more >= 1:
+			name = c.Args[i+1]
+			i++
+		default:
+			c.ErrorString("ERR Syntax error in HELLO option '" + string(c.Args[i]) + "'")
+			return
+		}
+	}
+	if password != nil {
+		if string(user) != "default" {
+			c.ErrorString("WRONGPASS invalid username-password pair or user is disabled.")
+			return
+		}
+		if !c.ok(c.authenticate(password)) {
+			return
+		}
+	}
+	if !c.Client.Authed {
+		c.ErrorString("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if name != nil && !c.setName(name) {
+		return
+	}
+	c.Client.setProtocol(proto)
+	mode := "standalone"
+	if c.Env.Config.ClusterEnabled.Get() {
+		mode = "cluster"
+	}
+	c.W.Map(7)
+	c.W.BulkString("server")
+	c.W.BulkString("redis")
+	c.W.BulkString("version")
+	c.W.BulkString(RedisVersion)
+	c.W.BulkString("proto")
+	c.W.Int(int64(proto))
+	c.W.BulkString("id")
+	c.W.Int(c.Client.ID)
+	c.W.BulkString("mode")
+	c.W.BulkString(mode)
+	c.W.BulkString("role")
+	c.W.BulkString("master")
+	c.W.BulkString("modules")
+	c.W.Array(0)
+}
+
+// setName validates and sets the connection name, replying on error.
+func (c *Ctx) setName(name []byte) bool {
+	for _, ch := range name {
+		if ch < '!' || ch > '~' {
+			c.ErrorString("ERR Client names cannot contain spaces, newlines or special characters.")
+			return false
+		}
+	}
+	c.Client.mu.Lock()
+	c.Client.mu.name = string(name)
+	c.Client.mu.Unlock()
+	return true
+}
+
+// CLIENT LIST | INFO | ID | GETNAME | SETNAME | SETINFO | KILL | HELP
+func cmdClient(c *Ctx) {
+	dispatchSub(c, clientSubcommands)
+}
+
+var clientSubcommands = map[string]subcommand{
+	"id":      {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
+	"getname": {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
+	"setname": {3, func(c *Ctx) {
+		if c.setName(c.Args[2]) {
+			c.W.OK()
+		}
+	}},
+	"setinfo": {4, clientSetInfo},
+	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Client.describe(time.Now())) }},
+	"list":    {-2, clientList},
+	"kill":    {-3, clientKill},
+	"help": {2, func(c *Ctx) {
+		c.W.BulkStrings([]string{
+			"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"GETNAME", "    Return the name of the current connection.",
+			"ID", "    Return the ID of the current connection.",
+			"INFO", "    Return information about the current client connection.",
+			"KILL <ip:port>", "    Kill connection made from <ip:port>.",
+			"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME.",
+			"LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
+			"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+			"SETNAME <name>", "    Assign the name <name> to the current connection.",
+			"HELP", "    Print this help.",
+		})
+	}},
+}
+
+// CLIENT SETINFO LIB-NAME libname | LIB-VER libver
+func clientSetInfo(c *Ctx) {
+	for _, ch := range c.Args[3] {
+		if ch < '!' || ch > '~' {
+			c.ErrorString("ERR " + string(c.Args[2]) + " cannot contain spaces, newlines or special characters.")
+			return
+		}
+	}
+	c.Client.mu.Lock()
+	defer c.Client.mu.Unlock()
+	switch strings.ToLower(string(c.Args[2])) {
+	case "lib-name":
+		c.Client.mu.libName = string(c.Args[3])
+	case "lib-ver":
+		c.Client.mu.libVer = string(c.Args[3])
+	default:
+		c.ErrorString("ERR Unrecognized option '" + string(c.Args[2]) + "'")
+		return
+	}
+	c.W.OK()
+}
+
+// CLIENT LIST [TYPE normal] [ID client-id [client-id ...]]
+func clientList(c *Ctx) {
+	var ids map[int64]bool
+	for i := 2; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "type") && i+1 < len(c.Args):
+			i++
+			if t := strings.ToLower(string(c.Args[i])); t != "normal" && t != "master" && t != "replica" && t != "pubsub" {
+				c.ErrorString("ERR Unknown client type '" + string(c.Args[i]) + "'")
+				return
+			}
+		case c.is(i, "id") && i+1 < len(c.Args):
+			ids = map[int64]bool{}
+			for i++; i < len(c.Args); i++ {
+				id, ok := num.ParseInt(c.Args[i])
+				if !ok || id <= 0 {
+					c.ErrorString("ERR Invalid client ID")
+					return
+				}
+				ids[id] = true
+			}
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	var b strings.Builder
+	now := time.Now()
+	for _, cl := range c.Env.Clients.List() {
+		if ids == nil || ids[cl.ID] {
+			b.WriteString(cl.describe(now))
+		}
+	}
+	c.W.Verbatim(b.String())
+}
+
+// describe renders the client as a CLIENT LIST line.
+func (cl *Client) describe(now time.Time) string {
+	cl.mu.Lock()
+	name, libName, libVer := cl.mu.name, cl.mu.libName, cl.mu.libVer
+	cl.mu.Unlock()
+	cmd := "NULL"
+	if last := cl.lastCmd.Load(); last != nil {
+		cmd = last.Name
+	}
+	var b strings.Builder
+	field := func(k, v string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(v)
+	}
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	field("id", itoa(cl.ID))
+	field("addr", cl.Addr)
+	field("laddr", cl.LAddr)
+	field("fd", itoa(int64(cl.FD)))
+	field("name", name)
+	field("age", itoa(int64(now.Sub(cl.Created).Seconds())))
+	field("idle", itoa(int64(now.Sub(cl.IdleSince()).Seconds())))
+	field("flags", "N")
+	field("db", "0")
+	field("sub", "0")
+	field("psub", "0")
+	field("ssub", "0")
+	field("multi", "-1")
+	field("cmd", cmd)
+	field("user", "default")
+	field("redir", "-1")
+	field("resp", itoa(int64(cl.proto.Load())))
+	field("lib-name", libName)
+	field("lib-ver", libVer)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [USER username] [SKIPME yes|no]
+func clientKill(c *Ctx) {
+	if len(c.Args) == 3 {
+		addr := string(c.Args[2])
+		for _, cl := range c.Env.Clients.List() {
+			if cl.Addr == addr {
+				c.W.OK()
+				c.killClient(cl)
+				return
+			}
+		}
+		c.ErrorString("ERR No such client")
+		return
+	}
+	if len(c.Args)%2 != 0 {
+		c.ErrorString(errSyntax)
+		return
+	}
+	var id int64
+	var addr, laddr, user string
+	skipMe := true
+	for i := 2; i < len(c.Args); i += 2 {
+		v := string(c.Args[i+1])
+		switch {
+		case c.is(i, "id"):
+			n, ok := num.ParseInt(c.Args[i+1])
+			if !ok || n <= 0 {
+				c.ErrorString("ERR client-id should be greater than 0")
+				return
+			}
+			id = n
+		case c.is(i, "addr"):
+			addr = v
+		case c.is(i, "laddr"):
+			laddr = v
+		case c.is(i, "user"):
+			user = v
+		case c.is(i, "skipme"):
+			switch strings.ToLower(v) {
+			case "yes":
+				skipMe = true
+			case "no":
+				skipMe = false
+			default:
+				c.ErrorString(errSyntax)
+				return
+			}
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	var victims []*Client
+	for _, cl := range c.Env.Clients.List() {
+		if (id != 0 && cl.ID != id) || (addr != "" && cl.Addr != addr) || (laddr != "" && cl.LAddr != laddr) ||
+			(user != "" && user != "default") || (skipMe && cl == c.Client) {
+			continue
+		}
+		victims = append(victims, cl)
+	}
+	c.W.Int(int64(len(victims)))
+	for _, cl := range victims {
+		c.killClient(cl)
+	}
+}
+
+// killClient closes another client at once, or this one after its reply.
+func (c *Ctx) killClient(cl *Client) {
+	if cl == c.Client {
+		cl.CloseAfterReply = true
+		return
+	}
+	cl.Kill()
+}

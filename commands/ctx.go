@@ -1,0 +1,120 @@
+package commands
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Ctx is what a handler works with. The server reuses one Ctx per
+// connection, so a handler must not keep it after returning.
+type Ctx struct {
+	Args   [][]byte // Args[0] is the command name as sent
+	W      *resp.Writer
+	DB     storage.DB
+	Client *Client
+	Env    *Env
+	cmd    *Command
+}
+
+// Standard Redis error replies.
+const (
+	errSyntax      = "ERR syntax error"
+	errNotInteger  = "ERR value is not an integer or out of range"
+	errNotFloat    = "ERR value is not a valid float"
+	errWrongType   = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNoAuth      = "NOAUTH Authentication required."
+	errOutOfRange  = "ERR index out of range"
+	errDBIndex     = "ERR DB index is out of range"
+	errTooLarge    = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	errInvalidCurs = "ERR invalid cursor"
+)
+
+// replyError is an error whose text is the exact reply.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// errorReplies maps storage errors to Redis's replies.
+var errorReplies = []struct {
+	err   error
+	reply string
+}{
+	{storage.ErrWrongType, errWrongType},
+	{storage.ErrNotInteger, errNotInteger},
+	{storage.ErrNotFloat, errNotFloat},
+	{storage.ErrOverflow, "ERR increment or decrement would overflow"},
+	{storage.ErrNaNOrInfinity, "ERR increment would produce NaN or Infinity"},
+	{storage.ErrTooLarge, errTooLarge},
+	{storage.ErrNoSuchKey, "ERR no such key"},
+	{storage.ErrSameObject, "ERR source and destination objects are the same"},
+	{storage.ErrInvalidCursor, errInvalidCurs},
+	{config.ErrNoFile, "ERR The server is running without a config file"},
+}
+
+// Error writes the reply for err: the Redis error of a known condition, or
+// a generic ERR that is also logged, since it means something failed inside.
+func (c *Ctx) Error(err error) {
+	var re replyError
+	if errors.As(err, &re) {
+		c.W.Error(string(re))
+		return
+	}
+	for _, e := range errorReplies {
+		if errors.Is(err, e.err) {
+			c.W.Error(e.reply)
+			return
+		}
+	}
+	slog.Error("command failed", "cmd", c.cmd.Name, "err", err)
+	c.W.Error("ERR " + err.Error())
+}
+
+// ErrorString writes an error reply with this exact text.
+func (c *Ctx) ErrorString(msg string) { c.W.Error(msg) }
+
+// ok reports err (if any) and returns whether the handler may go on.
+func (c *Ctx) ok(err error) bool {
+	if err != nil {
+		c.Error(err)
+		return false
+	}
+	return true
+}
+
+// Int parses argument i as an integer, replying the Redis error if it is not.
+func (c *Ctx) Int(i int) (int64, bool) {
+	n, ok := num.ParseInt(c.Args[i])
+	if !ok {
+		c.W.Error(errNotInteger)
+	}
+	return n, ok
+}
+
+// Float parses argument i as a double, replying the Redis error if it is not.
+func (c *Ctx) Float(i int) (float64, bool) {
+	f, ok := num.ParseFloat(c.Args[i])
+	if !ok {
+		c.W.Error(errNotFloat)
+	}
+	return f, ok
+}
+
+// is reports whether argument i equals word, ignoring case.
+func (c *Ctx) is(i int, word string) bool {
+	return i < len(c.Args) && len(c.Args[i]) == len(word) && strings.EqualFold(string(c.Args[i]), word)
+}
+
+// BulkOrNull writes a bulk string, or null when found is false.
+func (c *Ctx) BulkOrNull(v []byte, found bool) {
+	if !found {
+		c.W.Null()
+		return
+	}
+	c.W.Bulk(v)
+}

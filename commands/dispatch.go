@@ -1,0 +1,85 @@
+package commands
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Dispatch runs one request of a client and writes its reply to the
+// client's writer. Every decision that depends on the kind of command
+// (arity, authentication, admin rights, key locks, statistics) is made
+// here from the command table.
+func (e *Env) Dispatch(cl *Client, args [][]byte) {
+	cmd := lookup(args[0])
+	if cmd == nil {
+		cl.W.Error(unknownCommand(args))
+		return
+	}
+	if !cmd.arityOK(len(args)) {
+		cl.W.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
+		return
+	}
+	if !cl.Authed && cmd.Flags&NoAuth == 0 {
+		cl.W.Error(errNoAuth)
+		return
+	}
+	if cmd.Flags&Admin != 0 && !cl.Admin {
+		cl.W.Error("ERR admin permission required to perform the command")
+		return
+	}
+	ctx := &cl.ctx
+	ctx.Args, ctx.cmd = args, cmd
+	ctx.DB = e.Storage.DB(cl.Namespace)
+	start := time.Now()
+	cl.lastActive.Store(start.UnixMilli())
+	cl.lastCmd.Store(cmd)
+	e.run(ctx)
+	elapsed := time.Since(start)
+	cmd.calls.Add(1)
+	cmd.usec.Add(elapsed.Microseconds())
+	e.Stats.CommandsProcessed.Add(1)
+	e.slowlog.maybeAdd(e, cl, args, start, elapsed)
+	ctx.Args = nil
+}
+
+// run calls the handler, holding the key locks of write commands. A panic
+// in a handler is a bug: it is logged and answered with an error instead of
+// taking the server down.
+func (e *Env) run(ctx *Ctx) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("command panicked", "cmd", ctx.cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			ctx.W.Error("ERR internal error")
+		}
+	}()
+	if ctx.cmd.Flags&Write == 0 {
+		ctx.cmd.Handler(ctx)
+		return
+	}
+	guard := e.Storage.Locks.Lock(ctx.Client.Namespace, ctx.cmd.keys(ctx.Args))
+	defer guard.Unlock()
+	ctx.cmd.Handler(ctx)
+}
+
+// unknownCommand renders Redis's error for an unknown command: the name
+// and the first arguments, quoted, within 128 bytes.
+func unknownCommand(args [][]byte) string {
+	var quoted strings.Builder
+	for _, a := range args[1:] {
+		if quoted.Len() >= 128 {
+			break
+		}
+		room := 128 - quoted.Len()
+		quoted.WriteString("'")
+		quoted.Write(a[:min(len(a), room)])
+		quoted.WriteString("' ")
+	}
+	return "ERR unknown command '" + abbreviate(args[0]) + "', with args beginning with: " + quoted.String()
+}
+
+func floatBits(f float64) uint64     { return math.Float64bits(f) }
+func floatFromBits(b uint64) float64 { return math.Float64frombits(b) }

@@ -1,0 +1,12 @@
+// Package commands holds the command table and every command handler.
+//
+// Each family file (string.go, keys.go, server.go, ...) registers its
+// commands in one table with their arity, typed flags and key positions.
+// Dispatch decides authentication, admin rights, key locking and statistics
+// from those entries in one place; handlers only parse arguments, run a
+// storage operation and write one reply through resp.Writer.
+//
+// commands imports storage, config, metadata and the pure helper packages;
+// it must never import server. The server package owns connections and
+// calls Env.Dispatch for each request.
+package commands

@@ -1,0 +1,120 @@
+package commands
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Version is Basalt's version; RedisVersion is the Redis version whose
+// behaviour it follows, which clients read from INFO and HELLO.
+const (
+	Version      = "0.1.0"
+	RedisVersion = "7.0.15"
+)
+
+// Env is the server-wide state handlers share.
+type Env struct {
+	Storage   *storage.Storage
+	Config    *config.Config
+	Clients   *Clients
+	Stats     Stats
+	StartTime time.Time
+	RunID     string
+	// Shutdown stops the server; SHUTDOWN calls it after replying.
+	Shutdown func()
+
+	cursors cursorTable
+	slowlog slowlog
+	stop    chan struct{}
+}
+
+// NewEnv returns the state of a server using s and cfg.
+func NewEnv(s *storage.Storage, cfg *config.Config) *Env {
+	var id [20]byte
+	rand.Read(id[:])
+	e := &Env{
+		Storage:   s,
+		Config:    cfg,
+		Clients:   newClients(),
+		StartTime: time.Now(),
+		RunID:     hex.EncodeToString(id[:]),
+		stop:      make(chan struct{}),
+	}
+	go e.sampleLoop()
+	return e
+}
+
+// Close stops the background work of the Env.
+func (e *Env) Close() { close(e.stop) }
+
+// Stats are the server counters INFO reports.
+type Stats struct {
+	ConnectionsReceived atomic.Int64
+	RejectedConnections atomic.Int64
+	CommandsProcessed   atomic.Int64
+	NetInputBytes       atomic.Int64
+	NetOutputBytes      atomic.Int64
+	KeyspaceHits        atomic.Int64
+	KeyspaceMisses      atomic.Int64
+
+	// Instantaneous rates, sampled like Redis: the mean over the last
+	// samples taken every 100 ms.
+	opsRate, inRate, outRate rate
+}
+
+const rateSamples = 16
+
+type rate struct {
+	samples  [rateSamples]float64
+	idx      int
+	last     int64
+	lastTime time.Time
+	mean     atomic.Uint64 // float64 bits
+}
+
+func (r *rate) sample(now time.Time, value int64) {
+	if !r.lastTime.IsZero() {
+		dt := now.Sub(r.lastTime).Seconds()
+		if dt > 0 {
+			r.samples[r.idx] = float64(value-r.last) / dt
+			r.idx = (r.idx + 1) % rateSamples
+		}
+		var sum float64
+		for _, s := range r.samples {
+			sum += s
+		}
+		r.mean.Store(floatBits(sum / rateSamples))
+	}
+	r.last, r.lastTime = value, now
+}
+
+func (r *rate) get() float64 { return floatFromBits(r.mean.Load()) }
+
+func (e *Env) sampleLoop() {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case now := <-t.C:
+			e.Stats.opsRate.sample(now, e.Stats.CommandsProcessed.Load())
+			e.Stats.inRate.sample(now, e.Stats.NetInputBytes.Load())
+			e.Stats.outRate.sample(now, e.Stats.NetOutputBytes.Load())
+		}
+	}
+}
+
+// hit counts a keyspace hit or miss for INFO stats.
+func (s *Stats) hit(found bool) {
+	if found {
+		s.KeyspaceHits.Add(1)
+	} else {
+		s.KeyspaceMisses.Add(1)
+	}
+}

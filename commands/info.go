@@ -1,0 +1,237 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// infoSections lists INFO's sections in order; the default ones are shown
+// by INFO without arguments, the others only when asked for or with "all".
+var infoSections = []struct {
+	name      string
+	byDefault bool
+	write     func(e *Env, c *Ctx, b *infoBuilder)
+}{
+	{"server", true, infoServer},
+	{"clients", true, infoClients},
+	{"memory", true, infoMemory},
+	{"persistence", true, infoPersistence},
+	{"stats", true, infoStats},
+	{"replication", true, infoReplication},
+	{"cpu", true, infoCPU},
+	{"commandstats", false, infoCommandStats},
+	{"cluster", true, infoCluster},
+	{"keyspace", true, infoKeyspace},
+}
+
+// INFO [section [section ...]]
+func cmdInfo(c *Ctx) {
+	want := map[string]bool{}
+	all, everything := len(c.Args) == 1, false
+	for _, a := range c.Args[1:] {
+		s := strings.ToLower(string(a))
+		switch s {
+		case "default":
+			all = true
+		case "all", "everything":
+			everything = true
+		default:
+			want[s] = true
+		}
+	}
+	var b infoBuilder
+	for _, sec := range infoSections {
+		if everything || (all && sec.byDefault) || want[sec.name] {
+			b.section(sec.name)
+			sec.write(c.Env, c, &b)
+		}
+	}
+	c.W.Verbatim(b.String())
+}
+
+// infoBuilder renders "# Section" headers and "key:value" lines, with a
+// blank line between sections.
+type infoBuilder struct{ strings.Builder }
+
+func (b *infoBuilder) section(name string) {
+	if b.Len() > 0 {
+		b.WriteString("\r\n")
+	}
+	b.WriteString("# " + strings.ToUpper(name[:1]) + name[1:] + "\r\n")
+}
+
+func (b *infoBuilder) field(key string, value any) {
+	fmt.Fprintf(b, "%s:%v\r\n", key, value)
+}
+
+func infoServer(e *Env, c *Ctx, b *infoBuilder) {
+	mode := "standalone"
+	if e.Config.ClusterEnabled.Get() {
+		mode = "cluster"
+	}
+	uptime := time.Since(e.StartTime)
+	exe, _ := os.Executable()
+	b.field("version", Version)
+	b.field("basalt_version", Version)
+	b.field("redis_version", RedisVersion)
+	b.field("redis_mode", mode)
+	b.field("kvrocks_mode", mode)
+	b.field("os", osName())
+	b.field("arch_bits", 32<<(^uint(0)>>63))
+	b.field("go_version", runtime.Version())
+	b.field("process_id", os.Getpid())
+	b.field("run_id", e.RunID)
+	b.field("tcp_port", e.Config.Port.Get())
+	b.field("server_time_usec", time.Now().UnixMicro())
+	b.field("uptime_in_seconds", int64(uptime.Seconds()))
+	b.field("uptime_in_days", int64(uptime.Hours()/24))
+	b.field("rocksdb_version", e.Storage.RocksDBVersion())
+	b.field("executable", exe)
+	b.field("config_file", e.Config.Path())
+}
+
+func osName() string {
+	var u syscall.Utsname
+	if err := syscall.Uname(&u); err != nil {
+		return runtime.GOOS
+	}
+	str := func(a [65]int8) string {
+		var sb strings.Builder
+		for _, ch := range a {
+			if ch == 0 {
+				break
+			}
+			sb.WriteByte(byte(ch))
+		}
+		return sb.String()
+	}
+	return str(u.Sysname) + " " + str(u.Release) + " " + str(u.Machine)
+}
+
+func infoClients(e *Env, c *Ctx, b *infoBuilder) {
+	b.field("maxclients", e.Config.MaxClients.Get())
+	b.field("connected_clients", e.Clients.Count())
+	b.field("monitor_clients", 0)
+	b.field("blocked_clients", 0)
+}
+
+// processRSS reads the resident set size from /proc.
+func processRSS() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, resident int64
+	fmt.Sscan(string(data), &size, &resident)
+	return resident * int64(os.Getpagesize())
+}
+
+func goHeapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// humanBytes renders a size the way Redis's *_human fields do.
+func humanBytes(n int64) string {
+	f := float64(n)
+	for _, u := range []string{"B", "K", "M", "G", "T"} {
+		if f < 1024 || u == "T" {
+			if u == "B" {
+				return fmt.Sprintf("%dB", n)
+			}
+			return fmt.Sprintf("%.2f%s", f, u)
+		}
+		f /= 1024
+	}
+	return ""
+}
+
+func infoMemory(e *Env, c *Ctx, b *infoBuilder) {
+	rss, heap := processRSS(), goHeapBytes()
+	b.field("used_memory", heap)
+	b.field("used_memory_human", humanBytes(heap))
+	b.field("used_memory_rss", rss)
+	b.field("used_memory_rss_human", humanBytes(rss))
+	b.field("used_memory_lua", 0)
+	b.field("used_memory_lua_human", humanBytes(0))
+	b.field("used_memory_startup", 0)
+}
+
+func infoPersistence(e *Env, c *Ctx, b *infoBuilder) {
+	b.field("loading", 0)
+	b.field("bgsave_in_progress", 0)
+	b.field("last_bgsave_time", -1)
+	b.field("last_bgsave_status", "ok")
+	b.field("last_bgsave_time_sec", -1)
+}
+
+func infoStats(e *Env, c *Ctx, b *infoBuilder) {
+	s := &e.Stats
+	b.field("total_connections_received", s.ConnectionsReceived.Load())
+	b.field("total_commands_processed", s.CommandsProcessed.Load())
+	b.field("instantaneous_ops_per_sec", int64(s.opsRate.get()))
+	b.field("total_net_input_bytes", s.NetInputBytes.Load())
+	b.field("total_net_output_bytes", s.NetOutputBytes.Load())
+	b.field("instantaneous_input_kbps", fmt.Sprintf("%.2f", s.inRate.get()/1024))
+	b.field("instantaneous_output_kbps", fmt.Sprintf("%.2f", s.outRate.get()/1024))
+	b.field("rejected_connections", s.RejectedConnections.Load())
+	b.field("sync_full", 0)
+	b.field("sync_partial_ok", 0)
+	b.field("sync_partial_err", 0)
+	b.field("keyspace_hits", s.KeyspaceHits.Load())
+	b.field("keyspace_misses", s.KeyspaceMisses.Load())
+	b.field("pubsub_channels", 0)
+	b.field("pubsub_patterns", 0)
+}
+
+func infoReplication(e *Env, c *Ctx, b *infoBuilder) {
+	b.field("role", "master")
+	b.field("connected_slaves", 0)
+	b.field("master_repl_offset", e.Storage.LatestSequence())
+}
+
+func infoCPU(e *Env, c *Ctx, b *infoBuilder) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	tv := func(t syscall.Timeval) string { return fmt.Sprintf("%d.%06d", t.Sec, t.Usec) }
+	b.field("used_cpu_sys", tv(ru.Stime))
+	b.field("used_cpu_user", tv(ru.Utime))
+}
+
+func infoCommandStats(e *Env, c *Ctx, b *infoBuilder) {
+	for _, cmd := range sortedCommands() {
+		calls := cmd.calls.Load()
+		if calls == 0 {
+			continue
+		}
+		usec := cmd.usec.Load()
+		b.field("cmdstat_"+cmd.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f", calls, usec, float64(usec)/float64(calls)))
+	}
+}
+
+func infoCluster(e *Env, c *Ctx, b *infoBuilder) {
+	enabled := 0
+	if e.Config.ClusterEnabled.Get() {
+		enabled = 1
+	}
+	b.field("cluster_enabled", enabled)
+}
+
+// infoKeyspace counts the keys of the client's namespace. It walks the
+// namespace's metadata, which is exact but proportional to its size.
+func infoKeyspace(e *Env, c *Ctx, b *infoBuilder) {
+	st, err := c.DB.Stats()
+	if err == nil {
+		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=0", st.Keys, st.Expires, st.AvgTTL))
+	}
+	b.field("sequence", e.Storage.LatestSequence())
+}

@@ -1,0 +1,394 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "del", Arity: -2, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdDel},
+		&Command{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Handler: cmdDel},
+		&Command{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
+		&Command{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
+		&Command{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdType},
+		&Command{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpire},
+		&Command{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpire},
+		&Command{Name: "expireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpireAt},
+		&Command{Name: "pexpireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpireAt},
+		&Command{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdTTL},
+		&Command{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPTTL},
+		&Command{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpireTime},
+		&Command{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpireTime},
+		&Command{Name: "persist", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPersist},
+		&Command{Name: "keys", Arity: 2, Flags: ReadOnly, Handler: cmdKeys},
+		&Command{Name: "scan", Arity: -2, Flags: ReadOnly, Handler: cmdScan},
+		&Command{Name: "randomkey", Arity: 1, Flags: ReadOnly, Handler: cmdRandomKey},
+		&Command{Name: "rename", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdRename},
+		&Command{Name: "renamenx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Handler: cmdRenameNX},
+		&Command{Name: "copy", Arity: -3, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdCopy},
+		&Command{Name: "object", Arity: -2, Flags: ReadOnly, Keys: objectKeys, Handler: cmdObject},
+	)
+}
+
+// DEL key [key ...] and UNLINK key [key ...]
+func cmdDel(c *Ctx) {
+	n, err := c.DB.Del(c.Args[1:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// EXISTS key [key ...] and TOUCH key [key ...]
+func cmdExists(c *Ctx) {
+	n, err := c.DB.Exists(c.Args[1:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// TYPE key
+func cmdType(c *Ctx) {
+	t, err := c.DB.Type(c.Args[1])
+	if c.ok(err) {
+		c.W.Simple(t.String())
+	}
+}
+
+// EXPIRE key seconds [NX | XX | GT | LT]
+func cmdExpire(c *Ctx) { expireGeneric(c, 1000, false) }
+
+// PEXPIRE key milliseconds [NX | XX | GT | LT]
+func cmdPExpire(c *Ctx) { expireGeneric(c, 1, false) }
+
+// EXPIREAT key unix-time-seconds [NX | XX | GT | LT]
+func cmdExpireAt(c *Ctx) { expireGeneric(c, 1000, true) }
+
+// PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]
+func cmdPExpireAt(c *Ctx) { expireGeneric(c, 1, true) }
+
+// expireGeneric implements the EXPIRE family: the flags are checked first,
+// then the time, with Redis's overflow rules (negative times are allowed
+// and delete the key).
+func expireGeneric(c *Ctx, unitMs int64, absolute bool) {
+	cond, ok := expireCondition(c)
+	if !ok {
+		return
+	}
+	n, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if n > math.MaxInt64/unitMs || n < math.MinInt64/unitMs {
+		c.invalidExpire()
+		return
+	}
+	n *= unitMs
+	if !absolute {
+		now := time.Now().UnixMilli()
+		if n > math.MaxInt64-now {
+			c.invalidExpire()
+			return
+		}
+		n += now
+	}
+	changed, err := c.DB.Expire(c.Args[1], n, cond)
+	if c.ok(err) {
+		c.W.Bool(changed)
+	}
+}
+
+func expireCondition(c *Ctx) (storage.ExpireCond, bool) {
+	var cond storage.ExpireCond
+	for i := 3; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "nx"):
+			cond.NX = true
+		case c.is(i, "xx"):
+			cond.XX = true
+		case c.is(i, "gt"):
+			cond.GT = true
+		case c.is(i, "lt"):
+			cond.LT = true
+		default:
+			c.ErrorString("ERR Unsupported option " + string(c.Args[i]))
+			return cond, false
+		}
+	}
+	switch {
+	case cond.NX && (cond.XX || cond.GT || cond.LT):
+		c.ErrorString("ERR NX and XX, GT or LT options at the same time are not compatible")
+		return cond, false
+	case cond.GT && cond.LT:
+		c.ErrorString("ERR GT and LT options at the same time are not compatible")
+		return cond, false
+	}
+	return cond, true
+}
+
+// TTL key
+func cmdTTL(c *Ctx) { ttlGeneric(c, false, false) }
+
+// PTTL key
+func cmdPTTL(c *Ctx) { ttlGeneric(c, true, false) }
+
+// EXPIRETIME key
+func cmdExpireTime(c *Ctx) { ttlGeneric(c, false, true) }
+
+// PEXPIRETIME key
+func cmdPExpireTime(c *Ctx) { ttlGeneric(c, true, true) }
+
+// ttlGeneric replies -2 for a missing key, -1 for no expiry, else the
+// remaining or absolute time, in seconds rounded as Redis rounds them.
+func ttlGeneric(c *Ctx, ms, absolute bool) {
+	at, found, err := c.DB.ExpireAt(c.Args[1])
+	if !c.ok(err) {
+		return
+	}
+	switch {
+	case !found:
+		c.W.Int(-2)
+		return
+	case at == 0:
+		c.W.Int(-1)
+		return
+	}
+	t := at
+	if !absolute {
+		t = max(at-time.Now().UnixMilli(), 0)
+	}
+	if !ms {
+		t = (t + 500) / 1000
+	}
+	c.W.Int(t)
+}
+
+// PERSIST key
+func cmdPersist(c *Ctx) {
+	changed, err := c.DB.Persist(c.Args[1])
+	if c.ok(err) {
+		c.W.Bool(changed)
+	}
+}
+
+// KEYS pattern
+func cmdKeys(c *Ctx) {
+	keys, err := c.DB.Keys(c.Args[1])
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(len(keys))
+	for _, k := range keys {
+		c.W.Bulk(k)
+	}
+}
+
+// scanDefaultCount is SCAN's COUNT when none is given, as in Redis.
+const scanDefaultCount = 10
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+func cmdScan(c *Ctx) {
+	cursor, err := strconv.ParseUint(string(c.Args[1]), 10, 64)
+	if err != nil {
+		c.ErrorString(errInvalidCurs)
+		return
+	}
+	a := storage.ScanArgs{Count: scanDefaultCount}
+	for i := 2; i < len(c.Args); i += 2 {
+		if i+1 >= len(c.Args) {
+			c.ErrorString(errSyntax)
+			return
+		}
+		switch {
+		case c.is(i, "match"):
+			a.Match = c.Args[i+1]
+			if string(a.Match) == "*" {
+				a.Match = nil
+			}
+		case c.is(i, "count"):
+			n, ok := c.Int(i + 1)
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.ErrorString(errSyntax)
+				return
+			}
+			a.Count = int(min(n, 1<<20))
+		case c.is(i, "type"):
+			a.Type = typeByName(string(c.Args[i+1]))
+			if a.Type == metadata.TypeNone {
+				c.ErrorString("ERR unknown type name '" + string(c.Args[i+1]) + "'")
+				return
+			}
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	if cursor != 0 {
+		from, ok := c.Env.cursors.load(c.DB.Namespace(), cursor)
+		if !ok {
+			c.ErrorString(errInvalidCurs)
+			return
+		}
+		a.From = from
+	}
+	keys, next, err := c.DB.Scan(a)
+	if !c.ok(err) {
+		return
+	}
+	var nextCursor uint64
+	if next != nil {
+		nextCursor = c.Env.cursors.save(c.DB.Namespace(), next)
+	}
+	c.W.Array(2)
+	c.W.BulkString(strconv.FormatUint(nextCursor, 10))
+	c.W.Array(len(keys))
+	for _, k := range keys {
+		c.W.Bulk(k)
+	}
+}
+
+// typeByName maps a TYPE name to the stored type; TypeNone if unknown.
+func typeByName(name string) metadata.Type {
+	name = strings.ToLower(name)
+	for t := metadata.TypeString; t <= metadata.TypeHyperLogLog; t++ {
+		if t != metadata.TypeBitmap && strings.ToLower(t.String()) == name {
+			return t
+		}
+	}
+	return metadata.TypeNone
+}
+
+// RANDOMKEY
+func cmdRandomKey(c *Ctx) {
+	k, err := c.DB.RandomKey()
+	if c.ok(err) {
+		c.BulkOrNull(k, k != nil)
+	}
+}
+
+// RENAME key newkey
+func cmdRename(c *Ctx) {
+	if _, err := c.DB.Rename(c.Args[1], c.Args[2], false); c.ok(err) {
+		c.W.OK()
+	}
+}
+
+// RENAMENX key newkey
+func cmdRenameNX(c *Ctx) {
+	done, err := c.DB.Rename(c.Args[1], c.Args[2], true)
+	if c.ok(err) {
+		c.W.Bool(done)
+	}
+}
+
+// COPY source destination [DB destination-db] [REPLACE]
+func cmdCopy(c *Ctx) {
+	replace := false
+	for i := 3; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "replace"):
+			replace = true
+		case c.is(i, "db") && i+1 < len(c.Args):
+			db, ok := c.Int(i + 1)
+			if !ok {
+				return
+			}
+			if db != 0 {
+				c.ErrorString(errDBIndex)
+				return
+			}
+			i++
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	done, err := c.DB.Copy(c.Args[1], c.Args[2], replace)
+	if c.ok(err) {
+		c.W.Bool(done)
+	}
+}
+
+func objectKeys(args [][]byte) [][]byte {
+	if len(args) >= 3 {
+		return args[2:3]
+	}
+	return nil
+}
+
+// OBJECT ENCODING key | OBJECT FREQ key | OBJECT HELP
+func cmdObject(c *Ctx) {
+	dispatchSub(c, map[string]subcommand{
+		"encoding": {3, objectEncoding},
+		"freq":     {3, objectFreq},
+		"help": {2, func(c *Ctx) {
+			c.W.BulkStrings([]string{
+				"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+				"ENCODING <key>",
+				"    Return the kind of internal representation used in order to store the value",
+				"    associated with a <key>.",
+				"FREQ <key>",
+				"    Return the access frequency index of the <key>. The returned integer is",
+				"    proportional to the logarithm of the recent access frequency of the key.",
+				"HELP",
+				"    Print this help.",
+			})
+		}},
+	})
+}
+
+// objectEncoding names the representation Redis would pick for the value;
+// in Basalt every type has one representation on disk.
+func objectEncoding(c *Ctx) {
+	t, err := c.DB.Type(c.Args[2])
+	if !c.ok(err) {
+		return
+	}
+	if t == metadata.TypeNone {
+		c.W.Null()
+		return
+	}
+	enc := "hashtable"
+	switch t {
+	case metadata.TypeString, metadata.TypeBitmap:
+		v, _, err := c.DB.Get(c.Args[2])
+		if !c.ok(err) {
+			return
+		}
+		enc = stringEncoding(v)
+	case metadata.TypeList:
+		enc = "quicklist"
+	case metadata.TypeZSet:
+		enc = "skiplist"
+	case metadata.TypeStream:
+		enc = "stream"
+	}
+	c.W.BulkString(enc)
+}
+
+// stringEncoding is Redis's choice for a string value: int for a value
+// that is a canonical 64-bit integer, embstr up to 44 bytes, raw beyond.
+func stringEncoding(v []byte) string {
+	if _, ok := num.ParseInt(v); ok {
+		return "int"
+	}
+	if len(v) <= 44 {
+		return "embstr"
+	}
+	return "raw"
+}
+
+// objectFreq is refused as Redis refuses it without an LFU maxmemory
+// policy: Basalt keeps no access frequencies.
+func objectFreq(c *Ctx) {
+	c.ErrorString("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+}

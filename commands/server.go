@@ -1,0 +1,132 @@
+package commands
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/basaltdb/basalt/num"
+)
+
+func init() {
+	register(
+		&Command{Name: "time", Arity: 1, Flags: Fast, Handler: cmdTime},
+		&Command{Name: "dbsize", Arity: -1, Flags: ReadOnly, Handler: cmdDBSize},
+		&Command{Name: "flushdb", Arity: -1, Flags: Write, Handler: cmdFlushDB},
+		&Command{Name: "flushall", Arity: -1, Flags: Write | Admin, Handler: cmdFlushAll},
+		&Command{Name: "shutdown", Arity: -1, Flags: Admin | NoMulti, Handler: cmdShutdown},
+		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
+		&Command{Name: "info", Arity: -1, Handler: cmdInfo},
+	)
+}
+
+// TIME
+func cmdTime(c *Ctx) {
+	now := time.Now()
+	c.W.Array(2)
+	c.W.BulkString(strconv.FormatInt(now.Unix(), 10))
+	c.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+// DBSIZE [SCAN]
+//
+// The count is exact: expired keys are not counted. DBSIZE SCAN, Kvrocks's
+// request to refresh the count, has nothing to refresh and replies OK.
+func cmdDBSize(c *Ctx) {
+	switch {
+	case len(c.Args) == 1:
+		st, err := c.DB.Stats()
+		if c.ok(err) {
+			c.W.Int(st.Keys)
+		}
+	case len(c.Args) == 2 && c.is(1, "scan"):
+		c.W.OK()
+	default:
+		c.ErrorString(errSyntax)
+	}
+}
+
+// flushMode checks FLUSHDB/FLUSHALL's optional ASYNC or SYNC.
+func flushMode(c *Ctx) bool {
+	if len(c.Args) == 1 || (len(c.Args) == 2 && (c.is(1, "async") || c.is(1, "sync"))) {
+		return true
+	}
+	c.ErrorString(errSyntax)
+	return false
+}
+
+// FLUSHDB [ASYNC | SYNC]
+func cmdFlushDB(c *Ctx) {
+	if flushMode(c) && c.ok(c.DB.Flush()) {
+		c.W.OK()
+	}
+}
+
+// FLUSHALL [ASYNC | SYNC]
+func cmdFlushAll(c *Ctx) {
+	if flushMode(c) && c.ok(c.Env.Storage.FlushAll()) {
+		c.W.OK()
+	}
+}
+
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
+//
+// Every acknowledged write is already in RocksDB's WAL, so SAVE and NOSAVE
+// make no difference. On success there is no reply: the server closes.
+func cmdShutdown(c *Ctx) {
+	for i := 1; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "nosave"), c.is(i, "save"), c.is(i, "now"), c.is(i, "force"):
+		case c.is(i, "abort"):
+			c.ErrorString("ERR No shutdown in progress.")
+			return
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	c.Client.CloseAfterReply = true
+	if c.Env.Shutdown != nil {
+		go c.Env.Shutdown()
+	}
+}
+
+// SLOWLOG GET [count] | LEN | RESET | HELP
+func cmdSlowlog(c *Ctx) {
+	dispatchSub(c, map[string]subcommand{
+		"get": {-2, func(c *Ctx) {
+			n := int64(10)
+			if len(c.Args) == 3 {
+				var ok bool
+				if n, ok = num.ParseInt(c.Args[2]); !ok || n < -1 {
+					c.ErrorString("ERR count should be greater than or equal to -1")
+					return
+				}
+			} else if len(c.Args) > 3 {
+				c.ErrorString("ERR wrong number of arguments for 'slowlog|get' command")
+				return
+			}
+			entries := c.Env.slowlog.get(int(n))
+			c.W.Array(len(entries))
+			for _, e := range entries {
+				c.W.Array(6)
+				c.W.Int(e.id)
+				c.W.Int(e.at.Unix())
+				c.W.Int(e.duration.Microseconds())
+				c.W.BulkStrings(e.args)
+				c.W.BulkString(e.addr)
+				c.W.BulkString(e.name)
+			}
+		}},
+		"len":   {2, func(c *Ctx) { c.W.Int(int64(c.Env.slowlog.len())) }},
+		"reset": {2, func(c *Ctx) { c.Env.slowlog.reset(); c.W.OK() }},
+		"help": {2, func(c *Ctx) {
+			c.W.BulkStrings([]string{
+				"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+				"GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+				"LEN", "    Return the length of the slowlog.",
+				"RESET", "    Reset the slowlog.",
+				"HELP", "    Print this help.",
+			})
+		}},
+	})
+}

@@ -1,0 +1,188 @@
+package commands
+
+import (
+	"sort"
+	"strings"
+	"sync/atomic"
+)
+
+// Flag is a property of a command that Dispatch acts on.
+type Flag uint32
+
+// Command flags.
+const (
+	Write     Flag = 1 << iota // modifies data: its keys are locked while it runs
+	ReadOnly                   // reads data only
+	Admin                      // refused to namespace (non-admin) users
+	NoAuth                     // allowed before AUTH
+	Fast                       // O(1) or O(log n); reported by COMMAND
+	NoMulti                    // not allowed inside MULTI
+	Loading                    // allowed while loading
+	Exclusive                  // runs alone: no other command runs meanwhile
+)
+
+var flagNames = []struct {
+	f    Flag
+	name string
+}{
+	{Write, "write"}, {ReadOnly, "readonly"}, {Admin, "admin"}, {NoAuth, "no_auth"},
+	{Fast, "fast"}, {NoMulti, "no_multi"}, {Loading, "loading"}, {Exclusive, "exclusive"},
+}
+
+// Command is one entry of the table.
+type Command struct {
+	Name  string // lower case
+	Arity int    // Redis convention: n exact, -n at least n, both counting the name
+	Flags Flag
+	// FirstKey, LastKey and Step locate the keys among the arguments
+	// (Redis convention: LastKey -1 is the last argument). FirstKey 0 means
+	// the command takes no key.
+	FirstKey, LastKey, Step int
+	// Keys, when set, extracts the keys of commands whose key positions
+	// depend on other arguments; it must tolerate any argument list that
+	// passed the arity check.
+	Keys    func(args [][]byte) [][]byte
+	Handler func(c *Ctx)
+
+	calls atomic.Int64 // for INFO commandstats
+	usec  atomic.Int64
+}
+
+// Table maps lower-case command names to commands.
+type Table struct {
+	byName map[string]*Command
+}
+
+var table = Table{byName: map[string]*Command{}}
+
+// register adds commands to the table; family files call it from init.
+func register(cmds ...*Command) {
+	for _, c := range cmds {
+		if _, dup := table.byName[c.Name]; dup {
+			panic("commands: " + c.Name + " registered twice")
+		}
+		if c.Step == 0 && c.FirstKey > 0 {
+			c.Step = 1
+		}
+		table.byName[c.Name] = c
+	}
+}
+
+// lookup finds a command by its name in any case without allocating.
+func lookup(name []byte) *Command {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return nil
+	}
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return table.byName[string(buf[:len(name)])]
+}
+
+// sortedCommands returns every command ordered by name.
+func sortedCommands() []*Command {
+	out := make([]*Command, 0, len(table.byName))
+	for _, c := range table.byName {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// arityOK checks the argument count (including the name) against Arity.
+func (c *Command) arityOK(n int) bool {
+	if c.Arity >= 0 {
+		return n == c.Arity
+	}
+	return n >= -c.Arity
+}
+
+// keys returns the key arguments of a call.
+func (c *Command) keys(args [][]byte) [][]byte {
+	if c.Keys != nil {
+		return c.Keys(args)
+	}
+	if c.FirstKey == 0 || c.FirstKey >= len(args) {
+		return nil
+	}
+	last := c.LastKey
+	if last < 0 {
+		last = len(args) + last
+	}
+	if last >= len(args) {
+		last = len(args) - 1
+	}
+	if c.FirstKey == last {
+		return args[c.FirstKey : c.FirstKey+1]
+	}
+	keys := make([][]byte, 0, (last-c.FirstKey)/c.Step+1)
+	for i := c.FirstKey; i <= last; i += c.Step {
+		keys = append(keys, args[i])
+	}
+	return keys
+}
+
+// flagList returns the flag names COMMAND reports.
+func (c *Command) flagList() []string {
+	var out []string
+	for _, f := range flagNames {
+		if c.Flags&f.f != 0 {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// aclCategories derives Redis ACL categories from the flags.
+func (c *Command) aclCategories() []string {
+	var out []string
+	if c.Flags&Write != 0 {
+		out = append(out, "@write")
+	}
+	if c.Flags&ReadOnly != 0 {
+		out = append(out, "@read")
+	}
+	if c.Flags&Admin != 0 {
+		out = append(out, "@admin", "@dangerous")
+	}
+	if c.Flags&Fast != 0 {
+		out = append(out, "@fast")
+	} else {
+		out = append(out, "@slow")
+	}
+	return out
+}
+
+// subcommand is one subcommand of a container command (CONFIG GET, ...).
+type subcommand struct {
+	arity   int
+	handler func(c *Ctx)
+}
+
+// dispatchSub runs the subcommand named by the first argument.
+func dispatchSub(c *Ctx, subs map[string]subcommand) {
+	name := strings.ToLower(string(c.Args[1]))
+	sub, ok := subs[name]
+	if !ok {
+		c.ErrorString("ERR unknown subcommand '" + abbreviate(c.Args[1]) + "'. Try " + strings.ToUpper(c.cmd.Name) + " HELP.")
+		return
+	}
+	n := len(c.Args)
+	if (sub.arity >= 0 && n != sub.arity) || (sub.arity < 0 && n < -sub.arity) {
+		c.ErrorString("ERR wrong number of arguments for '" + c.cmd.Name + "|" + name + "' command")
+		return
+	}
+	sub.handler(c)
+}
+
+// abbreviate limits an argument quoted in an error to 128 bytes, as Redis.
+func abbreviate(b []byte) string {
+	if len(b) > 128 {
+		b = b[:128]
+	}
+	return string(b)
+}
