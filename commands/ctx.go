@@ -110,6 +110,16 @@ func (c *Ctx) is(i int, word string) bool {
 	return i < len(c.Args) && len(c.Args[i]) == len(word) && strings.EqualFold(string(c.Args[i]), word)
 }
 
+// intBool writes 1 or 0 as an integer: Redis answers yes/no questions
+// (SETNX, EXPIRE, COPY, ...) with integers in RESP2 and RESP3 alike.
+func (c *Ctx) intBool(b bool) {
+	if b {
+		c.W.Int(1)
+	} else {
+		c.W.Int(0)
+	}
+}
+
 // BulkOrNull writes a bulk string, or null when found is false.
 func (c *Ctx) BulkOrNull(v []byte, found bool) {
 	if !found {

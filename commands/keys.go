@@ -100,7 +100,7 @@ func expireGeneric(c *Ctx, unitMs int64, absolute bool) {
 	}
 	changed, err := c.DB.Expire(c.Args[1], n, cond)
 	if c.ok(err) {
-		c.W.Bool(changed)
+		c.intBool(changed)
 	}
 }
 
@@ -173,7 +173,7 @@ func ttlGeneric(c *Ctx, ms, absolute bool) {
 func cmdPersist(c *Ctx) {
 	changed, err := c.DB.Persist(c.Args[1])
 	if c.ok(err) {
-		c.W.Bool(changed)
+		c.intBool(changed)
 	}
 }
 
@@ -286,7 +286,7 @@ func cmdRename(c *Ctx) {
 func cmdRenameNX(c *Ctx) {
 	done, err := c.DB.Rename(c.Args[1], c.Args[2], true)
 	if c.ok(err) {
-		c.W.Bool(done)
+		c.intBool(done)
 	}
 }
 
@@ -314,7 +314,7 @@ func cmdCopy(c *Ctx) {
 	}
 	done, err := c.DB.Copy(c.Args[1], c.Args[2], replace)
 	if c.ok(err) {
-		c.W.Bool(done)
+		c.intBool(done)
 	}
 }
 

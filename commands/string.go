@@ -148,7 +148,7 @@ func cmdSet(c *Ctx) {
 func cmdSetNX(c *Ctx) {
 	res, err := c.DB.Set(c.Args[1], c.Args[2], storage.SetArgs{NX: true})
 	if c.ok(err) {
-		c.W.Bool(res.Written)
+		c.intBool(res.Written)
 	}
 }
 
@@ -247,7 +247,7 @@ func cmdMSetNX(c *Ctx) {
 	}
 	written, err := c.DB.MSet(c.Args[1:], true)
 	if c.ok(err) {
-		c.W.Bool(written)
+		c.intBool(written)
 	}
 }
 

@@ -59,6 +59,9 @@ func ParseFloat(b []byte) (float64, bool) {
 	if strings.ContainsRune(s, '_') {
 		return 0, false
 	}
+	if isHex(s) && !strings.ContainsAny(s, "pP") {
+		s += "p0" // strtod reads hex without a binary exponent; Go needs one
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(f) {
 		return 0, false
@@ -102,10 +105,14 @@ func ParseLongDouble(b []byte) (*big.Float, bool) {
 		return nil, false
 	}
 	s := strings.ToLower(string(b))
-	if strings.ContainsAny(s, "_xn") && !isInfWord(s) {
+	base := 10
+	if isHex(s) {
+		base = 0 // big.ParseFloat reads the 0x prefix itself in base 0
+	}
+	if strings.ContainsAny(s, "_") || (base == 10 && strings.ContainsAny(s, "xn") && !isInfWord(s)) {
 		return nil, false
 	}
-	f, _, err := big.ParseFloat(s, 10, longDoublePrec, big.ToNearestEven)
+	f, _, err := big.ParseFloat(s, base, longDoublePrec, big.ToNearestEven)
 	if err != nil {
 		return nil, false
 	}
@@ -113,6 +120,12 @@ func ParseLongDouble(b []byte) (*big.Float, bool) {
 		return nil, false
 	}
 	return f, true
+}
+
+// isHex reports whether s is a hexadecimal number ("0x1f", "-0X1p3").
+func isHex(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	return len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
 }
 
 func isInfWord(s string) bool {

@@ -20,7 +20,7 @@ func TestParseInt(t *testing.T) {
 }
 
 func TestParseFloat(t *testing.T) {
-	good := map[string]float64{"1.5": 1.5, "-2": -2, "inf": math.Inf(1), "-inf": math.Inf(-1), "+inf": math.Inf(1), "1e3": 1000, "0": 0, ".5": 0.5, "0e10": 0}
+	good := map[string]float64{"1.5": 1.5, "-2": -2, "inf": math.Inf(1), "-inf": math.Inf(-1), "+inf": math.Inf(1), "1e3": 1000, "0x10": 16, "0x1p4": 16, "0": 0, ".5": 0.5, "0e10": 0}
 	for s, want := range good {
 		if got, ok := ParseFloat([]byte(s)); !ok || got != want {
 			t.Errorf("ParseFloat(%q) = %v, %v", s, got, ok)
@@ -54,6 +54,9 @@ func TestLongDouble(t *testing.T) {
 			t.Errorf("%s + %s = %s, want %s", tt.a, tt.b, FormatLongDouble(sum), tt.want)
 		}
 	}
+	if hex, ok := ParseLongDouble([]byte("0x10")); !ok || FormatLongDouble(hex) != "16" {
+		t.Fatal("hex must parse as strtold does")
+	}
 	inf, ok := ParseLongDouble([]byte("inf"))
 	if !ok {
 		t.Fatal("inf must parse")
@@ -61,7 +64,7 @@ func TestLongDouble(t *testing.T) {
 	if _, ok := AddLongDouble(inf, inf); ok {
 		t.Fatal("inf result must be refused")
 	}
-	for _, s := range []string{"nan", " 1", "0x10", "abc", ""} {
+	for _, s := range []string{"nan", " 1", "0b11", "1_0", "abc", ""} {
 		if _, ok := ParseLongDouble([]byte(s)); ok {
 			t.Errorf("ParseLongDouble(%q) accepted", s)
 		}

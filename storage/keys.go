@@ -245,9 +245,13 @@ func (db DB) Stats() (KeyStats, error) {
 	return st, it.Err()
 }
 
+// randomKeyWalk bounds how many live keys RandomKey steps over after its
+// seek, which spreads picks inside dense runs of keys at a fixed cost.
+const randomKeyWalk = 64
+
 // RandomKey returns a random live key, or nil when the namespace has none.
-// It seeks to a uniformly drawn point between the first and last keys and
-// takes the first live key from there, wrapping around once.
+// It seeks to a point drawn between the first and last keys, then steps
+// over a random number of live keys, wrapping around at the end.
 func (db DB) RandomKey() ([]byte, error) {
 	lower, upper := db.prefix()
 	it := db.s.newIterator(CFMetadata, lower, upper, nil)
@@ -260,31 +264,44 @@ func (db DB) RandomKey() ([]byte, error) {
 	it.SeekToLast()
 	last := append([]byte(nil), it.keyData()...)
 	now := nowMs()
-	start := randomBetween(first, last)
-	for it.Seek(start); it.Valid(); it.Next() {
+	steps := rand.IntN(randomKeyWalk)
+	var pick []byte
+	it.Seek(randomBetween(first, last))
+	for wrapped := false; ; it.Next() {
+		if !it.Valid() {
+			if wrapped || it.Err() != nil {
+				return pick, it.Err()
+			}
+			wrapped = true
+			it.SeekToFirst()
+			continue
+		}
 		if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
-			return k, nil
+			pick = k
+			if steps == 0 {
+				return pick, nil
+			}
+			steps--
 		}
 	}
-	for it.SeekToFirst(); it.Valid() && bytes.Compare(it.keyData(), start) < 0; it.Next() {
-		if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
-			return k, nil
-		}
-	}
-	return nil, it.Err()
 }
 
-// randomBetween returns a key uniformly drawn between a and b, reading
-// their first eight bytes as big-endian numbers.
+// randomBetween returns a key uniformly drawn between a and b (a <= b):
+// their common prefix followed by a number between the next eight bytes of
+// each, read as big-endian integers.
 func randomBetween(a, b []byte) []byte {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
 	var pa, pb [8]byte
-	copy(pa[:], a)
-	copy(pb[:], b)
+	copy(pa[:], a[p:])
+	copy(pb[:], b[p:])
 	lo, hi := binary.BigEndian.Uint64(pa[:]), binary.BigEndian.Uint64(pb[:])
 	if hi <= lo {
 		return a
 	}
-	return binary.BigEndian.AppendUint64(nil, lo+rand.Uint64N(hi-lo+1))
+	return binary.BigEndian.AppendUint64(append([]byte(nil), a[:p]...), lo+rand.Uint64N(hi-lo+1))
 }
 
 // subkeyCFs are the column families holding a type's elements.

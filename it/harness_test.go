@@ -1,0 +1,245 @@
+package it
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var basaltBin string
+
+func TestMain(m *testing.M) {
+	basaltBin = os.Getenv("BASALT_BIN")
+	var cleanup func()
+	if basaltBin == "" {
+		dir, err := os.MkdirTemp("", "basalt-it-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		basaltBin = filepath.Join(dir, "basalt")
+		build := exec.Command("go", "build", "-o", basaltBin, "../cmd/basalt")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			cleanup()
+			fmt.Fprintln(os.Stderr, "building basalt:", err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	if cleanup != nil {
+		cleanup()
+	}
+	os.Exit(code)
+}
+
+// freePort returns a loopback TCP port that is free right now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// lockedBuffer collects a process's output safely.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// proc is a server process started by a test.
+type proc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	Port   int
+	Dir    string
+	Output *lockedBuffer
+	done   chan struct{}
+	err    error
+}
+
+// Addr returns host:port of the server.
+func (p *proc) Addr() string { return "127.0.0.1:" + strconv.Itoa(p.Port) }
+
+// startBasalt starts basalt on a free port with a fresh data dir; extra
+// arguments are appended to the command line. The server is stopped when
+// the test ends.
+func startBasalt(t testing.TB, extra ...string) *proc {
+	t.Helper()
+	return startBasaltIn(t, t.TempDir(), extra...)
+}
+
+// startBasaltIn is startBasalt with a given data dir.
+func startBasaltIn(t testing.TB, dir string, extra ...string) *proc {
+	t.Helper()
+	port := freePort(t)
+	args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--rocksdb.block_cache_size", "16", "--rocksdb.write_buffer_size", "8"}, extra...)
+	p := launch(t, basaltBin, args, port)
+	p.Dir = dir
+	return p
+}
+
+// startRedis starts a redis-server oracle with persistence off.
+func startRedis(t testing.TB) *proc {
+	t.Helper()
+	port := freePort(t)
+	return launch(t, "redis-server", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, port)
+}
+
+func launch(t testing.TB, bin string, args []string, port int) *proc {
+	t.Helper()
+	p := &proc{t: t, Port: port, Output: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(p.Stop)
+	p.waitReady()
+	return p
+}
+
+// waitReady waits until the server answers PING.
+func (p *proc) waitReady() {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			p.t.Fatalf("server exited early: %v\n%s", p.err, p.Output)
+		default:
+		}
+		c, err := net.DialTimeout("tcp", p.Addr(), 200*time.Millisecond)
+		if err == nil {
+			c.SetDeadline(time.Now().Add(time.Second))
+			c.Write([]byte("PING\r\n"))
+			buf := make([]byte, 64)
+			n, _ := c.Read(buf)
+			c.Close()
+			if n > 0 && (strings.HasPrefix(string(buf[:n]), "+PONG") || strings.HasPrefix(string(buf[:n]), "-NOAUTH")) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("server did not become ready\n%s", p.Output)
+}
+
+// Stop ends the server with SIGTERM (SIGKILL if it does not exit) and waits.
+func (p *proc) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+		p.t.Errorf("server did not stop on SIGTERM\n%s", p.Output)
+	}
+}
+
+// Kill ends the server with SIGKILL and waits.
+func (p *proc) Kill() {
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// Wait waits for the server to exit by itself and returns its exit code.
+func (p *proc) Wait(timeout time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		p.t.Fatalf("server did not exit\n%s", p.Output)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// client returns a go-redis client speaking RESP2 or RESP3, closed with the
+// test.
+func (p *proc) client(t testing.TB, protocol int) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Protocol: protocol, DisableIdentity: true, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// cli runs redis-cli against the server and returns its trimmed output.
+func (p *proc) cli(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("redis-cli", append([]string{"-p", strconv.Itoa(p.Port)}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
+var ctx = context.Background()
+
+// protocols runs a subtest for RESP2 and RESP3.
+func protocols(t *testing.T, p *proc, f func(t *testing.T, c *redis.Client)) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			c := p.client(t, proto)
+			if err := c.FlushAll(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			f(t, c)
+		})
+	}
+}
+
+// runBasaltCommand runs the binary to completion (for start-up failures).
+func runBasaltCommand(t testing.TB, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(basaltBin, args...)
+	done := make(chan struct{})
+	var out []byte
+	go func() {
+		out, _ = cmd.CombinedOutput()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("basalt %v did not exit\n%s", args, out)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
