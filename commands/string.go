@@ -115,7 +115,8 @@ func cmdSet(c *Ctx) {
 			a.Get = true
 		case c.is(i, "keepttl") && expireIdx == 0:
 			a.KeepTTL = true
-		case isExpiry && expireIdx == 0 && !a.KeepTTL && i+1 < len(c.Args):
+		case isExpiry && (expireIdx == 0 || unit == u) && !a.KeepTTL && i+1 < len(c.Args):
+			// Repeating the same option is allowed, as in Redis: the last wins.
 			unit, expireIdx = u, i+1
 			i++
 		default:
@@ -192,9 +193,9 @@ func cmdGetEx(c *Ctx) {
 	for i := 2; i < len(c.Args); i++ {
 		u, isExpiry := c.expiryOption(i)
 		switch {
-		case c.is(i, "persist") && expireIdx == 0 && !change.Persist:
+		case c.is(i, "persist") && expireIdx == 0:
 			change.Persist = true
-		case isExpiry && expireIdx == 0 && !change.Persist && i+1 < len(c.Args):
+		case isExpiry && (expireIdx == 0 || unit == u) && !change.Persist && i+1 < len(c.Args):
 			unit, expireIdx = u, i+1
 			i++
 		default:
@@ -203,6 +204,16 @@ func cmdGetEx(c *Ctx) {
 		}
 	}
 	if expireIdx > 0 {
+		// Redis answers for a missing or mistyped key before it looks at
+		// the expiry value.
+		_, found, err := c.DB.Get(c.Args[1])
+		if !c.ok(err) {
+			return
+		}
+		if !found {
+			c.W.Null()
+			return
+		}
 		at, ok := c.expireArg(expireIdx, unit)
 		if !ok {
 			return

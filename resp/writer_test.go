@@ -7,8 +7,8 @@ import (
 
 func TestWriterRESP2AndRESP3(t *testing.T) {
 	tests := []struct {
-		name       string
-		write      func(w *Writer)
+		name         string
+		write        func(w *Writer)
 		resp2, resp3 string
 	}{
 		{"ok", func(w *Writer) { w.OK() }, "+OK\r\n", "+OK\r\n"},

@@ -1,0 +1,254 @@
+package it
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The differential test runs the same seeded random command stream against
+// basalt and redis-server and requires the same reply to every command.
+// DIFF_SEED and DIFF_STEPS override the seeds and the stream length.
+
+var diffKeys = []string{"k0", "k1", "k2", "k3", "k4", "k5", "{t}a", "{t}b"}
+
+var diffValues = []string{
+	"", "0", "1", "-1", "10", "42", "3.5", "-2.25", "abc", "hello world", "\x00\xff\r\n",
+	"9223372036854775807", "-9223372036854775808", "1e3", "0x10", " 1", "007", "+5",
+	"99999999999999999999", "nan", "inf", "-inf", "0.1", "5.0e3", "ohmytext", "mynewtext",
+}
+
+// diffGen builds commands; now is the fixed base for absolute expiry times.
+type diffGen struct {
+	r   *rand.Rand
+	now int64
+}
+
+func (g *diffGen) key() string   { return diffKeys[g.r.Intn(len(diffKeys))] }
+func (g *diffGen) value() string { return diffValues[g.r.Intn(len(diffValues))] }
+func (g *diffGen) pick(s ...string) string {
+	return s[g.r.Intn(len(s))]
+}
+
+// seconds and millis are relative expiries: long enough that no key
+// expires during the run, or not positive, which deletes at once.
+func (g *diffGen) seconds() string { return g.pick("100", "1000", "0", "-5", "abc", "9223372036854775807") }
+func (g *diffGen) millis() string  { return g.pick("100000", "500000", "0", "-1") }
+func (g *diffGen) unixSeconds() string {
+	return g.pick("1", strconv.FormatInt(g.now/1000+5000, 10), strconv.FormatInt(g.now/1000+9000, 10))
+}
+func (g *diffGen) unixMillis() string {
+	return g.pick("1", strconv.FormatInt(g.now+5000000, 10), strconv.FormatInt(g.now+7000000, 10))
+}
+func (g *diffGen) int() string {
+	return g.pick("0", "1", "-1", "5", "-3", "100", "-100", "9223372036854775807", "-9223372036854775808", "x", "2.5")
+}
+
+func (g *diffGen) expireOpts() []string {
+	var out []string
+	for i := 0; i < g.r.Intn(3); i++ {
+		out = append(out, g.pick("NX", "XX", "GT", "LT", "nx"))
+	}
+	return out
+}
+
+func (g *diffGen) setOpts() []string {
+	var out []string
+	for i := 0; i < g.r.Intn(4); i++ {
+		switch g.r.Intn(8) {
+		case 0:
+			out = append(out, g.pick("NX", "XX"))
+		case 1:
+			out = append(out, "GET")
+		case 2:
+			out = append(out, "EX", g.seconds())
+		case 3:
+			out = append(out, "PX", g.millis())
+		case 4:
+			out = append(out, "EXAT", g.unixSeconds())
+		case 5:
+			out = append(out, "PXAT", g.unixMillis())
+		case 6:
+			out = append(out, "KEEPTTL")
+		default:
+			out = append(out, g.pick("EX", "bogus"))
+		}
+	}
+	return out
+}
+
+func (g *diffGen) next() []string {
+	k, v := g.key(), g.value()
+	switch g.r.Intn(40) {
+	case 0, 1, 2:
+		return append([]string{"SET", k, v}, g.setOpts()...)
+	case 3, 4:
+		return []string{"GET", k}
+	case 5:
+		return []string{"MGET", k, g.key(), g.key()}
+	case 6:
+		return []string{"MSET", k, v, g.key(), g.value()}
+	case 7:
+		return []string{"MSETNX", k, v, g.key(), g.value()}
+	case 8:
+		return []string{g.pick("SETNX", "GETSET"), k, v}
+	case 9:
+		return []string{"SETEX", k, g.seconds(), v}
+	case 10:
+		return []string{"PSETEX", k, g.millis(), v}
+	case 11:
+		return []string{"GETDEL", k}
+	case 12:
+		opts := [][]string{{}, {"PERSIST"}, {"EX", g.seconds()}, {"PX", g.millis()}, {"EXAT", g.unixSeconds()}, {"PXAT", g.unixMillis()}, {"PERSIST", "EX", "10"}, {"EX"}}
+		return append([]string{"GETEX", k}, opts[g.r.Intn(len(opts))]...)
+	case 13:
+		return []string{"APPEND", k, v}
+	case 14:
+		return []string{"STRLEN", k}
+	case 15, 16:
+		return []string{g.pick("INCR", "DECR"), k}
+	case 17:
+		return []string{g.pick("INCRBY", "DECRBY"), k, g.int()}
+	case 18:
+		return []string{"INCRBYFLOAT", k, g.pick("0.1", "1.5", "-2.25", "3e2", "1e-5", "abc", "10", "0x10", "-0.1", "1e400")}
+	case 19:
+		return []string{g.pick("GETRANGE", "SUBSTR"), k, g.int(), g.int()}
+	case 20:
+		return []string{"SETRANGE", k, g.pick("0", "1", "5", "-1", "x", "12"), v}
+	case 21:
+		cmd := []string{"LCS", k, g.key()}
+		switch g.r.Intn(5) {
+		case 0:
+			cmd = append(cmd, "LEN")
+		case 1:
+			cmd = append(cmd, "IDX")
+		case 2:
+			cmd = append(cmd, "IDX", "MINMATCHLEN", g.pick("0", "2", "-1"), "WITHMATCHLEN")
+		case 3:
+			cmd = append(cmd, "LEN", "IDX")
+		}
+		return cmd
+	case 22, 23:
+		return []string{g.pick("DEL", "UNLINK"), k, g.key()}
+	case 24:
+		return []string{g.pick("EXISTS", "TOUCH"), k, g.key(), k}
+	case 25:
+		return []string{"TYPE", k}
+	case 26:
+		return append([]string{g.pick("EXPIRE", "expire"), k, g.seconds()}, g.expireOpts()...)
+	case 27:
+		return append([]string{"PEXPIRE", k, g.millis()}, g.expireOpts()...)
+	case 28:
+		return append([]string{"EXPIREAT", k, g.unixSeconds()}, g.expireOpts()...)
+	case 29:
+		return append([]string{"PEXPIREAT", k, g.unixMillis()}, g.expireOpts()...)
+	case 30, 31:
+		return []string{g.pick("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"), k}
+	case 32:
+		return []string{"PERSIST", k}
+	case 33:
+		return []string{g.pick("RENAME", "RENAMENX"), k, g.key()}
+	case 34:
+		if g.r.Intn(2) == 0 {
+			return []string{"COPY", k, g.key(), "REPLACE"}
+		}
+		return []string{"COPY", k, g.key()}
+	case 35:
+		// Not DBSIZE: redis-server counts keys whose TTL has passed until its
+		// expiry cycle removes them, while basalt's count is exact.
+		return []string{"KEYS", "*"}
+	case 36:
+		return []string{"KEYS", g.pick("*", "k*", "{t}*", "k[0-2]", "?1")}
+	case 37:
+		return []string{"GET"}
+	case 38:
+		return []string{"SET", k}
+	default:
+		return []string{"ECHO", v}
+	}
+}
+
+// tolerance is how far two replies of a time-reading command may differ.
+var tolerance = map[string]int64{"TTL": 1, "PTTL": 100, "EXPIRETIME": 1, "PEXPIRETIME": 100}
+
+func normalize(cmd []string, v any, err error) any {
+	if err == redis.Nil {
+		return "(nil)"
+	}
+	if err != nil {
+		return "ERR:" + err.Error()
+	}
+	if strings.EqualFold(cmd[0], "KEYS") {
+		if list, ok := v.([]any); ok {
+			keys := make([]string, len(list))
+			for i, k := range list {
+				keys[i] = fmt.Sprint(k)
+			}
+			sort.Strings(keys)
+			return keys
+		}
+	}
+	return v
+}
+
+func sameReply(cmd []string, a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	tol, timed := tolerance[strings.ToUpper(cmd[0])]
+	x, okA := a.(int64)
+	y, okB := b.(int64)
+	if !timed || !okA || !okB || x < 0 || y < 0 {
+		return false
+	}
+	d := x - y
+	return d <= tol && d >= -tol
+}
+
+func TestDifferentialStringsAndKeys(t *testing.T) {
+	seeds := []int64{1, 2, 3, 4}
+	steps := 1500
+	if s := os.Getenv("DIFF_SEED"); s != "" {
+		n, _ := strconv.ParseInt(s, 10, 64)
+		seeds = []int64{n}
+	}
+	if s := os.Getenv("DIFF_STEPS"); s != "" {
+		steps, _ = strconv.Atoi(s)
+	}
+	basalt := startBasalt(t)
+	oracle := startRedis(t)
+	for _, seed := range seeds {
+		proto := 2 + int(seed%2)
+		t.Run(fmt.Sprintf("seed=%d/RESP%d", seed, proto), func(t *testing.T) {
+			b, o := basalt.client(t, proto), oracle.client(t, proto)
+			must(t, b.FlushAll(ctx).Err())
+			must(t, o.FlushAll(ctx).Err())
+			g := &diffGen{r: rand.New(rand.NewSource(seed)), now: time.Now().UnixMilli()}
+			var history []string
+			for i := 0; i < steps; i++ {
+				cmd := g.next()
+				args := make([]any, len(cmd))
+				for j, a := range cmd {
+					args[j] = a
+				}
+				bv, berr := b.Do(ctx, args...).Result()
+				ov, oerr := o.Do(ctx, args...).Result()
+				history = append(history, fmt.Sprintf("%q", cmd))
+				got, want := normalize(cmd, bv, berr), normalize(cmd, ov, oerr)
+				if !sameReply(cmd, got, want) {
+					from := max(0, len(history)-15)
+					t.Fatalf("step %d: %q\nbasalt:       %#v\nredis-server: %#v\nlast commands:\n%s",
+						i, cmd, got, want, strings.Join(history[from:], "\n"))
+				}
+			}
+		})
+	}
+}
