@@ -40,8 +40,10 @@ func (g *diffGen) pick(s ...string) string {
 
 // seconds and millis are relative expiries: long enough that no key
 // expires during the run, or not positive, which deletes at once.
-func (g *diffGen) seconds() string { return g.pick("100", "1000", "0", "-5", "abc", "9223372036854775807") }
-func (g *diffGen) millis() string  { return g.pick("100000", "500000", "0", "-1") }
+func (g *diffGen) seconds() string {
+	return g.pick("100", "1000", "0", "-5", "abc", "9223372036854775807")
+}
+func (g *diffGen) millis() string { return g.pick("100000", "500000", "0", "-1") }
 func (g *diffGen) unixSeconds() string {
 	return g.pick("1", strconv.FormatInt(g.now/1000+5000, 10), strconv.FormatInt(g.now/1000+9000, 10))
 }
