@@ -158,6 +158,7 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 	o.SetEnablePipelinedWrite(r.EnablePipelinedWrite.Get())
 	o.SetStatsDumpPeriodSec(uint(r.StatsDumpPeriodSec.Get()))
 	o.SetKeepLogFileNum(8)
+	o.SetEnableWriteThreadAdaptiveYield(false)
 	s.cache = grocksdb.NewLRUCache(uint64(r.BlockCacheSize.Get()) << 20)
 	return o
 }

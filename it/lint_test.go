@@ -1,0 +1,52 @@
+package it
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLint keeps the tree gofmt-clean and vet-clean.
+func TestLint(t *testing.T) {
+	if out, err := exec.Command("gofmt", "-l", "..").CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("gofmt -l: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("go", "vet", "../...").CombinedOutput(); err != nil {
+		t.Fatalf("go vet: %v\n%s", err, out)
+	}
+}
+
+// forbidden lists, per package, the Basalt packages it must not import, so
+// that dependencies only point down the layering of DESIGN.md.
+var forbidden = map[string][]string{
+	"metadata": {"storage", "commands", "server", "config", "resp"},
+	"storage":  {"commands", "server", "resp"},
+	"config":   {"storage", "commands", "server", "metadata"},
+	"commands": {"server"},
+	"resp":     {"storage", "commands", "server", "config", "metadata"},
+	"num":      {"storage", "commands", "server", "config", "metadata"},
+	"glob":     {"storage", "commands", "server", "config", "metadata"},
+}
+
+func TestImportLayering(t *testing.T) {
+	const module = "github.com/basaltdb/basalt/"
+	for pkg, banned := range forbidden {
+		out, err := exec.Command("go", "list", "-deps", "-json", "../"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(string(out)))
+		for dec.More() {
+			var p struct{ ImportPath string }
+			if err := dec.Decode(&p); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range banned {
+				if p.ImportPath == module+b {
+					t.Errorf("%s depends on %s", pkg, b)
+				}
+			}
+		}
+	}
+}
