@@ -54,10 +54,17 @@ func (g *diffGen) int() string {
 	return g.pick("0", "1", "-1", "5", "-3", "100", "-100", "9223372036854775807", "-9223372036854775808", "x", "2.5")
 }
 
-func (g *diffGen) expireOpts() []string {
+// expireOpts draws EXPIRE flags. GT and LT only go with absolute times:
+// with relative ones their outcome depends on the milliseconds between two
+// commands, which differ between the two servers.
+func (g *diffGen) expireOpts(absolute bool) []string {
+	flags := []string{"NX", "XX", "nx"}
+	if absolute {
+		flags = append(flags, "GT", "LT")
+	}
 	var out []string
 	for i := 0; i < g.r.Intn(3); i++ {
-		out = append(out, g.pick("NX", "XX", "GT", "LT", "nx"))
+		out = append(out, g.pick(flags...))
 	}
 	return out
 }
@@ -145,13 +152,13 @@ func (g *diffGen) next() []string {
 	case 25:
 		return []string{"TYPE", k}
 	case 26:
-		return append([]string{g.pick("EXPIRE", "expire"), k, g.seconds()}, g.expireOpts()...)
+		return append([]string{g.pick("EXPIRE", "expire"), k, g.seconds()}, g.expireOpts(false)...)
 	case 27:
-		return append([]string{"PEXPIRE", k, g.millis()}, g.expireOpts()...)
+		return append([]string{"PEXPIRE", k, g.millis()}, g.expireOpts(false)...)
 	case 28:
-		return append([]string{"EXPIREAT", k, g.unixSeconds()}, g.expireOpts()...)
+		return append([]string{"EXPIREAT", k, g.unixSeconds()}, g.expireOpts(true)...)
 	case 29:
-		return append([]string{"PEXPIREAT", k, g.unixMillis()}, g.expireOpts()...)
+		return append([]string{"PEXPIREAT", k, g.unixMillis()}, g.expireOpts(true)...)
 	case 30, 31:
 		return []string{g.pick("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"), k}
 	case 32:
