@@ -54,6 +54,8 @@ type Storage struct {
 	// Locks serialises read-modify-writes per key; see the package doc.
 	Locks Locks
 
+	commits   chan *commitRequest
+	committed chan struct{} // closed when the committer has stopped
 	closeOnce sync.Once
 }
 
@@ -89,6 +91,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 			s.foreign = append(s.foreign, handles[i])
 		}
 	}
+	s.startCommitter()
 	s.readOpts = grocksdb.NewDefaultReadOptions()
 	for sync := 0; sync < 2; sync++ {
 		for noWAL := 0; noWAL < 2; noWAL++ {
@@ -200,6 +203,7 @@ func (s *Storage) newCFOptions() *grocksdb.Options {
 // It is safe to call more than once.
 func (s *Storage) Close() {
 	s.closeOnce.Do(func() {
+		s.stopCommitter()
 		for _, h := range s.cfs {
 			if h != nil {
 				h.Destroy()
@@ -262,42 +266,12 @@ func (s *Storage) get(cf CF, key, dst []byte) (value []byte, found bool, err err
 	return append(dst, v.Data()...), true, nil
 }
 
-// put writes one record outside a batch.
+// put writes one record.
 func (s *Storage) put(cf CF, key, value []byte) error {
-	if err := s.db.PutCF(s.writeOptions(), s.cfs[cf], key, value); err != nil {
-		return fmt.Errorf("storage: put: %w", err)
-	}
-	return nil
+	b := s.newBatch()
+	b.put(cf, key, value)
+	return b.commit()
 }
-
-// batch is a WriteBatch bound to this storage's column families.
-type batch struct {
-	s  *Storage
-	wb *grocksdb.WriteBatch
-}
-
-func (s *Storage) newBatch() batch { return batch{s: s, wb: grocksdb.NewWriteBatch()} }
-
-func (b batch) put(cf CF, key, value []byte) { b.wb.PutCF(b.s.cfs[cf], key, value) }
-func (b batch) del(cf CF, key []byte)        { b.wb.DeleteCF(b.s.cfs[cf], key) }
-func (b batch) delRange(cf CF, from, to []byte) {
-	b.wb.DeleteRangeCF(b.s.cfs[cf], from, to)
-}
-
-// commit writes the batch atomically and frees it.
-func (b batch) commit() error {
-	defer b.wb.Destroy()
-	if b.wb.Count() == 0 {
-		return nil
-	}
-	if err := b.s.db.Write(b.s.writeOptions(), b.wb); err != nil {
-		return fmt.Errorf("storage: write batch: %w", err)
-	}
-	return nil
-}
-
-// discard frees a batch that will not be committed.
-func (b batch) discard() { b.wb.Destroy() }
 
 // iterator is a RocksDB iterator bounded to [lower, upper), with the read
 // options it needs; close frees both.
@@ -354,10 +328,9 @@ func (s *Storage) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
 	return out, nil
 }
 
-// delete removes one record outside a batch.
+// delete removes one record.
 func (s *Storage) delete(cf CF, key []byte) error {
-	if err := s.db.DeleteCF(s.writeOptions(), s.cfs[cf], key); err != nil {
-		return fmt.Errorf("storage: delete: %w", err)
-	}
-	return nil
+	b := s.newBatch()
+	b.del(cf, key)
+	return b.commit()
 }

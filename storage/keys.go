@@ -320,14 +320,15 @@ func subkeyCFs(t metadata.Type) []CF {
 
 // copyElements adds to b a copy of every element of src's incarnation m
 // under dst, with the same version.
-func (db DB) copyElements(b batch, m metadata.Metadata, src, dst []byte) error {
+func (db DB) copyElements(b *batch, m metadata.Metadata, src, dst []byte) error {
 	for _, cf := range subkeyCFs(m.Type) {
 		srcPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, src, m.Version)
 		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, dst, m.Version)
 		it := db.s.newIterator(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), nil)
 		for it.SeekToFirst(); it.Valid(); it.Next() {
 			sub := it.keyData()[len(srcPrefix):]
-			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], sub...), it.valueData())
+			// The value points into the iterator: the batch needs a copy.
+			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], sub...), append([]byte(nil), it.valueData()...))
 		}
 		err := it.Err()
 		it.close()
@@ -359,7 +360,6 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 	}
 	b := db.s.newBatch()
 	if err := db.copyElements(b, rec.meta, src, dst); err != nil {
-		b.discard()
 		return false, err
 	}
 	b.put(CFMetadata, dstKey, rec.raw)
@@ -385,7 +385,6 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 	}
 	b := db.s.newBatch()
 	if err := db.copyElements(b, rec.meta, src, dst); err != nil {
-		b.discard()
 		return false, err
 	}
 	b.put(CFMetadata, dstKey, rec.raw)

@@ -232,3 +232,30 @@ func TestLocksExcludeSameKey(t *testing.T) {
 	g.Unlock()
 	<-done
 }
+
+func TestConcurrentCommitsAllLand(t *testing.T) {
+	db := newTestDB(t)
+	const writers, each = 32, 100
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		go func(w int) {
+			for i := 0; i < each; i++ {
+				// Two keys per command: both or neither must land.
+				pairs := [][]byte{b(fmt.Sprintf("a:%d:%d", w, i)), b("x"), b(fmt.Sprintf("b:%d:%d", w, i)), b("y")}
+				if _, err := db.MSet(pairs, false); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < writers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, _ := db.Stats(); st.Keys != 2*writers*each {
+		t.Fatalf("%d keys, want %d", st.Keys, 2*writers*each)
+	}
+}
