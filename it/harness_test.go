@@ -158,7 +158,13 @@ func (p *proc) waitReady() {
 }
 
 // Stop ends the server with SIGTERM (SIGKILL if it does not exit) and waits.
+// A server built with -race that reported a data race fails the test.
 func (p *proc) Stop() {
+	defer func() {
+		if strings.Contains(p.Output.String(), "WARNING: DATA RACE") {
+			p.t.Errorf("data race in the server:\n%s", p.Output)
+		}
+	}()
 	select {
 	case <-p.done:
 		return
