@@ -11,7 +11,7 @@ import (
 	"github.com/basaltdb/basalt/metadata"
 )
 
-func openTest(t *testing.T, dir string, cluster bool) *Storage {
+func openTest(t testing.TB, dir string, cluster bool) *Storage {
 	t.Helper()
 	overrides := [][2]string{{"dir", dir}, {"rocksdb.block_cache_size", "8"}}
 	if cluster {

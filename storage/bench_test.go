@@ -1,0 +1,39 @@
+package storage
+
+import (
+	"strconv"
+	"testing"
+)
+
+func BenchmarkGet(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB("__namespace")
+	const n = 100000
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte("key:" + strconv.Itoa(i))
+	}
+	for i := 0; i < n; i += 1000 {
+		pairs := make([][]byte, 0, 2000)
+		for _, k := range keys[i : i+1000] {
+			pairs = append(pairs, k, []byte("xxx"))
+		}
+		db.MSet(pairs, false)
+	}
+	b.ResetTimer()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		db.Get(keys[i%n])
+	}
+}
+
+func BenchmarkSet(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB("__namespace")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		db.Set([]byte("key:"+strconv.Itoa(i%100000)), []byte("xxx"), SetArgs{})
+	}
+}
