@@ -9,6 +9,7 @@ import (
 
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/linxGnu/grocksdb"
 )
 
 func openTest(t testing.TB, dir string, cluster bool) *Storage {
@@ -257,5 +258,28 @@ func TestConcurrentCommitsAllLand(t *testing.T) {
 	}
 	if st, _ := db.Stats(); st.Keys != 2*writers*each {
 		t.Fatalf("%d keys, want %d", st.Keys, 2*writers*each)
+	}
+}
+
+func TestOpensEveryExistingColumnFamily(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/db"
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	names := []string{"default", "metadata", "from_the_future"}
+	db, handles, err := grocksdb.OpenDbColumnFamilies(opts, path, names, []*grocksdb.Options{opts, opts, opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range handles {
+		h.Destroy()
+	}
+	db.Close()
+	s := openTest(t, dir, false)
+	defer s.Close()
+	if len(s.foreign) != 1 || s.cfs[CFZSetScore] == nil || s.cfs[CFSearch] == nil {
+		t.Fatalf("foreign %d, zset_score %v, search %v", len(s.foreign), s.cfs[CFZSetScore], s.cfs[CFSearch])
 	}
 }
