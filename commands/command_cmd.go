@@ -7,45 +7,37 @@ func init() {
 // COMMAND | COMMAND COUNT | COMMAND INFO [name ...] | COMMAND LIST | COMMAND GETKEYS command [arg ...] | COMMAND HELP
 func cmdCommand(c *Ctx) {
 	if len(c.Args) == 1 {
+		writeAllCommandInfo(c)
+		return
+	}
+	dispatchSub(c, commandSubcommands)
+}
+
+var commandSubcommands = map[string]subcommand{
+	"count": {2, func(c *Ctx) { c.W.Int(int64(len(table.byName))) }},
+	"info":  {-2, commandInfo},
+	"list": {2, func(c *Ctx) {
 		cmds := sortedCommands()
 		c.W.Array(len(cmds))
 		for _, cmd := range cmds {
-			writeCommandInfo(c, cmd)
+			c.W.BulkString(cmd.Name)
 		}
-		return
-	}
-	dispatchSub(c, map[string]subcommand{
-		"count": {2, func(c *Ctx) { c.W.Int(int64(len(table.byName))) }},
-		"info":  {-2, commandInfo},
-		"list": {2, func(c *Ctx) {
-			cmds := sortedCommands()
-			c.W.Array(len(cmds))
-			for _, cmd := range cmds {
-				c.W.BulkString(cmd.Name)
-			}
-		}},
-		"getkeys": {-3, commandGetKeys},
-		"help": {2, func(c *Ctx) {
-			c.W.BulkStrings([]string{
-				"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-				"(no subcommand)", "    Return details about all commands.",
-				"COUNT", "    Return the total number of commands in this server.",
-				"LIST", "    Return a list of all commands in this server.",
-				"INFO [<command-name> ...]", "    Return details about multiple commands.",
-				"GETKEYS <full-command>", "    Return the keys from a full command.",
-				"HELP", "    Print this help.",
-			})
-		}},
-	})
+	}},
+	"getkeys": {-3, commandGetKeys},
+	"help": help(
+		"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"(no subcommand)", "    Return details about all commands.",
+		"COUNT", "    Return the total number of commands in this server.",
+		"LIST", "    Return a list of all commands in this server.",
+		"INFO [<command-name> ...]", "    Return details about multiple commands.",
+		"GETKEYS <full-command>", "    Return the keys from a full command.",
+		"HELP", "    Print this help.",
+	),
 }
 
 func commandInfo(c *Ctx) {
 	if len(c.Args) == 2 {
-		cmds := sortedCommands()
-		c.W.Array(len(cmds))
-		for _, cmd := range cmds {
-			writeCommandInfo(c, cmd)
-		}
+		writeAllCommandInfo(c)
 		return
 	}
 	c.W.Array(len(c.Args) - 2)
@@ -55,6 +47,14 @@ func commandInfo(c *Ctx) {
 		} else {
 			c.W.NullArray()
 		}
+	}
+}
+
+func writeAllCommandInfo(c *Ctx) {
+	cmds := sortedCommands()
+	c.W.Array(len(cmds))
+	for _, cmd := range cmds {
+		writeCommandInfo(c, cmd)
 	}
 }
 

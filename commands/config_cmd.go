@@ -12,22 +12,22 @@ func init() {
 
 // CONFIG GET parameter [parameter ...] | SET parameter value [parameter value ...] | REWRITE | RESETSTAT | HELP
 func cmdConfig(c *Ctx) {
-	dispatchSub(c, map[string]subcommand{
-		"get":       {-3, configGet},
-		"set":       {-4, configSet},
-		"rewrite":   {2, func(c *Ctx) { configRewrite(c) }},
-		"resetstat": {2, func(c *Ctx) { c.Env.resetStats(); c.W.OK() }},
-		"help": {2, func(c *Ctx) {
-			c.W.BulkStrings([]string{
-				"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-				"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
-				"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-				"RESETSTAT", "    Reset statistics reported by the INFO command.",
-				"REWRITE", "    Rewrite the configuration file.",
-				"HELP", "    Print this help.",
-			})
-		}},
-	})
+	dispatchSub(c, configSubcommands)
+}
+
+var configSubcommands = map[string]subcommand{
+	"get":       {-3, configGet},
+	"set":       {-4, configSet},
+	"rewrite":   {2, func(c *Ctx) { configRewrite(c) }},
+	"resetstat": {2, func(c *Ctx) { c.Env.resetStats(); c.W.OK() }},
+	"help": help(
+		"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+		"RESETSTAT", "    Reset statistics reported by the INFO command.",
+		"REWRITE", "    Rewrite the configuration file.",
+		"HELP", "    Print this help.",
+	),
 }
 
 func configGet(c *Ctx) {

@@ -194,20 +194,18 @@ var clientSubcommands = map[string]subcommand{
 	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Client.describe(time.Now())) }},
 	"list":    {-2, clientList},
 	"kill":    {-3, clientKill},
-	"help": {2, func(c *Ctx) {
-		c.W.BulkStrings([]string{
-			"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-			"GETNAME", "    Return the name of the current connection.",
-			"ID", "    Return the ID of the current connection.",
-			"INFO", "    Return information about the current client connection.",
-			"KILL <ip:port>", "    Kill connection made from <ip:port>.",
-			"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME.",
-			"LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
-			"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
-			"SETNAME <name>", "    Assign the name <name> to the current connection.",
-			"HELP", "    Print this help.",
-		})
-	}},
+	"help": help(
+		"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GETNAME", "    Return the name of the current connection.",
+		"ID", "    Return the ID of the current connection.",
+		"INFO", "    Return information about the current client connection.",
+		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME.",
+		"LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
+		"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+		"SETNAME <name>", "    Assign the name <name> to the current connection.",
+		"HELP", "    Print this help.",
+	),
 }
 
 // CLIENT SETINFO LIB-NAME libname | LIB-VER libver

@@ -327,23 +327,23 @@ func objectKeys(args [][]byte) [][]byte {
 
 // OBJECT ENCODING key | OBJECT FREQ key | OBJECT HELP
 func cmdObject(c *Ctx) {
-	dispatchSub(c, map[string]subcommand{
-		"encoding": {3, objectEncoding},
-		"freq":     {3, objectFreq},
-		"help": {2, func(c *Ctx) {
-			c.W.BulkStrings([]string{
-				"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-				"ENCODING <key>",
-				"    Return the kind of internal representation used in order to store the value",
-				"    associated with a <key>.",
-				"FREQ <key>",
-				"    Return the access frequency index of the <key>. The returned integer is",
-				"    proportional to the logarithm of the recent access frequency of the key.",
-				"HELP",
-				"    Print this help.",
-			})
-		}},
-	})
+	dispatchSub(c, objectSubcommands)
+}
+
+var objectSubcommands = map[string]subcommand{
+	"encoding": {3, objectEncoding},
+	"freq":     {3, objectFreq},
+	"help": help(
+		"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"ENCODING <key>",
+		"    Return the kind of internal representation used in order to store the value",
+		"    associated with a <key>.",
+		"FREQ <key>",
+		"    Return the access frequency index of the <key>. The returned integer is",
+		"    proportional to the logarithm of the recent access frequency of the key.",
+		"HELP",
+		"    Print this help.",
+	),
 }
 
 // objectEncoding names the representation Redis would pick for the value;

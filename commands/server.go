@@ -92,41 +92,41 @@ func cmdShutdown(c *Ctx) {
 
 // SLOWLOG GET [count] | LEN | RESET | HELP
 func cmdSlowlog(c *Ctx) {
-	dispatchSub(c, map[string]subcommand{
-		"get": {-2, func(c *Ctx) {
-			n := int64(10)
-			if len(c.Args) == 3 {
-				var ok bool
-				if n, ok = num.ParseInt(c.Args[2]); !ok || n < -1 {
-					c.ErrorString("ERR count should be greater than or equal to -1")
-					return
-				}
-			} else if len(c.Args) > 3 {
-				c.ErrorString("ERR wrong number of arguments for 'slowlog|get' command")
+	dispatchSub(c, slowlogSubcommands)
+}
+
+var slowlogSubcommands = map[string]subcommand{
+	"get": {-2, func(c *Ctx) {
+		n := int64(10)
+		if len(c.Args) == 3 {
+			var ok bool
+			if n, ok = num.ParseInt(c.Args[2]); !ok || n < -1 {
+				c.ErrorString("ERR count should be greater than or equal to -1")
 				return
 			}
-			entries := c.Env.slowlog.get(int(n))
-			c.W.Array(len(entries))
-			for _, e := range entries {
-				c.W.Array(6)
-				c.W.Int(e.id)
-				c.W.Int(e.at.Unix())
-				c.W.Int(e.duration.Microseconds())
-				c.W.BulkStrings(e.args)
-				c.W.BulkString(e.addr)
-				c.W.BulkString(e.name)
-			}
-		}},
-		"len":   {2, func(c *Ctx) { c.W.Int(int64(c.Env.slowlog.len())) }},
-		"reset": {2, func(c *Ctx) { c.Env.slowlog.reset(); c.W.OK() }},
-		"help": {2, func(c *Ctx) {
-			c.W.BulkStrings([]string{
-				"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-				"GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
-				"LEN", "    Return the length of the slowlog.",
-				"RESET", "    Reset the slowlog.",
-				"HELP", "    Print this help.",
-			})
-		}},
-	})
+		} else if len(c.Args) > 3 {
+			c.ErrorString("ERR wrong number of arguments for 'slowlog|get' command")
+			return
+		}
+		entries := c.Env.slowlog.get(int(n))
+		c.W.Array(len(entries))
+		for _, e := range entries {
+			c.W.Array(6)
+			c.W.Int(e.id)
+			c.W.Int(e.at.Unix())
+			c.W.Int(e.duration.Microseconds())
+			c.W.BulkStrings(e.args)
+			c.W.BulkString(e.addr)
+			c.W.BulkString(e.name)
+		}
+	}},
+	"len":   {2, func(c *Ctx) { c.W.Int(int64(c.Env.slowlog.len())) }},
+	"reset": {2, func(c *Ctx) { c.Env.slowlog.reset(); c.W.OK() }},
+	"help": help(
+		"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+		"LEN", "    Return the length of the slowlog.",
+		"RESET", "    Reset the slowlog.",
+		"HELP", "    Print this help.",
+	),
 }

@@ -99,13 +99,35 @@ func (c *Ctx) expiryOption(i int) (expireUnit, bool) {
 	return expireUnit{}, false
 }
 
+// pendingExpiry remembers the EX, PX, EXAT or PXAT option of SET or GETEX
+// while the other options are parsed: Redis checks the syntax of every
+// option before it reads the expiry value.
+type pendingExpiry struct {
+	unit expireUnit
+	idx  int // argument index of the value; 0 when no option was given
+}
+
+// accept takes an expiry option at argument i if it may stand there:
+// another expiry option excludes it, the same one repeated does not (the
+// last wins, as in Redis).
+func (p *pendingExpiry) accept(c *Ctx, i int) bool {
+	u, ok := c.expiryOption(i)
+	if !ok || (p.idx != 0 && p.unit != u) || i+1 >= len(c.Args) {
+		return false
+	}
+	p.unit, p.idx = u, i+1
+	return true
+}
+
+// resolve reads the expiry value as an absolute time in ms, replying the
+// error when it is invalid.
+func (p *pendingExpiry) resolve(c *Ctx) (int64, bool) { return c.expireArg(p.idx, p.unit) }
+
 // SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]
 func cmdSet(c *Ctx) {
 	var a storage.SetArgs
-	var unit expireUnit
-	expireIdx := 0
+	var exp pendingExpiry
 	for i := 3; i < len(c.Args); i++ {
-		u, isExpiry := c.expiryOption(i)
 		switch {
 		case c.is(i, "nx") && !a.XX:
 			a.NX = true
@@ -113,19 +135,17 @@ func cmdSet(c *Ctx) {
 			a.XX = true
 		case c.is(i, "get"):
 			a.Get = true
-		case c.is(i, "keepttl") && expireIdx == 0:
+		case c.is(i, "keepttl") && exp.idx == 0:
 			a.KeepTTL = true
-		case isExpiry && (expireIdx == 0 || unit == u) && !a.KeepTTL && i+1 < len(c.Args):
-			// Repeating the same option is allowed, as in Redis: the last wins.
-			unit, expireIdx = u, i+1
+		case !a.KeepTTL && exp.accept(c, i):
 			i++
 		default:
 			c.ErrorString(errSyntax)
 			return
 		}
 	}
-	if expireIdx > 0 {
-		at, ok := c.expireArg(expireIdx, unit)
+	if exp.idx != 0 {
+		at, ok := exp.resolve(c)
 		if !ok {
 			return
 		}
@@ -188,22 +208,19 @@ func cmdGetDel(c *Ctx) {
 // GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]
 func cmdGetEx(c *Ctx) {
 	var change storage.ExpireChange
-	var unit expireUnit
-	expireIdx := 0
+	var exp pendingExpiry
 	for i := 2; i < len(c.Args); i++ {
-		u, isExpiry := c.expiryOption(i)
 		switch {
-		case c.is(i, "persist") && expireIdx == 0:
+		case c.is(i, "persist") && exp.idx == 0:
 			change.Persist = true
-		case isExpiry && (expireIdx == 0 || unit == u) && !change.Persist && i+1 < len(c.Args):
-			unit, expireIdx = u, i+1
+		case !change.Persist && exp.accept(c, i):
 			i++
 		default:
 			c.ErrorString(errSyntax)
 			return
 		}
 	}
-	if expireIdx > 0 {
+	if exp.idx != 0 {
 		// Redis answers for a missing or mistyped key before it looks at
 		// the expiry value.
 		_, found, err := c.DB.Get(c.Args[1])
@@ -214,7 +231,7 @@ func cmdGetEx(c *Ctx) {
 			c.W.Null()
 			return
 		}
-		at, ok := c.expireArg(expireIdx, unit)
+		at, ok := exp.resolve(c)
 		if !ok {
 			return
 		}

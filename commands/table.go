@@ -179,6 +179,11 @@ func dispatchSub(c *Ctx, subs map[string]subcommand) {
 	sub.handler(c)
 }
 
+// help is the HELP subcommand of a container command: it replies lines.
+func help(lines ...string) subcommand {
+	return subcommand{2, func(c *Ctx) { c.W.BulkStrings(lines) }}
+}
+
 // abbreviate limits an argument quoted in an error to 128 bytes, as Redis.
 func abbreviate(b []byte) string {
 	if len(b) > 128 {
