@@ -28,6 +28,8 @@ type Env struct {
 	// Shutdown stops the server; SHUTDOWN calls it after replying.
 	Shutdown func()
 
+	startupMemory int64 // Go heap in use when the server started
+
 	cursors cursorTable
 	slowlog slowlog
 	stop    chan struct{}
@@ -45,6 +47,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config) *Env {
 		RunID:     hex.EncodeToString(id[:]),
 		stop:      make(chan struct{}),
 	}
+	e.startupMemory = goHeapBytes()
 	go e.sampleLoop()
 	return e
 }

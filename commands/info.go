@@ -163,7 +163,7 @@ func infoMemory(e *Env, c *Ctx, b *infoBuilder) {
 	b.field("used_memory_rss_human", humanBytes(rss))
 	b.field("used_memory_lua", 0)
 	b.field("used_memory_lua_human", humanBytes(0))
-	b.field("used_memory_startup", 0)
+	b.field("used_memory_startup", e.startupMemory)
 }
 
 func infoPersistence(e *Env, c *Ctx, b *infoBuilder) {
@@ -231,7 +231,7 @@ func infoCluster(e *Env, c *Ctx, b *infoBuilder) {
 func infoKeyspace(e *Env, c *Ctx, b *infoBuilder) {
 	st, err := c.DB.Stats()
 	if err == nil {
-		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=0", st.Keys, st.Expires, st.AvgTTL))
+		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())
 }

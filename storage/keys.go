@@ -218,6 +218,7 @@ type KeyStats struct {
 	Keys    int64 // live keys
 	Expires int64 // live keys with a TTL
 	AvgTTL  int64 // average remaining TTL of those, ms
+	Expired int64 // keys past their TTL still on disk, until compaction drops them
 }
 
 // Stats walks the namespace and counts its live keys.
@@ -231,6 +232,9 @@ func (db DB) Stats() (KeyStats, error) {
 	for it.SeekToFirst(); it.Valid(); it.Next() {
 		v := it.valueData()
 		if _, ok := db.visible(it.keyData(), v, now, nil, metadata.TypeNone); !ok {
+			if _, expire, ok := metadata.PeekType(v); ok && expire != 0 && expire < now {
+				st.Expired++
+			}
 			continue
 		}
 		st.Keys++

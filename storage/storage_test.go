@@ -82,8 +82,8 @@ func TestExpiryIsExactToTheMillisecond(t *testing.T) {
 	if _, found, _ := db.Get(b("k")); found {
 		t.Fatal("expired key still readable")
 	}
-	if st, _ := db.Stats(); st.Keys != 0 {
-		t.Fatalf("expired key counted: %+v", st)
+	if st, _ := db.Stats(); st.Keys != 0 || st.Expired != 1 {
+		t.Fatalf("expired key counted as live, or not as expired: %+v", st)
 	}
 	if keys, _, _ := db.Scan(ScanArgs{Count: 10}); len(keys) != 0 {
 		t.Fatalf("expired key scanned: %q", keys)
