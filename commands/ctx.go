@@ -50,10 +50,13 @@ var errorReplies = []struct {
 	{storage.ErrNotFloat, errNotFloat},
 	{storage.ErrOverflow, "ERR increment or decrement would overflow"},
 	{storage.ErrNaNOrInfinity, "ERR increment would produce NaN or Infinity"},
+	{storage.ErrInfiniteIncrement, "ERR value is NaN or Infinity"},
 	{storage.ErrTooLarge, errTooLarge},
 	{storage.ErrNoSuchKey, "ERR no such key"},
 	{storage.ErrSameObject, "ERR source and destination objects are the same"},
 	{storage.ErrInvalidCursor, errInvalidCurs},
+	{storage.ErrHashNotInteger, "ERR hash value is not an integer"},
+	{storage.ErrHashNotFloat, "ERR hash value is not a float"},
 	{config.ErrNoFile, "ERR The server is running without a config file"},
 }
 

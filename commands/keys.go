@@ -192,64 +192,101 @@ func cmdKeys(c *Ctx) {
 // scanDefaultCount is SCAN's COUNT when none is given, as in Redis.
 const scanDefaultCount = 10
 
-// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
-func cmdScan(c *Ctx) {
-	cursor, err := strconv.ParseUint(string(c.Args[1]), 10, 64)
+// scanOptions are the options of SCAN, HSCAN, SSCAN and ZSCAN.
+type scanOptions struct {
+	cursor   uint64
+	match    []byte // nil: everything
+	count    int
+	typ      metadata.Type // SCAN TYPE
+	noValues bool          // HSCAN NOVALUES
+}
+
+// parseScan reads the cursor at argument cursorIdx and the options after
+// it; allowType and allowNoValues enable the command-specific ones.
+func parseScan(c *Ctx, cursorIdx int, allowType, allowNoValues bool) (scanOptions, bool) {
+	o := scanOptions{count: scanDefaultCount}
+	cursor, err := strconv.ParseUint(string(c.Args[cursorIdx]), 10, 64)
 	if err != nil {
 		c.ErrorString(errInvalidCurs)
-		return
+		return o, false
 	}
-	a := storage.ScanArgs{Count: scanDefaultCount}
-	for i := 2; i < len(c.Args); i += 2 {
-		if i+1 >= len(c.Args) {
-			c.ErrorString(errSyntax)
-			return
-		}
+	o.cursor = cursor
+	for i := cursorIdx + 1; i < len(c.Args); i++ {
 		switch {
+		case allowNoValues && c.is(i, "novalues"):
+			o.noValues = true
+			continue
+		case i+1 >= len(c.Args):
+			c.ErrorString(errSyntax)
+			return o, false
 		case c.is(i, "match"):
-			a.Match = c.Args[i+1]
-			if string(a.Match) == "*" {
-				a.Match = nil
+			o.match = c.Args[i+1]
+			if string(o.match) == "*" {
+				o.match = nil
 			}
 		case c.is(i, "count"):
 			n, ok := c.Int(i + 1)
 			if !ok {
-				return
+				return o, false
 			}
 			if n < 1 {
 				c.ErrorString(errSyntax)
-				return
+				return o, false
 			}
-			a.Count = int(min(n, 1<<20))
-		case c.is(i, "type"):
-			a.Type = typeByName(string(c.Args[i+1]))
-			if a.Type == metadata.TypeNone {
+			o.count = int(min(n, 1<<20))
+		case allowType && c.is(i, "type"):
+			o.typ = typeByName(string(c.Args[i+1]))
+			if o.typ == metadata.TypeNone {
 				c.ErrorString("ERR unknown type name '" + string(c.Args[i+1]) + "'")
-				return
+				return o, false
 			}
 		default:
 			c.ErrorString(errSyntax)
-			return
+			return o, false
 		}
+		i++
 	}
-	if cursor != 0 {
-		from, ok := c.Env.cursors.load(c.DB.Namespace(), cursor)
-		if !ok {
-			c.ErrorString(errInvalidCurs)
-			return
-		}
-		a.From = from
+	return o, true
+}
+
+// resumeFrom turns a cursor into the position saved for it under scope.
+func (c *Ctx) resumeFrom(scope string, cursor uint64) ([]byte, bool) {
+	if cursor == 0 {
+		return nil, true
 	}
-	keys, next, err := c.DB.Scan(a)
+	from, ok := c.Env.cursors.load(scope, cursor)
+	if !ok {
+		c.ErrorString(errInvalidCurs)
+	}
+	return from, ok
+}
+
+// nextCursor saves where the next step starts and returns its cursor; 0
+// when the scan is complete.
+func (c *Ctx) nextCursor(scope string, next []byte) string {
+	if next == nil {
+		return "0"
+	}
+	return strconv.FormatUint(c.Env.cursors.save(scope, next), 10)
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+func cmdScan(c *Ctx) {
+	o, ok := parseScan(c, 1, true, false)
+	if !ok {
+		return
+	}
+	scope := c.DB.Namespace()
+	from, ok := c.resumeFrom(scope, o.cursor)
+	if !ok {
+		return
+	}
+	keys, next, err := c.DB.Scan(storage.ScanArgs{From: from, Match: o.match, Count: o.count, Type: o.typ})
 	if !c.ok(err) {
 		return
 	}
-	var nextCursor uint64
-	if next != nil {
-		nextCursor = c.Env.cursors.save(c.DB.Namespace(), next)
-	}
 	c.W.Array(2)
-	c.W.BulkString(strconv.FormatUint(nextCursor, 10))
+	c.W.BulkString(c.nextCursor(scope, next))
 	c.W.Array(len(keys))
 	for _, k := range keys {
 		c.W.Bulk(k)

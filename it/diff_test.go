@@ -94,7 +94,54 @@ func (g *diffGen) setOpts() []string {
 	return out
 }
 
+var diffFields = []string{"f0", "f1", "f2", "f3", "", "\x00f"}
+
+func (g *diffGen) field() string { return diffFields[g.r.Intn(len(diffFields))] }
+
+// next draws a command: two thirds string and key commands, one third
+// collection commands, all on the same keys so that type errors occur too.
 func (g *diffGen) next() []string {
+	if g.r.Intn(3) == 0 {
+		return g.nextHash()
+	}
+	return g.nextStringOrKey()
+}
+
+func (g *diffGen) nextHash() []string {
+	k, f, v := g.key(), g.field(), g.value()
+	switch g.r.Intn(18) {
+	case 0, 1, 2:
+		return []string{g.pick("HSET", "HMSET"), k, f, v, g.field(), g.value()}
+	case 3:
+		return []string{"HSETNX", k, f, v}
+	case 4, 5:
+		return []string{"HGET", k, f}
+	case 6:
+		return []string{"HMGET", k, f, g.field(), g.field()}
+	case 7:
+		return []string{"HDEL", k, f, g.field()}
+	case 8:
+		return []string{g.pick("HLEN", "HKEYS", "HVALS", "HGETALL"), k}
+	case 9:
+		return []string{g.pick("HSTRLEN", "HEXISTS"), k, f}
+	case 10:
+		return []string{"HINCRBY", k, f, g.int()}
+	case 11:
+		return []string{"HINCRBYFLOAT", k, f, g.pick("0.1", "1.5", "-2.25", "3e2", "abc", "10", "1e400", "inf")}
+	case 12:
+		return []string{"HRANDFIELD", k, g.pick("0", "1", "3", "-4", "100", "x"), g.pick("WITHVALUES", "WITHVALUES", "junk")}
+	case 13:
+		return []string{"HRANDFIELD", k}
+	case 14:
+		return []string{"HSCAN", k, "0", "COUNT", "1000"}
+	case 15:
+		return []string{"HSET", k, f}
+	default:
+		return []string{"HGETALL", k}
+	}
+}
+
+func (g *diffGen) nextStringOrKey() []string {
 	k, v := g.key(), g.value()
 	switch g.r.Intn(40) {
 	case 0, 1, 2:
@@ -188,6 +235,11 @@ func (g *diffGen) next() []string {
 // tolerance is how far two replies of a time-reading command may differ.
 var tolerance = map[string]int64{"TTL": 1, "PTTL": 100, "EXPIRETIME": 1, "PEXPIRETIME": 100}
 
+// unordered lists commands whose replies have no defined order: they are
+// compared as sorted lists (a map or a flat field/value list as sorted
+// "field=value" items).
+var unordered = map[string]bool{"KEYS": true, "HKEYS": true, "HVALS": true, "HGETALL": true, "HSCAN": true}
+
 func normalize(cmd []string, v any, err error) any {
 	if err == redis.Nil {
 		return "(nil)"
@@ -195,17 +247,46 @@ func normalize(cmd []string, v any, err error) any {
 	if err != nil {
 		return "ERR:" + err.Error()
 	}
-	if strings.EqualFold(cmd[0], "KEYS") {
+	name := strings.ToUpper(cmd[0])
+	switch {
+	case name == "HRANDFIELD" && len(cmd) == 2:
+		return fmt.Sprintf("one field: %v", v != nil)
+	case name == "HRANDFIELD":
+		// Random picks: only the number of items must agree.
 		if list, ok := v.([]any); ok {
-			keys := make([]string, len(list))
-			for i, k := range list {
-				keys[i] = fmt.Sprint(k)
-			}
-			sort.Strings(keys)
-			return keys
+			return fmt.Sprintf("%d items", len(list))
 		}
+	case name == "HSCAN":
+		if list, ok := v.([]any); ok && len(list) == 2 {
+			return []any{list[0], sortedItems(name, list[1])}
+		}
+	case unordered[name]:
+		return sortedItems(name, v)
 	}
 	return v
+}
+
+// sortedItems renders a list or map reply as sorted strings.
+func sortedItems(name string, v any) []string {
+	var items []string
+	switch x := v.(type) {
+	case map[any]any:
+		for k, val := range x {
+			items = append(items, fmt.Sprint(k)+"="+fmt.Sprint(val))
+		}
+	case []any:
+		pairs := name == "HGETALL" || name == "HSCAN"
+		for i := 0; i < len(x); i++ {
+			if pairs && i+1 < len(x) {
+				items = append(items, fmt.Sprint(x[i])+"="+fmt.Sprint(x[i+1]))
+				i++
+				continue
+			}
+			items = append(items, fmt.Sprint(x[i]))
+		}
+	}
+	sort.Strings(items)
+	return items
 }
 
 func sameReply(cmd []string, a, b any) bool {

@@ -210,20 +210,33 @@ func (w *Writer) BulkStrings(items []string) {
 
 // Deferred marks where an aggregate whose length is not known yet begins.
 type Deferred struct {
-	pos  int
-	kind byte
+	pos    int
+	kind   byte
+	factor int // elements per counted item: 2 for a map sent as an array
 }
 
 // DeferArray starts an array whose length is given later to Finish, for
 // replies streamed from an iterator.
-func (w *Writer) DeferArray() Deferred { return Deferred{pos: len(w.buf), kind: '*'} }
+func (w *Writer) DeferArray() Deferred { return Deferred{pos: len(w.buf), kind: '*', factor: 1} }
 
-// Finish inserts the header of a deferred aggregate now that its n elements
-// have been written.
+// DeferMap starts a map whose number of pairs is given later to Finish.
+func (w *Writer) DeferMap() Deferred {
+	if w.proto == 3 {
+		return Deferred{pos: len(w.buf), kind: '%', factor: 1}
+	}
+	return Deferred{pos: len(w.buf), kind: '*', factor: 2}
+}
+
+// Abandon drops everything written since d, so that an error can be
+// replied instead of the aggregate.
+func (w *Writer) Abandon(d Deferred) { w.buf = w.buf[:d.pos] }
+
+// Finish inserts the header of a deferred aggregate now that its n items
+// (elements, or pairs of a map) have been written.
 func (w *Writer) Finish(d Deferred, n int) {
 	var tmp [24]byte
 	h := append(tmp[:0], d.kind)
-	h = strconv.AppendInt(h, int64(n), 10)
+	h = strconv.AppendInt(h, int64(n*d.factor), 10)
 	h = append(h, '\r', '\n')
 	w.buf = append(w.buf, h...)
 	copy(w.buf[d.pos+len(h):], w.buf[d.pos:len(w.buf)-len(h)])

@@ -30,6 +30,18 @@ func TestWriterRESP2AndRESP3(t *testing.T) {
 			w.BulkString("y")
 			w.Finish(d, 2)
 		}, ":7\r\n*2\r\n$1\r\nx\r\n$1\r\ny\r\n", ":7\r\n*2\r\n$1\r\nx\r\n$1\r\ny\r\n"},
+		{"deferred map", func(w *Writer) {
+			d := w.DeferMap()
+			w.BulkString("k")
+			w.Int(1)
+			w.Finish(d, 1)
+		}, "*2\r\n$1\r\nk\r\n:1\r\n", "%1\r\n$1\r\nk\r\n:1\r\n"},
+		{"abandoned", func(w *Writer) {
+			d := w.DeferArray()
+			w.BulkString("partial")
+			w.Abandon(d)
+			w.Error("ERR x")
+		}, "-ERR x\r\n", "-ERR x\r\n"},
 	}
 	for _, tt := range tests {
 		for proto, want := range map[int]string{2: tt.resp2, 3: tt.resp3} {

@@ -253,9 +253,23 @@ func b2i(b bool) int {
 }
 
 // get appends the value of key in cf to dst. found is false when the key
-// does not exist. A pinned read avoids RocksDB's own copy of the value.
+// does not exist.
 func (s *Storage) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
-	h, err := s.db.GetPinnedCF(s.readOpts, s.cfs[cf], key)
+	return s.getWith(s.readOpts, cf, key, dst)
+}
+
+// getAt is get as of a snapshot.
+func (s *Storage) getAt(snap *grocksdb.Snapshot, cf CF, key []byte) ([]byte, bool, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	ro.SetSnapshot(snap)
+	defer ro.Destroy()
+	return s.getWith(ro, cf, key, nil)
+}
+
+// getWith reads with pinned slices, which skip RocksDB's own copy of the
+// value, and appends the value to dst.
+func (s *Storage) getWith(ro *grocksdb.ReadOptions, cf CF, key, dst []byte) ([]byte, bool, error) {
+	h, err := s.db.GetPinnedCF(ro, s.cfs[cf], key)
 	if err != nil {
 		return dst, false, fmt.Errorf("storage: get: %w", err)
 	}

@@ -9,9 +9,17 @@ var (
 	ErrNotFloat      = errors.New("storage: value is not a valid float")
 	ErrOverflow      = errors.New("storage: increment or decrement would overflow")
 	ErrNaNOrInfinity = errors.New("storage: increment would produce NaN or Infinity")
-	ErrTooLarge      = errors.New("storage: string exceeds maximum allowed size")
-	ErrNoSuchKey     = errors.New("storage: no such key")
-	ErrSameObject    = errors.New("storage: source and destination objects are the same")
-	ErrInvalidCursor = errors.New("storage: invalid cursor")
-	ErrCorrupt       = errors.New("storage: corrupt record")
+	// ErrInfiniteIncrement refuses an infinite increment before any lookup.
+	ErrInfiniteIncrement = errors.New("storage: value is NaN or Infinity")
+	ErrTooLarge          = errors.New("storage: string exceeds maximum allowed size")
+	ErrNoSuchKey         = errors.New("storage: no such key")
+	ErrSameObject        = errors.New("storage: source and destination objects are the same")
+	ErrInvalidCursor     = errors.New("storage: invalid cursor")
+	ErrCorrupt           = errors.New("storage: corrupt record")
+)
+
+// Errors of hash field arithmetic.
+var (
+	ErrHashNotInteger = errors.New("storage: hash value is not an integer")
+	ErrHashNotFloat   = errors.New("storage: hash value is not a float")
 )

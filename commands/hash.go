@@ -1,0 +1,272 @@
+package commands
+
+import (
+	"math"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "hset", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSet},
+		&Command{Name: "hmset", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMSet},
+		&Command{Name: "hsetnx", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSetNX},
+		&Command{Name: "hget", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHGet},
+		&Command{Name: "hmget", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMGet},
+		&Command{Name: "hdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHDel},
+		&Command{Name: "hlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHLen},
+		&Command{Name: "hstrlen", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHStrlen},
+		&Command{Name: "hexists", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHExists},
+		&Command{Name: "hkeys", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHKeys},
+		&Command{Name: "hvals", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHVals},
+		&Command{Name: "hgetall", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHGetAll},
+		&Command{Name: "hincrby", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrBy},
+		&Command{Name: "hincrbyfloat", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrByFloat},
+		&Command{Name: "hscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHScan},
+		&Command{Name: "hrandfield", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRandField},
+	)
+}
+
+// HSET key field value [field value ...]
+func cmdHSet(c *Ctx) {
+	if n, ok := hset(c); ok {
+		c.W.Int(n)
+	}
+}
+
+// HMSET key field value [field value ...]
+func cmdHMSet(c *Ctx) {
+	if _, ok := hset(c); ok {
+		c.W.OK()
+	}
+}
+
+func hset(c *Ctx) (int64, bool) {
+	if len(c.Args)%2 != 0 {
+		c.ErrorString("ERR wrong number of arguments for '" + c.cmd.Name + "' command")
+		return 0, false
+	}
+	n, err := c.DB.HSet(c.Args[1], c.Args[2:], false)
+	return n, c.ok(err)
+}
+
+// HSETNX key field value
+func cmdHSetNX(c *Ctx) {
+	n, err := c.DB.HSet(c.Args[1], c.Args[2:], true)
+	if c.ok(err) {
+		c.intBool(n == 1)
+	}
+}
+
+// HGET key field
+func cmdHGet(c *Ctx) {
+	v, found, err := c.DB.HGet(c.Args[1], c.Args[2])
+	if c.ok(err) {
+		c.Env.Stats.hit(found)
+		c.BulkOrNull(v, found)
+	}
+}
+
+// HMGET key field [field ...]
+func cmdHMGet(c *Ctx) {
+	values, err := c.DB.HMGet(c.Args[1], c.Args[2:])
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(len(values))
+	for _, v := range values {
+		c.BulkOrNull(v, v != nil)
+	}
+}
+
+// HDEL key field [field ...]
+func cmdHDel(c *Ctx) {
+	n, err := c.DB.HDel(c.Args[1], c.Args[2:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// HLEN key
+func cmdHLen(c *Ctx) { replyLen(c, metadata.TypeHash) }
+
+// replyLen answers HLEN, SCARD, ZCARD and LLEN.
+func replyLen(c *Ctx, t metadata.Type) {
+	n, err := c.DB.Len(c.Args[1], t)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// HSTRLEN key field
+func cmdHStrlen(c *Ctx) {
+	v, _, err := c.DB.HGet(c.Args[1], c.Args[2])
+	if c.ok(err) {
+		c.W.Int(int64(len(v)))
+	}
+}
+
+// HEXISTS key field
+func cmdHExists(c *Ctx) {
+	found, err := c.DB.HExists(c.Args[1], c.Args[2])
+	if c.ok(err) {
+		c.intBool(found)
+	}
+}
+
+// HKEYS key
+func cmdHKeys(c *Ctx) { hashWalk(c, true, false) }
+
+// HVALS key
+func cmdHVals(c *Ctx) { hashWalk(c, false, true) }
+
+// HGETALL key
+func cmdHGetAll(c *Ctx) { hashWalk(c, true, true) }
+
+// hashWalk streams a hash's fields and/or values from one snapshot into the
+// reply: a map for HGETALL, an array otherwise.
+func hashWalk(c *Ctx, fields, values bool) {
+	var d = c.W.DeferArray()
+	if fields && values {
+		d = c.W.DeferMap()
+	}
+	n := 0
+	_, err := c.DB.HGetAll(c.Args[1], func(f, v []byte) {
+		if fields {
+			c.W.Bulk(f)
+		}
+		if values {
+			c.W.Bulk(v)
+		}
+		n++
+	})
+	if err != nil {
+		c.W.Abandon(d)
+		c.Error(err)
+		return
+	}
+	c.W.Finish(d, n)
+}
+
+// HINCRBY key field increment
+func cmdHIncrBy(c *Ctx) {
+	delta, ok := c.Int(3)
+	if !ok {
+		return
+	}
+	n, err := c.DB.HIncrBy(c.Args[1], c.Args[2], delta)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// HINCRBYFLOAT key field increment
+func cmdHIncrByFloat(c *Ctx) {
+	v, err := c.DB.HIncrByFloat(c.Args[1], c.Args[2], c.Args[3])
+	if c.ok(err) {
+		c.W.Bulk(v)
+	}
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
+func cmdHScan(c *Ctx) {
+	scanElements(c, metadata.TypeHash, func(e storage.Element, noValues bool) int {
+		c.W.Bulk(e.Sub)
+		if noValues {
+			return 1
+		}
+		c.W.Bulk(e.Value)
+		return 2
+	})
+}
+
+// scanElements implements HSCAN, SSCAN and ZSCAN; write renders one element
+// and returns how many reply items it wrote.
+func scanElements(c *Ctx, t metadata.Type, write func(e storage.Element, noValues bool) int) {
+	o, ok := parseScan(c, 2, false, t == metadata.TypeHash)
+	if !ok {
+		return
+	}
+	scope := c.DB.Namespace() + "\x00" + string(c.Args[1])
+	from, ok := c.resumeFrom(scope, o.cursor)
+	if !ok {
+		return
+	}
+	elems, next, err := c.DB.ScanElements(c.Args[1], t, from, o.match, o.count)
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(2)
+	c.W.BulkString(c.nextCursor(scope, next))
+	d := c.W.DeferArray()
+	n := 0
+	for _, e := range elems {
+		n += write(e, o.noValues)
+	}
+	c.W.Finish(d, n)
+}
+
+// HRANDFIELD key [count [WITHVALUES]]
+func cmdHRandField(c *Ctx) {
+	if len(c.Args) == 2 {
+		elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeHash, 1, true)
+		if c.ok(err) {
+			if len(elems) == 0 {
+				c.W.Null()
+			} else {
+				c.W.Bulk(elems[0].Sub)
+			}
+		}
+		return
+	}
+	count, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if count == math.MinInt64 {
+		c.ErrorString("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	withValues := false
+	switch {
+	case len(c.Args) == 4 && c.is(3, "withvalues"):
+		withValues = true
+		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
+			c.ErrorString("ERR value is out of range")
+			return
+		}
+	case len(c.Args) > 3:
+		c.ErrorString(errSyntax)
+		return
+	}
+	distinct := count >= 0
+	if !distinct {
+		count = -count
+	}
+	elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeHash, count, distinct)
+	if !c.ok(err) {
+		return
+	}
+	if !withValues {
+		c.W.Array(len(elems))
+		for _, e := range elems {
+			c.W.Bulk(e.Sub)
+		}
+		return
+	}
+	if c.W.Protocol() == 3 {
+		c.W.Array(len(elems))
+		for _, e := range elems {
+			c.W.Array(2)
+			c.W.Bulk(e.Sub)
+			c.W.Bulk(e.Value)
+		}
+		return
+	}
+	c.W.Array(2 * len(elems))
+	for _, e := range elems {
+		c.W.Bulk(e.Sub)
+		c.W.Bulk(e.Value)
+	}
+}

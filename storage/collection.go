@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/linxGnu/grocksdb"
+)
+
+// Helpers shared by every collection type (hash, set, sorted set, list):
+// one metadata record with version and size, one record per element under
+// the subkey prefix of that version.
+
+// collection is a collection key being read or written: its metadata key,
+// user key and decoded metadata.
+type collection struct {
+	db     DB
+	nsKey  []byte
+	key    []byte
+	meta   metadata.Metadata
+	exists bool // alive before this command
+}
+
+// forWrite reads a collection of type t for a read-modify-write. A key that
+// is absent or dead gets fresh metadata with a new version, so elements of
+// an earlier incarnation stay invisible. The caller holds the key's lock.
+func (db DB) forWrite(key []byte, t metadata.Type) (*collection, error) {
+	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
+	rec, found, err := db.lookupType(c.nsKey, t)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		c.meta, c.exists = rec.meta, true
+	} else {
+		c.meta = metadata.New(t, db.s.versions.Next(time.Now()))
+	}
+	return c, nil
+}
+
+// forRead reads a live collection of type t; nil when absent.
+func (db DB) forRead(key []byte, t metadata.Type) (*collection, error) {
+	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
+	rec, found, err := db.lookupType(c.nsKey, t)
+	if err != nil || !found {
+		return nil, err
+	}
+	c.meta, c.exists = rec.meta, true
+	return c, nil
+}
+
+// subkey returns the internal key of element sub in a new slice.
+func (c *collection) subkey(sub []byte) []byte {
+	return c.db.s.layout.AppendInternalKey(nil, c.db.ns, c.key, c.meta.Version, sub)
+}
+
+// prefix returns the bounds of this incarnation's elements.
+func (c *collection) prefix() (lower, upper []byte) {
+	lower = c.db.s.layout.AppendSubkeyPrefix(nil, c.db.ns, c.key, c.meta.Version)
+	return lower, metadata.PrefixEnd(lower)
+}
+
+// getElement reads one element's value; found is false when absent.
+func (c *collection) getElement(cf CF, sub []byte) ([]byte, bool, error) {
+	return c.db.s.get(cf, c.subkey(sub), nil)
+}
+
+// getElements reads many elements in one round trip; absent ones are nil.
+func (c *collection) getElements(cf CF, subs [][]byte) ([][]byte, error) {
+	keys := make([][]byte, len(subs))
+	for i, s := range subs {
+		keys[i] = c.subkey(s)
+	}
+	return c.db.s.multiGet(cf, keys)
+}
+
+// saveMeta adds the metadata write to b: the record is deleted when the
+// collection became empty.
+func (c *collection) saveMeta(b *batch) {
+	if c.meta.Size == 0 {
+		if c.exists {
+			b.del(CFMetadata, c.nsKey)
+		}
+		return
+	}
+	b.put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
+}
+
+// each calls fn for the elements of cf in key order, from the subkey from
+// (nil: the first) until fn returns false. sub and value point into the
+// iterator and are valid only during the call.
+func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, fn func(sub, value []byte) bool) error {
+	lower, upper := c.prefix()
+	it := c.db.s.newIterator(cf, lower, upper, snap)
+	defer it.close()
+	if from != nil {
+		it.Seek(append(lower[:len(lower):len(lower)], from...))
+	} else {
+		it.SeekToFirst()
+	}
+	for ; it.Valid(); it.Next() {
+		if !fn(it.keyData()[len(lower):], it.valueData()) {
+			break
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("storage: iterate: %w", err)
+	}
+	return nil
+}
+
+// view is a consistent read of one collection: its metadata and elements
+// as of one snapshot. release must be called when done.
+type view struct {
+	*collection
+	snap *grocksdb.Snapshot
+}
+
+// readView opens a snapshot and reads a live collection of type t in it;
+// the view is nil (and needs no release) when the key is absent.
+func (db DB) readView(key []byte, t metadata.Type) (*view, error) {
+	snap := db.s.db.NewSnapshot()
+	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
+	raw, found, err := db.s.getAt(snap, CFMetadata, c.nsKey)
+	if err == nil && found {
+		var rec record
+		rec, found, err = decodeRecord(raw)
+		if err == nil && found && rec.meta.Type != t {
+			err = ErrWrongType
+		}
+		c.meta, c.exists = rec.meta, true
+	}
+	if err != nil || !found {
+		db.s.db.ReleaseSnapshot(snap)
+		return nil, err
+	}
+	return &view{collection: c, snap: snap}, nil
+}
+
+func (v *view) release() { v.db.s.db.ReleaseSnapshot(v.snap) }
+
+// eachAt iterates the view's elements (see collection.each).
+func (v *view) eachAt(cf CF, from []byte, fn func(sub, value []byte) bool) error {
+	return v.each(cf, v.snap, from, fn)
+}

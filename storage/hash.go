@@ -1,0 +1,250 @@
+package storage
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/basaltdb/basalt/glob"
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+)
+
+// Hashes keep one record per field in the default column family:
+// subkey = field, value = the field's value.
+
+// HSet sets field/value pairs and returns how many fields are new. With nx
+// (HSETNX) existing fields keep their value. A field given twice takes the
+// last value.
+func (db DB) HSet(key []byte, pairs [][]byte, nx bool) (int64, error) {
+	c, err := db.forWrite(key, metadata.TypeHash)
+	if err != nil {
+		return 0, err
+	}
+	last := make(map[string]int, len(pairs)/2)
+	fields := make([][]byte, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		if _, seen := last[string(pairs[i])]; !seen {
+			fields = append(fields, pairs[i])
+		}
+		last[string(pairs[i])] = i
+	}
+	var old [][]byte
+	if c.exists {
+		if old, err = c.getElements(CFDefault, fields); err != nil {
+			return 0, err
+		}
+	}
+	b := db.s.newBatch()
+	var added int64
+	for i, f := range fields {
+		isNew := old == nil || old[i] == nil
+		if isNew {
+			added++
+		} else if nx {
+			continue
+		}
+		b.put(CFDefault, c.subkey(f), pairs[last[string(f)]+1])
+	}
+	if added == 0 && len(b.ops) == 0 {
+		return 0, nil
+	}
+	c.meta.Size += uint64(added)
+	c.saveMeta(b)
+	return added, b.commit()
+}
+
+// HGet returns a field's value; found is false when the key or field is
+// absent.
+func (db DB) HGet(key, field []byte) ([]byte, bool, error) {
+	c, err := db.forRead(key, metadata.TypeHash)
+	if err != nil || c == nil {
+		return nil, false, err
+	}
+	return c.getElement(CFDefault, field)
+}
+
+// HMGet returns the values of fields, nil for absent ones, in one round
+// trip after the metadata.
+func (db DB) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
+	c, err := db.forRead(key, metadata.TypeHash)
+	if err != nil || c == nil {
+		return make([][]byte, len(fields)), err
+	}
+	return c.getElements(CFDefault, fields)
+}
+
+// HDel deletes fields and returns how many existed; a hash left empty is
+// deleted.
+func (db DB) HDel(key []byte, fields [][]byte) (int64, error) {
+	c, err := db.forWrite(key, metadata.TypeHash)
+	if err != nil || !c.exists {
+		return 0, err
+	}
+	return c.deleteElements(CFDefault, fields)
+}
+
+// deleteElements removes the existing ones among subs (each counted once)
+// and stores the new size.
+func (c *collection) deleteElements(cf CF, subs [][]byte) (int64, error) {
+	old, err := c.getElements(cf, subs)
+	if err != nil {
+		return 0, err
+	}
+	b := c.db.s.newBatch()
+	seen := map[string]bool{}
+	var n int64
+	for i, s := range subs {
+		if old[i] != nil && !seen[string(s)] {
+			seen[string(s)] = true
+			b.del(cf, c.subkey(s))
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	c.meta.Size -= uint64(n)
+	c.saveMeta(b)
+	return n, b.commit()
+}
+
+// Len returns the number of elements of a collection of type t (0 when
+// absent): HLEN, SCARD, ZCARD, LLEN.
+func (db DB) Len(key []byte, t metadata.Type) (int64, error) {
+	c, err := db.forRead(key, t)
+	if err != nil || c == nil {
+		return 0, err
+	}
+	return int64(c.meta.Size), nil
+}
+
+// HExists reports whether a field exists.
+func (db DB) HExists(key, field []byte) (bool, error) {
+	_, found, err := db.HGet(key, field)
+	return found, err
+}
+
+// hashSetOne writes one field of c, counting it when new.
+func (c *collection) hashSetOne(field, value []byte, isNew bool) error {
+	b := c.db.s.newBatch()
+	b.put(CFDefault, c.subkey(field), value)
+	if isNew {
+		c.meta.Size++
+		c.saveMeta(b)
+	}
+	return b.commit()
+}
+
+// HIncrBy adds delta to the integer in a field (0 when absent).
+func (db DB) HIncrBy(key, field []byte, delta int64) (int64, error) {
+	c, err := db.forWrite(key, metadata.TypeHash)
+	if err != nil {
+		return 0, err
+	}
+	old, found, err := c.fieldIfExists(field)
+	if err != nil {
+		return 0, err
+	}
+	var cur int64
+	if found {
+		var ok bool
+		if cur, ok = num.ParseInt(old); !ok {
+			return 0, ErrHashNotInteger
+		}
+	}
+	if (delta > 0 && cur > math.MaxInt64-delta) || (delta < 0 && cur < math.MinInt64-delta) {
+		return 0, ErrOverflow
+	}
+	cur += delta
+	return cur, c.hashSetOne(field, strconv.AppendInt(nil, cur, 10), !found)
+}
+
+// HIncrByFloat adds incr to the number in a field in long double precision
+// and returns Redis's rendering of the result, which is what it stores.
+func (db DB) HIncrByFloat(key, field, incr []byte) ([]byte, error) {
+	// Like Redis, the increment is checked before the key.
+	delta, ok := num.ParseLongDouble(incr)
+	if !ok {
+		return nil, ErrNotFloat
+	}
+	if delta.IsInf() {
+		return nil, ErrInfiniteIncrement
+	}
+	c, err := db.forWrite(key, metadata.TypeHash)
+	if err != nil {
+		return nil, err
+	}
+	old, found, err := c.fieldIfExists(field)
+	if err != nil {
+		return nil, err
+	}
+	cur, _ := num.ParseLongDouble([]byte("0"))
+	if found {
+		if cur, ok = num.ParseLongDouble(old); !ok {
+			return nil, ErrHashNotFloat
+		}
+	}
+	sum, ok := num.AddLongDouble(cur, delta)
+	if !ok {
+		return nil, ErrNaNOrInfinity
+	}
+	out := []byte(num.FormatLongDouble(sum))
+	return out, c.hashSetOne(field, out, !found)
+}
+
+func (c *collection) fieldIfExists(field []byte) ([]byte, bool, error) {
+	if !c.exists {
+		return nil, false, nil
+	}
+	return c.getElement(CFDefault, field)
+}
+
+// HGetAll calls fn for every field and value as of one snapshot; fn's
+// arguments are valid only during the call. found is false when the key
+// does not exist.
+func (db DB) HGetAll(key []byte, fn func(field, value []byte)) (found bool, err error) {
+	v, err := db.readView(key, metadata.TypeHash)
+	if err != nil || v == nil {
+		return false, err
+	}
+	defer v.release()
+	return true, v.eachAt(CFDefault, nil, func(sub, value []byte) bool {
+		fn(sub, value)
+		return true
+	})
+}
+
+// ScanElements is one step of HSCAN/SSCAN/ZSCAN over a collection of type
+// t: it examines up to count elements from the element from (nil: the
+// first) and returns copies of those matching the pattern, and the element
+// the next step starts at (nil when done).
+func (db DB) ScanElements(key []byte, t metadata.Type, from, match []byte, count int) (elems []Element, next []byte, err error) {
+	c, err := db.forRead(key, t)
+	if err != nil || c == nil {
+		return nil, nil, err
+	}
+	examined := 0
+	err = c.each(CFDefault, nil, from, func(sub, value []byte) bool {
+		if examined == count {
+			next = append([]byte(nil), sub...)
+			return false
+		}
+		examined++
+		if match == nil || glob.Match(match, sub, false) {
+			elems = append(elems, Element{Sub: append([]byte(nil), sub...), Value: append([]byte(nil), value...)})
+		}
+		return true
+	})
+	return elems, next, err
+}
+
+// RandomElements draws elements of a collection of type t (see sample);
+// nil when the key is absent.
+func (db DB) RandomElements(key []byte, t metadata.Type, count int64, distinct bool) ([]Element, error) {
+	v, err := db.readView(key, t)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	defer v.release()
+	return v.sample(CFDefault, count, distinct)
+}
