@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"math"
-
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -132,7 +130,7 @@ func hashWalk(c *Ctx, fields, values bool) {
 		d = c.W.DeferMap()
 	}
 	n := 0
-	_, err := c.DB.HGetAll(c.Args[1], func(f, v []byte) {
+	_, err := c.DB.Walk(c.Args[1], metadata.TypeHash, func(f, v []byte) {
 		if fields {
 			c.W.Bulk(f)
 		}
@@ -141,12 +139,7 @@ func hashWalk(c *Ctx, fields, values bool) {
 		}
 		n++
 	})
-	if err != nil {
-		c.W.Abandon(d)
-		c.Error(err)
-		return
-	}
-	c.W.Finish(d, n)
+	finishOrError(c, d, n, err)
 }
 
 // HINCRBY key field increment
@@ -220,29 +213,14 @@ func cmdHRandField(c *Ctx) {
 		}
 		return
 	}
-	count, ok := c.Int(2)
+	withValues := len(c.Args) == 4 && c.is(3, "withvalues")
+	count, distinct, ok := randomCount(c, withValues)
 	if !ok {
 		return
 	}
-	if count == math.MinInt64 {
-		c.ErrorString("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-		return
-	}
-	withValues := false
-	switch {
-	case len(c.Args) == 4 && c.is(3, "withvalues"):
-		withValues = true
-		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
-			c.ErrorString("ERR value is out of range")
-			return
-		}
-	case len(c.Args) > 3:
+	if len(c.Args) > 3 && !withValues {
 		c.ErrorString(errSyntax)
 		return
-	}
-	distinct := count >= 0
-	if !distinct {
-		count = -count
 	}
 	elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeHash, count, distinct)
 	if !c.ok(err) {

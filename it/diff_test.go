@@ -101,10 +101,48 @@ func (g *diffGen) field() string { return diffFields[g.r.Intn(len(diffFields))] 
 // next draws a command: two thirds string and key commands, one third
 // collection commands, all on the same keys so that type errors occur too.
 func (g *diffGen) next() []string {
-	if g.r.Intn(3) == 0 {
+	switch g.r.Intn(6) {
+	case 0:
 		return g.nextHash()
+	case 1:
+		return g.nextSet()
 	}
 	return g.nextStringOrKey()
+}
+
+func (g *diffGen) nextSet() []string {
+	k, m := g.key(), g.field()
+	switch g.r.Intn(16) {
+	case 0, 1, 2:
+		return []string{"SADD", k, m, g.field(), g.field()}
+	case 3:
+		return []string{"SREM", k, m, g.field()}
+	case 4:
+		return []string{g.pick("SMEMBERS", "SCARD"), k}
+	case 5:
+		return []string{"SISMEMBER", k, m}
+	case 6:
+		return []string{"SMISMEMBER", k, m, g.field()}
+	case 7:
+		return []string{g.pick("SINTER", "SUNION", "SDIFF"), k, g.key(), g.key()}
+	case 8:
+		return []string{g.pick("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"), k, g.key(), g.key()}
+	case 9:
+		return []string{"SINTERCARD", g.pick("2", "0", "3", "x"), k, g.key(), g.pick("LIMIT", "junk"), g.pick("1", "0", "-1")}
+	case 10:
+		return []string{"SMOVE", k, g.key(), m}
+	case 11:
+		// SPOP removes members at random, so only counts that leave both
+		// servers with the same set are used: none, or all of them (there
+		// are six possible members).
+		return []string{"SPOP", k, g.pick("0", "10", "-1", "x")}
+	case 12:
+		return []string{"SRANDMEMBER", k, g.pick("0", "2", "-3", "100", "x")}
+	case 13:
+		return []string{"SSCAN", k, "0", "COUNT", "1000"}
+	default:
+		return []string{"SINTER", k}
+	}
 }
 
 func (g *diffGen) nextHash() []string {
@@ -238,7 +276,14 @@ var tolerance = map[string]int64{"TTL": 1, "PTTL": 100, "EXPIRETIME": 1, "PEXPIR
 // unordered lists commands whose replies have no defined order: they are
 // compared as sorted lists (a map or a flat field/value list as sorted
 // "field=value" items).
-var unordered = map[string]bool{"KEYS": true, "HKEYS": true, "HVALS": true, "HGETALL": true, "HSCAN": true}
+var unordered = map[string]bool{
+	"KEYS": true, "HKEYS": true, "HVALS": true, "HGETALL": true, "HSCAN": true,
+	"SMEMBERS": true, "SINTER": true, "SUNION": true, "SDIFF": true, "SSCAN": true,
+}
+
+// random lists commands that pick elements at random: only the number of
+// items in their reply is compared.
+var random = map[string]bool{"HRANDFIELD": true, "SRANDMEMBER": true, "SPOP": true}
 
 func normalize(cmd []string, v any, err error) any {
 	if err == redis.Nil {
@@ -249,14 +294,16 @@ func normalize(cmd []string, v any, err error) any {
 	}
 	name := strings.ToUpper(cmd[0])
 	switch {
-	case name == "HRANDFIELD" && len(cmd) == 2:
-		return fmt.Sprintf("one field: %v", v != nil)
-	case name == "HRANDFIELD":
-		// Random picks: only the number of items must agree.
-		if list, ok := v.([]any); ok {
+	case random[name] && len(cmd) == 2:
+		return fmt.Sprintf("one element: %v", v != nil)
+	case random[name]:
+		switch list := v.(type) {
+		case []any:
+			return fmt.Sprintf("%d items", len(list))
+		case map[any]struct{}:
 			return fmt.Sprintf("%d items", len(list))
 		}
-	case name == "HSCAN":
+	case name == "HSCAN" || name == "SSCAN":
 		if list, ok := v.([]any); ok && len(list) == 2 {
 			return []any{list[0], sortedItems(name, list[1])}
 		}
@@ -273,6 +320,10 @@ func sortedItems(name string, v any) []string {
 	case map[any]any:
 		for k, val := range x {
 			items = append(items, fmt.Sprint(k)+"="+fmt.Sprint(val))
+		}
+	case map[any]struct{}:
+		for k := range x {
+			items = append(items, fmt.Sprint(k))
 		}
 	case []any:
 		pairs := name == "HGETALL" || name == "HSCAN"

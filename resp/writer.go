@@ -227,6 +227,14 @@ func (w *Writer) DeferMap() Deferred {
 	return Deferred{pos: len(w.buf), kind: '*', factor: 2}
 }
 
+// DeferSet starts a set whose length is given later to Finish.
+func (w *Writer) DeferSet() Deferred {
+	if w.proto == 3 {
+		return Deferred{pos: len(w.buf), kind: '~', factor: 1}
+	}
+	return Deferred{pos: len(w.buf), kind: '*', factor: 1}
+}
+
 // Abandon drops everything written since d, so that an error can be
 // replied instead of the aggregate.
 func (w *Writer) Abandon(d Deferred) { w.buf = w.buf[:d.pos] }

@@ -121,21 +121,30 @@ type view struct {
 // the view is nil (and needs no release) when the key is absent.
 func (db DB) readView(key []byte, t metadata.Type) (*view, error) {
 	snap := db.s.db.NewSnapshot()
-	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
-	raw, found, err := db.s.getAt(snap, CFMetadata, c.nsKey)
-	if err == nil && found {
-		var rec record
-		rec, found, err = decodeRecord(raw)
-		if err == nil && found && rec.meta.Type != t {
-			err = ErrWrongType
-		}
-		c.meta, c.exists = rec.meta, true
-	}
-	if err != nil || !found {
+	c, err := db.readAt(snap, key, t)
+	if err != nil || c == nil {
 		db.s.db.ReleaseSnapshot(snap)
 		return nil, err
 	}
 	return &view{collection: c, snap: snap}, nil
+}
+
+// readAt reads a live collection of type t as of snap; nil when absent.
+func (db DB) readAt(snap *grocksdb.Snapshot, key []byte, t metadata.Type) (*collection, error) {
+	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
+	raw, found, err := db.s.getAt(snap, CFMetadata, c.nsKey)
+	if err != nil || !found {
+		return nil, err
+	}
+	rec, found, err := decodeRecord(raw)
+	if err != nil || !found {
+		return nil, err
+	}
+	if rec.meta.Type != t {
+		return nil, ErrWrongType
+	}
+	c.meta, c.exists = rec.meta, true
+	return c, nil
 }
 
 func (v *view) release() { v.db.s.db.ReleaseSnapshot(v.snap) }

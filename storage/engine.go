@@ -328,7 +328,19 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 // multiGet reads many keys of one column family in one call. A missing key
 // has a nil value; values are Go copies.
 func (s *Storage) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
-	slices, err := s.db.MultiGetCF(s.readOpts, s.cfs[cf], keys...)
+	return s.multiGetWith(s.readOpts, cf, keys)
+}
+
+// multiGetAt is multiGet as of a snapshot.
+func (s *Storage) multiGetAt(snap *grocksdb.Snapshot, cf CF, keys [][]byte) ([][]byte, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	ro.SetSnapshot(snap)
+	defer ro.Destroy()
+	return s.multiGetWith(ro, cf, keys)
+}
+
+func (s *Storage) multiGetWith(ro *grocksdb.ReadOptions, cf CF, keys [][]byte) ([][]byte, error) {
+	slices, err := s.db.MultiGetCF(ro, s.cfs[cf], keys...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: multiget: %w", err)
 	}

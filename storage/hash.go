@@ -21,31 +21,45 @@ func (db DB) HSet(key []byte, pairs [][]byte, nx bool) (int64, error) {
 		return 0, err
 	}
 	last := make(map[string]int, len(pairs)/2)
-	fields := make([][]byte, 0, len(pairs)/2)
+	var fields, values [][]byte
 	for i := 0; i < len(pairs); i += 2 {
-		if _, seen := last[string(pairs[i])]; !seen {
-			fields = append(fields, pairs[i])
+		if j, seen := last[string(pairs[i])]; seen {
+			values[j] = pairs[i+1]
+			continue
 		}
-		last[string(pairs[i])] = i
+		last[string(pairs[i])] = len(fields)
+		fields, values = append(fields, pairs[i]), append(values, pairs[i+1])
 	}
+	return c.setElements(fields, values, nx)
+}
+
+// setElements writes unique elements subs (with values, or empty values
+// when values is nil) into the default column family and returns how many
+// are new. With onlyNew, existing elements are left alone.
+func (c *collection) setElements(subs, values [][]byte, onlyNew bool) (int64, error) {
 	var old [][]byte
 	if c.exists {
-		if old, err = c.getElements(CFDefault, fields); err != nil {
+		var err error
+		if old, err = c.getElements(CFDefault, subs); err != nil {
 			return 0, err
 		}
 	}
-	b := db.s.newBatch()
+	b := c.db.s.newBatch()
 	var added int64
-	for i, f := range fields {
+	for i, s := range subs {
 		isNew := old == nil || old[i] == nil
 		if isNew {
 			added++
-		} else if nx {
+		} else if onlyNew {
 			continue
 		}
-		b.put(CFDefault, c.subkey(f), pairs[last[string(f)]+1])
+		var v []byte
+		if values != nil {
+			v = values[i]
+		}
+		b.put(CFDefault, c.subkey(s), v)
 	}
-	if added == 0 && len(b.ops) == 0 {
+	if len(b.ops) == 0 {
 		return 0, nil
 	}
 	c.meta.Size += uint64(added)
@@ -199,11 +213,11 @@ func (c *collection) fieldIfExists(field []byte) ([]byte, bool, error) {
 	return c.getElement(CFDefault, field)
 }
 
-// HGetAll calls fn for every field and value as of one snapshot; fn's
-// arguments are valid only during the call. found is false when the key
-// does not exist.
-func (db DB) HGetAll(key []byte, fn func(field, value []byte)) (found bool, err error) {
-	v, err := db.readView(key, metadata.TypeHash)
+// Walk calls fn for every element (and its value) of a collection of type
+// t as of one snapshot: HGETALL, HKEYS, HVALS, SMEMBERS. fn's arguments are
+// valid only during the call. found is false when the key does not exist.
+func (db DB) Walk(key []byte, t metadata.Type, fn func(sub, value []byte)) (found bool, err error) {
+	v, err := db.readView(key, t)
 	if err != nil || v == nil {
 		return false, err
 	}

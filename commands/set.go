@@ -1,0 +1,286 @@
+package commands
+
+import (
+	"math"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "sadd", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSAdd},
+		&Command{Name: "srem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSRem},
+		&Command{Name: "smembers", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSMembers},
+		&Command{Name: "sismember", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSIsMember},
+		&Command{Name: "smismember", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSMIsMember},
+		&Command{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSCard},
+		&Command{Name: "spop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPop},
+		&Command{Name: "srandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSRandMember},
+		&Command{Name: "smove", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Handler: cmdSMove},
+		&Command{Name: "sinter", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSInter},
+		&Command{Name: "sunion", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSUnion},
+		&Command{Name: "sdiff", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSDiff},
+		&Command{Name: "sinterstore", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdSInterStore},
+		&Command{Name: "sunionstore", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdSUnionStore},
+		&Command{Name: "sdiffstore", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdSDiffStore},
+		&Command{Name: "sintercard", Arity: -3, Flags: ReadOnly, Keys: numkeysKeys(1), Handler: cmdSInterCard},
+		&Command{Name: "sscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSScan},
+	)
+}
+
+// numkeysKeys extracts the keys of commands whose argument at position
+// numkeys counts the keys that follow it (SINTERCARD, ZUNION, LMPOP...).
+func numkeysKeys(numkeys int) func(args [][]byte) [][]byte {
+	return func(args [][]byte) [][]byte {
+		n, ok := num.ParseInt(args[numkeys])
+		if !ok || n <= 0 || n > int64(len(args)-numkeys-1) {
+			return nil
+		}
+		return args[numkeys+1 : numkeys+1+int(n)]
+	}
+}
+
+// SADD key member [member ...]
+func cmdSAdd(c *Ctx) {
+	n, err := c.DB.SAdd(c.Args[1], c.Args[2:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// SREM key member [member ...]
+func cmdSRem(c *Ctx) {
+	n, err := c.DB.SRem(c.Args[1], c.Args[2:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// SMEMBERS key
+func cmdSMembers(c *Ctx) {
+	d := c.W.DeferSet()
+	n := 0
+	_, err := c.DB.Walk(c.Args[1], metadata.TypeSet, func(m, _ []byte) {
+		c.W.Bulk(m)
+		n++
+	})
+	finishOrError(c, d, n, err)
+}
+
+// finishOrError completes a deferred reply, or replaces it by err's reply.
+func finishOrError(c *Ctx, d resp.Deferred, n int, err error) {
+	if err != nil {
+		c.W.Abandon(d)
+		c.Error(err)
+		return
+	}
+	c.W.Finish(d, n)
+}
+
+// SISMEMBER key member
+func cmdSIsMember(c *Ctx) {
+	found, err := c.DB.SMIsMember(c.Args[1], c.Args[2:3])
+	if c.ok(err) {
+		c.intBool(found[0])
+	}
+}
+
+// SMISMEMBER key member [member ...]
+func cmdSMIsMember(c *Ctx) {
+	found, err := c.DB.SMIsMember(c.Args[1], c.Args[2:])
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(len(found))
+	for _, f := range found {
+		c.intBool(f)
+	}
+}
+
+// SCARD key
+func cmdSCard(c *Ctx) { replyLen(c, metadata.TypeSet) }
+
+// SPOP key [count]
+func cmdSPop(c *Ctx) {
+	switch len(c.Args) {
+	case 2:
+		members, err := c.DB.SPop(c.Args[1], 1)
+		if c.ok(err) {
+			if len(members) == 0 {
+				c.W.Null()
+			} else {
+				c.W.Bulk(members[0])
+			}
+		}
+		return
+	case 3:
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	count, ok := num.ParseInt(c.Args[2])
+	if !ok || count < 0 {
+		c.ErrorString("ERR value is out of range, must be positive")
+		return
+	}
+	members, err := c.DB.SPop(c.Args[1], count)
+	if !c.ok(err) {
+		return
+	}
+	c.W.Set(len(members))
+	for _, m := range members {
+		c.W.Bulk(m)
+	}
+}
+
+// SRANDMEMBER key [count]
+func cmdSRandMember(c *Ctx) {
+	if len(c.Args) == 2 {
+		elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeSet, 1, true)
+		if c.ok(err) {
+			if len(elems) == 0 {
+				c.W.Null()
+			} else {
+				c.W.Bulk(elems[0].Sub)
+			}
+		}
+		return
+	}
+	if len(c.Args) > 3 {
+		c.ErrorString(errSyntax)
+		return
+	}
+	count, distinct, ok := randomCount(c, false)
+	if !ok {
+		return
+	}
+	elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeSet, count, distinct)
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(len(elems))
+	for _, e := range elems {
+		c.W.Bulk(e.Sub)
+	}
+}
+
+// randomCount reads the count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER
+// (argument 2): a negative count allows repetitions. withValues halves the
+// allowed range, as in Redis.
+func randomCount(c *Ctx, withValues bool) (count int64, distinct, ok bool) {
+	count, ok = c.Int(2)
+	if !ok {
+		return 0, false, false
+	}
+	if count == math.MinInt64 {
+		c.ErrorString("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return 0, false, false
+	}
+	if withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
+		c.ErrorString("ERR value is out of range")
+		return 0, false, false
+	}
+	if count < 0 {
+		return -count, false, true
+	}
+	return count, true, true
+}
+
+// SMOVE source destination member
+func cmdSMove(c *Ctx) {
+	moved, err := c.DB.SMove(c.Args[1], c.Args[2], c.Args[3])
+	if c.ok(err) {
+		c.intBool(moved)
+	}
+}
+
+// SINTER key [key ...]
+func cmdSInter(c *Ctx) { setCombine(c, storage.SetInter) }
+
+// SUNION key [key ...]
+func cmdSUnion(c *Ctx) { setCombine(c, storage.SetUnion) }
+
+// SDIFF key [key ...]
+func cmdSDiff(c *Ctx) { setCombine(c, storage.SetDiff) }
+
+func setCombine(c *Ctx, op storage.SetOp) {
+	d := c.W.DeferSet()
+	n := 0
+	err := c.DB.SetCombine(op, c.Args[1:], func(m []byte) bool {
+		c.W.Bulk(m)
+		n++
+		return true
+	})
+	finishOrError(c, d, n, err)
+}
+
+// SINTERSTORE destination key [key ...]
+func cmdSInterStore(c *Ctx) { setStore(c, storage.SetInter) }
+
+// SUNIONSTORE destination key [key ...]
+func cmdSUnionStore(c *Ctx) { setStore(c, storage.SetUnion) }
+
+// SDIFFSTORE destination key [key ...]
+func cmdSDiffStore(c *Ctx) { setStore(c, storage.SetDiff) }
+
+func setStore(c *Ctx, op storage.SetOp) {
+	n, err := c.DB.SetStore(op, c.Args[1], c.Args[2:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// SINTERCARD numkeys key [key ...] [LIMIT limit]
+func cmdSInterCard(c *Ctx) {
+	keys, limit, ok := parseNumkeysLimit(c)
+	if !ok {
+		return
+	}
+	var n int64
+	err := c.DB.SetCombine(storage.SetInter, keys, func([]byte) bool {
+		n++
+		return limit == 0 || n < limit
+	})
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// parseNumkeysLimit reads "numkeys key [key ...] [LIMIT limit]" from
+// argument 1 with Redis's errors; limit 0 means none.
+func parseNumkeysLimit(c *Ctx) (keys [][]byte, limit int64, ok bool) {
+	n, ok := num.ParseInt(c.Args[1])
+	if !ok || n <= 0 {
+		c.ErrorString("ERR numkeys should be greater than 0")
+		return nil, 0, false
+	}
+	if n > int64(len(c.Args)-2) {
+		c.ErrorString("ERR Number of keys can't be greater than number of args")
+		return nil, 0, false
+	}
+	keys = c.Args[2 : 2+n]
+	for i := 2 + int(n); i < len(c.Args); i += 2 {
+		if !c.is(i, "limit") || i+1 >= len(c.Args) {
+			c.ErrorString(errSyntax)
+			return nil, 0, false
+		}
+		l, ok := num.ParseInt(c.Args[i+1])
+		if !ok || l < 0 {
+			c.ErrorString("ERR LIMIT can't be negative")
+			return nil, 0, false
+		}
+		limit = l
+	}
+	return keys, limit, true
+}
+
+// SSCAN key cursor [MATCH pattern] [COUNT count]
+func cmdSScan(c *Ctx) {
+	scanElements(c, metadata.TypeSet, func(e storage.Element, _ bool) int {
+		c.W.Bulk(e.Sub)
+		return 1
+	})
+}
