@@ -53,6 +53,7 @@ var errorReplies = []struct {
 	{storage.ErrInfiniteIncrement, "ERR value is NaN or Infinity"},
 	{storage.ErrTooLarge, errTooLarge},
 	{storage.ErrNoSuchKey, "ERR no such key"},
+	{storage.ErrIndexOutOfRange, errOutOfRange},
 	{storage.ErrSameObject, "ERR source and destination objects are the same"},
 	{storage.ErrInvalidCursor, errInvalidCurs},
 	{storage.ErrHashNotInteger, "ERR hash value is not an integer"},

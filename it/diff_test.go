@@ -27,12 +27,20 @@ var diffValues = []string{
 }
 
 // diffGen builds commands; now is the fixed base for absolute expiry times.
+// keys, when set, restricts the keys used; only, when set, replaces next.
 type diffGen struct {
-	r   *rand.Rand
-	now int64
+	r    *rand.Rand
+	now  int64
+	keys []string
+	only func() []string
 }
 
-func (g *diffGen) key() string   { return diffKeys[g.r.Intn(len(diffKeys))] }
+func (g *diffGen) key() string {
+	if g.keys != nil {
+		return g.keys[g.r.Intn(len(g.keys))]
+	}
+	return diffKeys[g.r.Intn(len(diffKeys))]
+}
 func (g *diffGen) value() string { return diffValues[g.r.Intn(len(diffValues))] }
 func (g *diffGen) pick(s ...string) string {
 	return s[g.r.Intn(len(s))]
@@ -101,13 +109,68 @@ func (g *diffGen) field() string { return diffFields[g.r.Intn(len(diffFields))] 
 // next draws a command: two thirds string and key commands, one third
 // collection commands, all on the same keys so that type errors occur too.
 func (g *diffGen) next() []string {
-	switch g.r.Intn(6) {
+	if g.only != nil {
+		return g.only()
+	}
+	switch g.r.Intn(8) {
 	case 0:
 		return g.nextHash()
 	case 1:
 		return g.nextSet()
+	case 2, 3:
+		return g.nextList()
 	}
 	return g.nextStringOrKey()
+}
+
+func (g *diffGen) index() string {
+	return g.pick("0", "1", "2", "-1", "-2", "5", "-10", "100", "x")
+}
+
+func (g *diffGen) nextList() []string {
+	k, e := g.key(), g.field()
+	switch g.r.Intn(22) {
+	case 0, 1, 2:
+		return []string{g.pick("LPUSH", "RPUSH"), k, e, g.field(), g.field()}
+	case 3:
+		return []string{g.pick("LPUSHX", "RPUSHX"), k, e}
+	case 4, 5:
+		return []string{g.pick("LPOP", "RPOP"), k}
+	case 6:
+		return []string{g.pick("LPOP", "RPOP"), k, g.pick("0", "1", "2", "10", "-1", "x")}
+	case 7, 8:
+		return []string{"LRANGE", k, g.index(), g.index()}
+	case 9:
+		return []string{"LLEN", k}
+	case 10:
+		return []string{"LINDEX", k, g.index()}
+	case 11:
+		return []string{"LSET", k, g.index(), e}
+	case 12:
+		return []string{"LINSERT", k, g.pick("BEFORE", "AFTER", "middle"), g.field(), e}
+	case 13:
+		return []string{"LREM", k, g.pick("0", "1", "2", "-1", "-2", "x"), e}
+	case 14:
+		return []string{"LTRIM", k, g.index(), g.index()}
+	case 15:
+		cmd := []string{"LPOS", k, e}
+		for i := 0; i < g.r.Intn(3); i++ {
+			cmd = append(cmd, g.pick("RANK", "COUNT", "MAXLEN", "junk"), g.pick("1", "2", "-1", "0", "3", "-2"))
+		}
+		return cmd
+	case 16:
+		return []string{"LMOVE", k, g.key(), g.pick("LEFT", "RIGHT"), g.pick("LEFT", "RIGHT", "up")}
+	case 17:
+		return []string{"RPOPLPUSH", k, g.key()}
+	case 18:
+		cmd := []string{"LMPOP", g.pick("1", "2", "0"), k, g.key(), g.pick("LEFT", "RIGHT", "up")}
+		if g.r.Intn(2) == 0 {
+			cmd = append(cmd, "COUNT", g.pick("1", "3", "0"))
+		}
+		return cmd
+	default:
+		return []string{"LRANGE", k, "0", "-1"}
+	}
 }
 
 func (g *diffGen) nextSet() []string {
@@ -355,6 +418,20 @@ func sameReply(cmd []string, a, b any) bool {
 }
 
 func TestDifferentialStringsAndKeys(t *testing.T) {
+	runDifferential(t, func(g *diffGen) {})
+}
+
+// TestDifferentialLongLists keeps list commands on two keys, so that lists
+// grow long enough for LINSERT and LREM to shift either side.
+func TestDifferentialLongLists(t *testing.T) {
+	runDifferential(t, func(g *diffGen) {
+		g.keys = []string{"l1", "l2"}
+		g.only = g.nextList
+	})
+}
+
+// runDifferential runs the seeded streams; setup adjusts each generator.
+func runDifferential(t *testing.T, setup func(g *diffGen)) {
 	seeds := []int64{1, 2, 3, 4}
 	steps := 1500
 	if s := os.Getenv("DIFF_SEED"); s != "" {
@@ -373,6 +450,7 @@ func TestDifferentialStringsAndKeys(t *testing.T) {
 			must(t, b.FlushAll(ctx).Err())
 			must(t, o.FlushAll(ctx).Err())
 			g := &diffGen{r: rand.New(rand.NewSource(seed)), now: time.Now().UnixMilli()}
+			setup(g)
 			var history []string
 			for i := 0; i < steps; i++ {
 				cmd := g.next()

@@ -23,3 +23,6 @@ var (
 	ErrHashNotInteger = errors.New("storage: hash value is not an integer")
 	ErrHashNotFloat   = errors.New("storage: hash value is not a float")
 )
+
+// ErrIndexOutOfRange reports a list index outside the list (LSET).
+var ErrIndexOutOfRange = errors.New("storage: index out of range")

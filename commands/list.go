@@ -1,0 +1,350 @@
+package commands
+
+import (
+	"math"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "lpush", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPush},
+		&Command{Name: "rpush", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPush},
+		&Command{Name: "lpushx", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPushX},
+		&Command{Name: "rpushx", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPushX},
+		&Command{Name: "lpop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPop},
+		&Command{Name: "rpop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPop},
+		&Command{Name: "llen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLLen},
+		&Command{Name: "lrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLRange},
+		&Command{Name: "lindex", Arity: 3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLIndex},
+		&Command{Name: "lset", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLSet},
+		&Command{Name: "linsert", Arity: 5, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLInsert},
+		&Command{Name: "lrem", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLRem},
+		&Command{Name: "ltrim", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLTrim},
+		&Command{Name: "lpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLPos},
+		&Command{Name: "lmove", Arity: 5, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdLMove},
+		&Command{Name: "rpoplpush", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdRPopLPush},
+		&Command{Name: "lmpop", Arity: -4, Flags: Write, Keys: numkeysKeys(1), Handler: cmdLMPop},
+	)
+}
+
+// LPUSH key element [element ...]
+func cmdLPush(c *Ctx) { push(c, true, false) }
+
+// RPUSH key element [element ...]
+func cmdRPush(c *Ctx) { push(c, false, false) }
+
+// LPUSHX key element [element ...]
+func cmdLPushX(c *Ctx) { push(c, true, true) }
+
+// RPUSHX key element [element ...]
+func cmdRPushX(c *Ctx) { push(c, false, true) }
+
+func push(c *Ctx, left, onlyExisting bool) {
+	n, err := c.DB.Push(c.Args[1], c.Args[2:], left, onlyExisting)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// LPOP key [count]
+func cmdLPop(c *Ctx) { pop(c, true) }
+
+// RPOP key [count]
+func cmdRPop(c *Ctx) { pop(c, false) }
+
+func pop(c *Ctx, left bool) {
+	if len(c.Args) > 3 {
+		c.ErrorString(errSyntax)
+		return
+	}
+	count := int64(1)
+	if len(c.Args) == 3 {
+		var ok bool
+		if count, ok = num.ParseInt(c.Args[2]); !ok || count < 0 {
+			c.ErrorString("ERR value is out of range, must be positive")
+			return
+		}
+	}
+	values, err := c.DB.Pop(c.Args[1], left, count)
+	if !c.ok(err) {
+		return
+	}
+	if len(c.Args) == 2 {
+		c.BulkOrNull(first(values))
+		return
+	}
+	if values == nil {
+		c.W.NullArray()
+		return
+	}
+	c.W.Array(len(values))
+	for _, v := range values {
+		c.W.Bulk(v)
+	}
+}
+
+// first returns the first value, or found false for none.
+func first(values [][]byte) ([]byte, bool) {
+	if len(values) == 0 {
+		return nil, false
+	}
+	return values[0], true
+}
+
+// LLEN key
+func cmdLLen(c *Ctx) { replyLen(c, metadata.TypeList) }
+
+// LRANGE key start stop
+func cmdLRange(c *Ctx) {
+	start, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	stop, ok := c.Int(3)
+	if !ok {
+		return
+	}
+	d := c.W.DeferArray()
+	n := 0
+	err := c.DB.LRange(c.Args[1], start, stop, func(v []byte) {
+		c.W.Bulk(v)
+		n++
+	})
+	finishOrError(c, d, n, err)
+}
+
+// listIndex parses the index at argument 2 for LINDEX and LSET, which in
+// Redis look the key up first: a bad index is reported only for an
+// existing list; otherwise missing is called, or WRONGTYPE replied.
+func listIndex(c *Ctx, missing func()) (int64, bool) {
+	if index, ok := num.ParseInt(c.Args[2]); ok {
+		return index, true
+	}
+	n, err := c.DB.Len(c.Args[1], metadata.TypeList)
+	switch {
+	case err != nil:
+		c.Error(err)
+	case n == 0:
+		missing()
+	default:
+		c.ErrorString(errNotInteger)
+	}
+	return 0, false
+}
+
+// LINDEX key index
+func cmdLIndex(c *Ctx) {
+	index, ok := listIndex(c, c.W.Null)
+	if !ok {
+		return
+	}
+	v, found, err := c.DB.LIndex(c.Args[1], index)
+	if c.ok(err) {
+		c.BulkOrNull(v, found)
+	}
+}
+
+// LSET key index element
+func cmdLSet(c *Ctx) {
+	index, ok := listIndex(c, func() { c.Error(storage.ErrNoSuchKey) })
+	if !ok {
+		return
+	}
+	if c.ok(c.DB.LSet(c.Args[1], index, c.Args[3])) {
+		c.W.OK()
+	}
+}
+
+// LINSERT key BEFORE | AFTER pivot element
+func cmdLInsert(c *Ctx) {
+	var before bool
+	switch {
+	case c.is(2, "before"):
+		before = true
+	case c.is(2, "after"):
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	n, err := c.DB.LInsert(c.Args[1], before, c.Args[3], c.Args[4])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// LREM key count element
+func cmdLRem(c *Ctx) {
+	count, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if count == math.MinInt64 {
+		count = math.MinInt64 + 1 // "all from the right": no list is that long
+	}
+	n, err := c.DB.LRem(c.Args[1], count, c.Args[3])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// LTRIM key start stop
+func cmdLTrim(c *Ctx) {
+	start, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	stop, ok := c.Int(3)
+	if !ok {
+		return
+	}
+	if c.ok(c.DB.LTrim(c.Args[1], start, stop)) {
+		c.W.OK()
+	}
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
+func cmdLPos(c *Ctx) {
+	rank, count, maxLen := int64(1), int64(-1), int64(0)
+	for i := 3; i < len(c.Args); i += 2 {
+		if i+1 >= len(c.Args) {
+			c.ErrorString(errSyntax)
+			return
+		}
+		n, ok := c.Int(i + 1)
+		if !ok {
+			return
+		}
+		switch {
+		case c.is(i, "rank"):
+			if n == 0 {
+				c.ErrorString("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+				return
+			}
+			if n == math.MinInt64 {
+				c.ErrorString("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+				return
+			}
+			rank = n
+		case c.is(i, "count"):
+			if n < 0 {
+				c.ErrorString("ERR COUNT can't be negative")
+				return
+			}
+			count = n
+		case c.is(i, "maxlen"):
+			if n < 0 {
+				c.ErrorString("ERR MAXLEN can't be negative")
+				return
+			}
+			maxLen = n
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	limit := count
+	if count < 0 {
+		limit = 1
+	}
+	positions, err := c.DB.LPos(c.Args[1], c.Args[2], rank, limit, maxLen)
+	if !c.ok(err) {
+		return
+	}
+	if count < 0 {
+		if len(positions) == 0 {
+			c.W.Null()
+		} else {
+			c.W.Int(positions[0])
+		}
+		return
+	}
+	c.W.Array(len(positions))
+	for _, p := range positions {
+		c.W.Int(p)
+	}
+}
+
+// side parses LEFT or RIGHT at argument i.
+func (c *Ctx) side(i int) (left, ok bool) {
+	switch {
+	case c.is(i, "left"):
+		return true, true
+	case c.is(i, "right"):
+		return false, true
+	}
+	c.ErrorString(errSyntax)
+	return false, false
+}
+
+// LMOVE source destination LEFT | RIGHT LEFT | RIGHT
+func cmdLMove(c *Ctx) {
+	srcLeft, ok := c.side(3)
+	if !ok {
+		return
+	}
+	dstLeft, ok := c.side(4)
+	if !ok {
+		return
+	}
+	lmove(c, srcLeft, dstLeft)
+}
+
+// RPOPLPUSH source destination
+func cmdRPopLPush(c *Ctx) { lmove(c, false, true) }
+
+func lmove(c *Ctx, srcLeft, dstLeft bool) {
+	v, found, err := c.DB.LMove(c.Args[1], c.Args[2], srcLeft, dstLeft)
+	if c.ok(err) {
+		c.BulkOrNull(v, found)
+	}
+}
+
+// LMPOP numkeys key [key ...] LEFT | RIGHT [COUNT count]
+func cmdLMPop(c *Ctx) {
+	n, ok := num.ParseInt(c.Args[1])
+	if !ok || n <= 0 {
+		c.ErrorString("ERR numkeys should be greater than 0")
+		return
+	}
+	if n > int64(len(c.Args)-3) {
+		c.ErrorString(errSyntax)
+		return
+	}
+	keys := c.Args[2 : 2+n]
+	i := 2 + int(n)
+	left, ok := c.side(i)
+	if !ok {
+		return
+	}
+	count := int64(1)
+	switch rest := len(c.Args) - i - 1; {
+	case rest == 0:
+	case rest == 2 && c.is(i+1, "count"):
+		if count, ok = num.ParseInt(c.Args[i+2]); !ok || count <= 0 {
+			c.ErrorString("ERR count should be greater than 0")
+			return
+		}
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	for _, key := range keys {
+		values, err := c.DB.Pop(key, left, count)
+		if !c.ok(err) {
+			return
+		}
+		if values != nil {
+			c.W.Array(2)
+			c.W.Bulk(key)
+			c.W.Array(len(values))
+			for _, v := range values {
+				c.W.Bulk(v)
+			}
+			return
+		}
+	}
+	c.W.NullArray()
+}
