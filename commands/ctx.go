@@ -51,6 +51,7 @@ var errorReplies = []struct {
 	{storage.ErrOverflow, "ERR increment or decrement would overflow"},
 	{storage.ErrNaNOrInfinity, "ERR increment would produce NaN or Infinity"},
 	{storage.ErrInfiniteIncrement, "ERR value is NaN or Infinity"},
+	{storage.ErrScoreNaN, "ERR resulting score is not a number (NaN)"},
 	{storage.ErrTooLarge, errTooLarge},
 	{storage.ErrNoSuchKey, "ERR no such key"},
 	{storage.ErrIndexOutOfRange, errOutOfRange},

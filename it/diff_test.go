@@ -112,15 +112,130 @@ func (g *diffGen) next() []string {
 	if g.only != nil {
 		return g.only()
 	}
-	switch g.r.Intn(8) {
+	switch g.r.Intn(10) {
 	case 0:
 		return g.nextHash()
 	case 1:
 		return g.nextSet()
 	case 2, 3:
 		return g.nextList()
+	case 4, 5:
+		return g.nextZSet()
 	}
 	return g.nextStringOrKey()
+}
+
+// score draws a ZADD score. -0 is left out: Redis orders -0 and 0 as equal
+// scores, while the on-disk encoding sorts -0 first.
+func (g *diffGen) score() string {
+	return g.pick("0", "1", "1.5", "-2", "2", "3", "inf", "-inf", "10", "0.1", "abc")
+}
+
+func (g *diffGen) scoreBound() string {
+	return g.pick("-inf", "+inf", "0", "1", "(1", "2", "(2", "1.5", "(-2", "10", "x")
+}
+
+func (g *diffGen) lexBound() string {
+	return g.pick("-", "+", "[f1", "(f1", "[f2", "(f3", "[", "f1")
+}
+
+func (g *diffGen) nextZSet() []string {
+	k, m := g.key(), g.field()
+	switch g.r.Intn(30) {
+	case 0, 1, 2, 3:
+		cmd := []string{"ZADD", k}
+		for i := 0; i < g.r.Intn(3); i++ {
+			cmd = append(cmd, g.pick("NX", "XX", "GT", "LT", "CH", "INCR"))
+		}
+		return append(cmd, g.score(), m, g.score(), g.field())
+	case 4:
+		return []string{"ZADD", k, "INCR", g.score(), m}
+	case 5:
+		return []string{"ZINCRBY", k, g.score(), m}
+	case 6:
+		return []string{"ZREM", k, m, g.field()}
+	case 7:
+		return []string{g.pick("ZCARD", "ZPOPMIN", "ZPOPMAX"), k}
+	case 8:
+		return []string{"ZSCORE", k, m}
+	case 9:
+		return []string{"ZMSCORE", k, m, g.field()}
+	case 10:
+		return []string{g.pick("ZRANK", "ZREVRANK"), k, m}
+	case 11:
+		return []string{"ZCOUNT", k, g.scoreBound(), g.scoreBound()}
+	case 12, 13:
+		cmd := []string{"ZRANGE", k, g.index(), g.index()}
+		if g.r.Intn(2) == 0 {
+			cmd = append(cmd, "WITHSCORES")
+		}
+		if g.r.Intn(3) == 0 {
+			cmd = append(cmd, "REV")
+		}
+		return cmd
+	case 14, 15:
+		cmd := []string{g.pick("ZRANGEBYSCORE", "ZREVRANGEBYSCORE"), k, g.scoreBound(), g.scoreBound()}
+		if g.r.Intn(2) == 0 {
+			cmd = append(cmd, "WITHSCORES")
+		}
+		if g.r.Intn(2) == 0 {
+			cmd = append(cmd, "LIMIT", g.pick("0", "1", "-1"), g.pick("1", "2", "-1", "0"))
+		}
+		return cmd
+	case 16:
+		return []string{"ZRANGE", k, g.scoreBound(), g.scoreBound(), "BYSCORE", g.pick("REV", "WITHSCORES", "LIMIT")}
+	case 17:
+		return []string{g.pick("ZREVRANGE", "ZREMRANGEBYRANK"), k, g.index(), g.index()}
+	case 18:
+		return []string{"ZREMRANGEBYSCORE", k, g.scoreBound(), g.scoreBound()}
+	case 19:
+		return []string{g.pick("ZPOPMIN", "ZPOPMAX"), k, g.pick("0", "1", "2", "10", "-1")}
+	case 20:
+		cmd := []string{g.pick("ZUNION", "ZINTER"), "2", k, g.key()}
+		if g.r.Intn(2) == 0 {
+			cmd = append(cmd, "WEIGHTS", g.pick("1", "2", "-1", "x"), g.pick("0.5", "3"))
+		}
+		if g.r.Intn(2) == 0 {
+			cmd = append(cmd, "AGGREGATE", g.pick("SUM", "MIN", "MAX", "AVG"))
+		}
+		return append(cmd, "WITHSCORES")
+	case 21:
+		return []string{g.pick("ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"), k, "2", g.key(), g.key()}
+	case 22:
+		return []string{"ZDIFF", g.pick("2", "1", "0", "5"), k, g.key(), "WITHSCORES"}
+	case 23:
+		return []string{"ZINTERCARD", g.pick("2", "1", "0"), k, g.key()}
+	case 24:
+		return []string{"ZRANGESTORE", g.key(), k, g.index(), g.index()}
+	case 25:
+		return []string{"ZMPOP", g.pick("1", "2"), k, g.key(), g.pick("MIN", "MAX"), "COUNT", g.pick("1", "3")}
+	case 26:
+		return []string{"ZRANDMEMBER", k, g.pick("1", "-3", "10", "0"), g.pick("WITHSCORES", "WITHSCORES", "x")}
+	case 27:
+		return []string{"ZSCAN", k, "0", "COUNT", "1000"}
+	default:
+		return g.nextLex()
+	}
+}
+
+// nextLex works on one key whose members all score 0, where lex ranges are
+// defined.
+func (g *diffGen) nextLex() []string {
+	const k = "lex"
+	switch g.r.Intn(7) {
+	case 0, 1:
+		return []string{"ZADD", k, "0", g.field(), "0", g.field()}
+	case 2:
+		return []string{g.pick("ZRANGEBYLEX", "ZREVRANGEBYLEX"), k, g.lexBound(), g.lexBound()}
+	case 3:
+		return []string{"ZRANGEBYLEX", k, g.lexBound(), g.lexBound(), "LIMIT", g.pick("0", "1"), g.pick("1", "-1")}
+	case 4:
+		return []string{"ZLEXCOUNT", k, g.lexBound(), g.lexBound()}
+	case 5:
+		return []string{"ZREMRANGEBYLEX", k, g.lexBound(), g.lexBound()}
+	default:
+		return []string{"ZRANGE", k, g.lexBound(), g.lexBound(), "BYLEX", g.pick("REV", "LIMIT", "WITHSCORES")}
+	}
 }
 
 func (g *diffGen) index() string {
@@ -341,12 +456,12 @@ var tolerance = map[string]int64{"TTL": 1, "PTTL": 100, "EXPIRETIME": 1, "PEXPIR
 // "field=value" items).
 var unordered = map[string]bool{
 	"KEYS": true, "HKEYS": true, "HVALS": true, "HGETALL": true, "HSCAN": true,
-	"SMEMBERS": true, "SINTER": true, "SUNION": true, "SDIFF": true, "SSCAN": true,
+	"SMEMBERS": true, "SINTER": true, "SUNION": true, "SDIFF": true, "SSCAN": true, "ZSCAN": true,
 }
 
 // random lists commands that pick elements at random: only the number of
 // items in their reply is compared.
-var random = map[string]bool{"HRANDFIELD": true, "SRANDMEMBER": true, "SPOP": true}
+var random = map[string]bool{"HRANDFIELD": true, "SRANDMEMBER": true, "SPOP": true, "ZRANDMEMBER": true}
 
 func normalize(cmd []string, v any, err error) any {
 	if err == redis.Nil {
@@ -366,7 +481,7 @@ func normalize(cmd []string, v any, err error) any {
 		case map[any]struct{}:
 			return fmt.Sprintf("%d items", len(list))
 		}
-	case name == "HSCAN" || name == "SSCAN":
+	case name == "HSCAN" || name == "SSCAN" || name == "ZSCAN":
 		if list, ok := v.([]any); ok && len(list) == 2 {
 			return []any{list[0], sortedItems(name, list[1])}
 		}
@@ -389,7 +504,7 @@ func sortedItems(name string, v any) []string {
 			items = append(items, fmt.Sprint(k))
 		}
 	case []any:
-		pairs := name == "HGETALL" || name == "HSCAN"
+		pairs := name == "HGETALL" || name == "HSCAN" || name == "ZSCAN"
 		for i := 0; i < len(x); i++ {
 			if pairs && i+1 < len(x) {
 				items = append(items, fmt.Sprint(x[i])+"="+fmt.Sprint(x[i+1]))
@@ -427,6 +542,15 @@ func TestDifferentialLongLists(t *testing.T) {
 	runDifferential(t, func(g *diffGen) {
 		g.keys = []string{"l1", "l2"}
 		g.only = g.nextList
+	})
+}
+
+// TestDifferentialSortedSets keeps sorted-set commands on two keys, so
+// that ranges, limits and the combining commands see populated sets.
+func TestDifferentialSortedSets(t *testing.T) {
+	runDifferential(t, func(g *diffGen) {
+		g.keys = []string{"z1", "z2"}
+		g.only = g.nextZSet
 	})
 }
 

@@ -325,6 +325,9 @@ func (it iterator) valueData() []byte { return it.Value().Data() }
 // nowMs is the clock every expiry decision uses.
 func nowMs() int64 { return time.Now().UnixMilli() }
 
+// nowTime is the clock versions are made from.
+func nowTime() time.Time { return time.Now() }
+
 // multiGet reads many keys of one column family in one call. A missing key
 // has a nil value; values are Go copies.
 func (s *Storage) multiGet(cf CF, keys [][]byte) ([][]byte, error) {

@@ -26,3 +26,6 @@ var (
 
 // ErrIndexOutOfRange reports a list index outside the list (LSET).
 var ErrIndexOutOfRange = errors.New("storage: index out of range")
+
+// ErrScoreNaN refuses a score update whose result is not a number.
+var ErrScoreNaN = errors.New("storage: resulting score is not a number (NaN)")

@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"sort"
-	"time"
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
@@ -255,7 +254,7 @@ func firstError(errs ...error) error {
 // deletes dst.
 func (db DB) SetStore(op SetOp, dst []byte, keys [][]byte) (int64, error) {
 	out := &collection{db: db, nsKey: db.nsKey(dst), key: dst}
-	out.meta = metadata.New(metadata.TypeSet, db.s.versions.Next(time.Now()))
+	out.meta = metadata.New(metadata.TypeSet, db.s.versions.Next(nowTime()))
 	b := db.s.newBatch()
 	err := db.SetCombine(op, keys, func(m []byte) bool {
 		b.put(CFDefault, out.subkey(m), nil)

@@ -1,0 +1,416 @@
+package commands
+
+import (
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "zadd", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZAdd},
+		&Command{Name: "zincrby", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZIncrBy},
+		&Command{Name: "zrem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRem},
+		&Command{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZCard},
+		&Command{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZScore},
+		&Command{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZMScore},
+		&Command{Name: "zrank", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRank},
+		&Command{Name: "zrevrank", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRevRank},
+		&Command{Name: "zcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZCount},
+		&Command{Name: "zlexcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZLexCount},
+		&Command{Name: "zrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRange},
+		&Command{Name: "zrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRange},
+		&Command{Name: "zrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRangeByScore},
+		&Command{Name: "zrevrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRangeByScore},
+		&Command{Name: "zrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRangeByLex},
+		&Command{Name: "zrevrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRangeByLex},
+		&Command{Name: "zrangestore", Arity: -5, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdZRangeStore},
+		&Command{Name: "zremrangebyrank", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByRank},
+		&Command{Name: "zremrangebyscore", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByScore},
+		&Command{Name: "zremrangebylex", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByLex},
+		&Command{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZScan},
+	)
+}
+
+// ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]
+func cmdZAdd(c *Ctx) {
+	var f storage.ZAddFlags
+	ch := false
+	i := 2
+	for ; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "nx"):
+			f.NX = true
+		case c.is(i, "xx"):
+			f.XX = true
+		case c.is(i, "gt"):
+			f.GT = true
+		case c.is(i, "lt"):
+			f.LT = true
+		case c.is(i, "ch"):
+			ch = true
+		case c.is(i, "incr"):
+			f.Incr = true
+		default:
+			goto pairs
+		}
+	}
+pairs:
+	n := len(c.Args) - i
+	switch {
+	case n == 0 || n%2 != 0:
+		c.ErrorString(errSyntax)
+		return
+	case f.NX && f.XX:
+		c.ErrorString("ERR XX and NX options at the same time are not compatible")
+		return
+	case (f.GT && f.NX) || (f.LT && f.NX) || (f.GT && f.LT):
+		c.ErrorString("ERR GT, LT, and/or NX options at the same time are not compatible")
+		return
+	case f.Incr && n > 2:
+		c.ErrorString("ERR INCR option supports a single increment-element pair")
+		return
+	}
+	scores := make([]float64, 0, n/2)
+	members := make([][]byte, 0, n/2)
+	for j := i; j < len(c.Args); j += 2 {
+		s, ok := c.Float(j)
+		if !ok {
+			return
+		}
+		scores, members = append(scores, s), append(members, c.Args[j+1])
+	}
+	res, err := c.DB.ZAdd(c.Args[1], f, scores, members)
+	if !c.ok(err) {
+		return
+	}
+	switch {
+	case f.Incr && res.Applied:
+		c.W.Double(res.Score)
+	case f.Incr:
+		c.W.Null()
+	case ch:
+		c.W.Int(res.Added + res.Changed)
+	default:
+		c.W.Int(res.Added)
+	}
+}
+
+// ZINCRBY key increment member
+func cmdZIncrBy(c *Ctx) {
+	incr, ok := c.Float(2)
+	if !ok {
+		return
+	}
+	res, err := c.DB.ZAdd(c.Args[1], storage.ZAddFlags{Incr: true}, []float64{incr}, c.Args[3:4])
+	if c.ok(err) {
+		c.W.Double(res.Score)
+	}
+}
+
+// ZREM key member [member ...]
+func cmdZRem(c *Ctx) {
+	n, err := c.DB.ZRem(c.Args[1], c.Args[2:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// ZCARD key
+func cmdZCard(c *Ctx) { replyLen(c, metadata.TypeZSet) }
+
+// ZSCORE key member
+func cmdZScore(c *Ctx) {
+	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:3])
+	if !c.ok(err) {
+		return
+	}
+	if !found[0] {
+		c.W.Null()
+		return
+	}
+	c.W.Double(scores[0])
+}
+
+// ZMSCORE key member [member ...]
+func cmdZMScore(c *Ctx) {
+	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:])
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(len(scores))
+	for i, s := range scores {
+		if found[i] {
+			c.W.Double(s)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+// ZRANK key member [WITHSCORE]
+func cmdZRank(c *Ctx) { zrank(c, false) }
+
+// ZREVRANK key member [WITHSCORE]
+func cmdZRevRank(c *Ctx) { zrank(c, true) }
+
+func zrank(c *Ctx, rev bool) {
+	withScore := false
+	switch {
+	case len(c.Args) == 4 && c.is(3, "withscore"):
+		withScore = true
+	case len(c.Args) > 3:
+		c.ErrorString(errSyntax)
+		return
+	}
+	rank, score, found, err := c.DB.ZRank(c.Args[1], c.Args[2], rev)
+	switch {
+	case !c.ok(err):
+	case !found && withScore:
+		c.W.NullArray()
+	case !found:
+		c.W.Null()
+	case withScore:
+		c.W.Array(2)
+		c.W.Int(rank)
+		c.W.Double(score)
+	default:
+		c.W.Int(rank)
+	}
+}
+
+// parseScoreBound reads a score range end: "(1.5" is exclusive, "-inf" and
+// "+inf" are allowed.
+func parseScoreBound(arg []byte) (storage.ScoreBound, bool) {
+	var b storage.ScoreBound
+	if len(arg) > 0 && arg[0] == '(' {
+		b.Exclusive, arg = true, arg[1:]
+	}
+	v, ok := num.ParseFloat(arg)
+	b.Value = v
+	return b, ok
+}
+
+// parseLexBound reads a lex range end: "[a" inclusive, "(a" exclusive,
+// "-" and "+" the infinities.
+func parseLexBound(arg []byte) (storage.LexBound, bool) {
+	switch {
+	case len(arg) == 1 && arg[0] == '-':
+		return storage.LexBound{Inf: -1}, true
+	case len(arg) == 1 && arg[0] == '+':
+		return storage.LexBound{Inf: 1}, true
+	case len(arg) > 0 && arg[0] == '[':
+		return storage.LexBound{Value: arg[1:]}, true
+	case len(arg) > 0 && arg[0] == '(':
+		return storage.LexBound{Value: arg[1:], Exclusive: true}, true
+	}
+	return storage.LexBound{}, false
+}
+
+// parseRangeEnds fills r's bounds from the arguments at lo and hi (given
+// as min then max).
+func parseRangeEnds(c *Ctx, r *storage.ZRange, lo, hi int) bool {
+	switch r.By {
+	case storage.ByScore:
+		var ok1, ok2 bool
+		r.Min, ok1 = parseScoreBound(c.Args[lo])
+		r.Max, ok2 = parseScoreBound(c.Args[hi])
+		if !ok1 || !ok2 {
+			c.ErrorString("ERR min or max is not a float")
+			return false
+		}
+	case storage.ByLex:
+		var ok1, ok2 bool
+		r.LexMin, ok1 = parseLexBound(c.Args[lo])
+		r.LexMax, ok2 = parseLexBound(c.Args[hi])
+		if !ok1 || !ok2 {
+			c.ErrorString("ERR min or max not valid string range item")
+			return false
+		}
+	default:
+		var ok bool
+		if r.Start, ok = c.Int(lo); !ok {
+			return false
+		}
+		if r.Stop, ok = c.Int(hi); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// zrangeSpec parses the arguments of ZRANGE and its variants. key is the
+// index of the source key; by and rev are preset by the legacy commands
+// (auto: the options decide), as in Redis's zrangeGenericCommand.
+func zrangeSpec(c *Ctx, key int, by storage.ZRangeBy, rev, auto bool) (r storage.ZRange, withScores, ok bool) {
+	r = storage.ZRange{By: by, Rev: rev, Count: -1}
+	limitGiven := false
+	byGiven, revGiven := !auto, !auto
+	for j := key + 3; j < len(c.Args); j++ {
+		switch {
+		case c.is(j, "withscores"):
+			withScores = true
+		case c.is(j, "limit") && len(c.Args)-j-1 >= 2:
+			var ok1, ok2 bool
+			r.Offset, ok1 = c.Int(j + 1)
+			if !ok1 {
+				return r, false, false
+			}
+			r.Count, ok2 = c.Int(j + 2)
+			if !ok2 {
+				return r, false, false
+			}
+			limitGiven = r.Count != -1
+			j += 2
+		case !revGiven && c.is(j, "rev"):
+			r.Rev, revGiven = true, true
+		case !byGiven && c.is(j, "bylex"):
+			r.By, byGiven = storage.ByLex, true
+		case !byGiven && c.is(j, "byscore"):
+			r.By, byGiven = storage.ByScore, true
+		default:
+			c.ErrorString(errSyntax)
+			return r, false, false
+		}
+	}
+	if limitGiven && r.By == storage.ByRank {
+		c.ErrorString("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+		return r, false, false
+	}
+	if withScores && r.By == storage.ByLex {
+		c.ErrorString("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+		return r, false, false
+	}
+	lo, hi := key+1, key+2
+	if r.Rev && r.By != storage.ByRank {
+		lo, hi = hi, lo // the range is given as max, min
+	}
+	if !parseRangeEnds(c, &r, lo, hi) {
+		return r, false, false
+	}
+	if r.By != storage.ByRank && r.Offset < 0 {
+		r.Count = 0 // Redis returns nothing for a negative offset
+	}
+	return r, withScores, true
+}
+
+// zrangeReply streams range r of the key at argument 1.
+func zrangeReply(c *Ctx, by storage.ZRangeBy, rev, auto bool) {
+	r, withScores, ok := zrangeSpec(c, 1, by, rev, auto)
+	if !ok {
+		return
+	}
+	d := c.W.DeferArray()
+	n := 0
+	err := c.DB.ZRangeWalk(c.Args[1], r, func(m []byte, s float64) {
+		n += writeScored(c, m, s, withScores)
+	})
+	finishOrError(c, d, n, err)
+}
+
+// writeScored writes a member (and its score) of a range reply and returns
+// how many array items it added: pairs nest in RESP3 and lie flat in RESP2.
+func writeScored(c *Ctx, m []byte, s float64, withScores bool) int {
+	switch {
+	case !withScores:
+		c.W.Bulk(m)
+		return 1
+	case c.W.Protocol() == 3:
+		c.W.Array(2)
+		c.W.Bulk(m)
+		c.W.Double(s)
+		return 1
+	default:
+		c.W.Bulk(m)
+		c.W.Double(s)
+		return 2
+	}
+}
+
+// ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
+func cmdZRange(c *Ctx) { zrangeReply(c, storage.ByRank, false, true) }
+
+// ZREVRANGE key start stop [WITHSCORES]
+func cmdZRevRange(c *Ctx) { zrangeReply(c, storage.ByRank, true, false) }
+
+// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
+func cmdZRangeByScore(c *Ctx) { zrangeReply(c, storage.ByScore, false, false) }
+
+// ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]
+func cmdZRevRangeByScore(c *Ctx) { zrangeReply(c, storage.ByScore, true, false) }
+
+// ZRANGEBYLEX key min max [LIMIT offset count]
+func cmdZRangeByLex(c *Ctx) { zrangeReply(c, storage.ByLex, false, false) }
+
+// ZREVRANGEBYLEX key max min [LIMIT offset count]
+func cmdZRevRangeByLex(c *Ctx) { zrangeReply(c, storage.ByLex, true, false) }
+
+// ZRANGESTORE dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]
+func cmdZRangeStore(c *Ctx) {
+	r, withScores, ok := zrangeSpec(c, 2, storage.ByRank, false, true)
+	if !ok {
+		return
+	}
+	if withScores {
+		c.ErrorString(errSyntax)
+		return
+	}
+	n, err := c.DB.ZRangeStore(c.Args[1], c.Args[2], r)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// ZCOUNT key min max
+func cmdZCount(c *Ctx) { zcount(c, storage.ByScore) }
+
+// ZLEXCOUNT key min max
+func cmdZLexCount(c *Ctx) { zcount(c, storage.ByLex) }
+
+func zcount(c *Ctx, by storage.ZRangeBy) {
+	r := storage.ZRange{By: by, Count: -1}
+	if !parseRangeEnds(c, &r, 2, 3) {
+		return
+	}
+	n, err := c.DB.ZCount(c.Args[1], r)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// ZREMRANGEBYRANK key start stop
+func cmdZRemRangeByRank(c *Ctx) { zremRange(c, storage.ByRank) }
+
+// ZREMRANGEBYSCORE key min max
+func cmdZRemRangeByScore(c *Ctx) { zremRange(c, storage.ByScore) }
+
+// ZREMRANGEBYLEX key min max
+func cmdZRemRangeByLex(c *Ctx) { zremRange(c, storage.ByLex) }
+
+func zremRange(c *Ctx, by storage.ZRangeBy) {
+	r := storage.ZRange{By: by, Count: -1}
+	if !parseRangeEnds(c, &r, 2, 3) {
+		return
+	}
+	n, err := c.DB.ZRemRange(c.Args[1], r)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// ZSCAN key cursor [MATCH pattern] [COUNT count]
+func cmdZScan(c *Ctx) {
+	scanElements(c, metadata.TypeZSet, func(e storage.Element, _ bool) int {
+		c.W.Bulk(e.Sub)
+		s, _ := metadata.DecodeScore(e.Value)
+		c.W.Bulk(formatScore(s))
+		return 2
+	})
+}
+
+// formatScore renders a score the way Redis prints it in bulk strings.
+func formatScore(s float64) []byte {
+	var tmp [32]byte
+	return resp.AppendDouble(tmp[:0], s)
+}

@@ -1,0 +1,303 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "zpopmin", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZPopMin},
+		&Command{Name: "zpopmax", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZPopMax},
+		&Command{Name: "zmpop", Arity: -4, Flags: Write, Keys: numkeysKeys(1), Handler: cmdZMPop},
+		&Command{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRandMember},
+		&Command{Name: "zunion", Arity: -3, Flags: ReadOnly, Keys: numkeysKeys(1), Handler: cmdZUnion},
+		&Command{Name: "zinter", Arity: -3, Flags: ReadOnly, Keys: numkeysKeys(1), Handler: cmdZInter},
+		&Command{Name: "zdiff", Arity: -3, Flags: ReadOnly, Keys: numkeysKeys(1), Handler: cmdZDiff},
+		&Command{Name: "zunionstore", Arity: -4, Flags: Write, Keys: storeKeys, Handler: cmdZUnionStore},
+		&Command{Name: "zinterstore", Arity: -4, Flags: Write, Keys: storeKeys, Handler: cmdZInterStore},
+		&Command{Name: "zdiffstore", Arity: -4, Flags: Write, Keys: storeKeys, Handler: cmdZDiffStore},
+		&Command{Name: "zintercard", Arity: -3, Flags: ReadOnly, Keys: numkeysKeys(1), Handler: cmdZInterCard},
+	)
+}
+
+// storeKeys are the keys of ZUNIONSTORE-like commands: the destination and
+// the numkeys sources after it.
+func storeKeys(args [][]byte) [][]byte {
+	return append([][]byte{args[1]}, numkeysKeys(2)(args)...)
+}
+
+// ZPOPMIN key [count]
+func cmdZPopMin(c *Ctx) { zpop(c, false) }
+
+// ZPOPMAX key [count]
+func cmdZPopMax(c *Ctx) { zpop(c, true) }
+
+func zpop(c *Ctx, max bool) {
+	if len(c.Args) > 3 {
+		c.ErrorString(errSyntax)
+		return
+	}
+	count := int64(1)
+	if len(c.Args) == 3 {
+		var ok bool
+		if count, ok = num.ParseInt(c.Args[2]); !ok || count < 0 {
+			c.ErrorString("ERR value is out of range, must be positive")
+			return
+		}
+	}
+	popped, err := c.DB.ZPop(c.Args[1], max, count)
+	if !c.ok(err) {
+		return
+	}
+	if len(c.Args) == 2 {
+		// A single pop is a flat member, score pair in both protocols.
+		c.W.Array(2 * len(popped))
+		for _, m := range popped {
+			c.W.Bulk(m.Member)
+			c.W.Double(m.Score)
+		}
+		return
+	}
+	writeScoredList(c, popped, true, false)
+}
+
+// writeScoredList writes members (with scores: flat pairs in RESP2, nested
+// in RESP3, or nested in both with alwaysNested, as ZMPOP does).
+func writeScoredList(c *Ctx, ms []storage.ScoredMember, withScores, alwaysNested bool) {
+	switch {
+	case !withScores:
+		c.W.Array(len(ms))
+		for _, m := range ms {
+			c.W.Bulk(m.Member)
+		}
+	case alwaysNested || c.W.Protocol() == 3:
+		c.W.Array(len(ms))
+		for _, m := range ms {
+			c.W.Array(2)
+			c.W.Bulk(m.Member)
+			c.W.Double(m.Score)
+		}
+	default:
+		c.W.Array(2 * len(ms))
+		for _, m := range ms {
+			c.W.Bulk(m.Member)
+			c.W.Double(m.Score)
+		}
+	}
+}
+
+// ZMPOP numkeys key [key ...] MIN | MAX [COUNT count]
+func cmdZMPop(c *Ctx) {
+	n, ok := num.ParseInt(c.Args[1])
+	if !ok || n <= 0 {
+		c.ErrorString("ERR numkeys should be greater than 0")
+		return
+	}
+	if n > int64(len(c.Args)-3) {
+		c.ErrorString(errSyntax)
+		return
+	}
+	i := 2 + int(n)
+	var max bool
+	switch {
+	case c.is(i, "min"):
+	case c.is(i, "max"):
+		max = true
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	count := int64(1)
+	switch rest := len(c.Args) - i - 1; {
+	case rest == 0:
+	case rest == 2 && c.is(i+1, "count"):
+		if count, ok = num.ParseInt(c.Args[i+2]); !ok || count <= 0 {
+			c.ErrorString("ERR count should be greater than 0")
+			return
+		}
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	for _, key := range c.Args[2:i] {
+		popped, err := c.DB.ZPop(key, max, count)
+		if !c.ok(err) {
+			return
+		}
+		if len(popped) > 0 {
+			c.W.Array(2)
+			c.W.Bulk(key)
+			writeScoredList(c, popped, true, true)
+			return
+		}
+	}
+	c.W.NullArray()
+}
+
+// ZRANDMEMBER key [count [WITHSCORES]]
+func cmdZRandMember(c *Ctx) {
+	if len(c.Args) == 2 {
+		ms, err := c.DB.RandomScored(c.Args[1], 1, true)
+		if c.ok(err) {
+			if len(ms) == 0 {
+				c.W.Null()
+			} else {
+				c.W.Bulk(ms[0].Member)
+			}
+		}
+		return
+	}
+	withScores := len(c.Args) == 4 && c.is(3, "withscores")
+	count, distinct, ok := randomCount(c, withScores)
+	if !ok {
+		return
+	}
+	if len(c.Args) > 3 && !withScores {
+		c.ErrorString(errSyntax)
+		return
+	}
+	ms, err := c.DB.RandomScored(c.Args[1], count, distinct)
+	if c.ok(err) {
+		writeScoredList(c, ms, withScores, false)
+	}
+}
+
+// combineArgs are the parsed arguments of ZUNION, ZINTER, ZDIFF and their
+// STORE forms.
+type combineArgs struct {
+	keys       [][]byte
+	weights    []float64
+	agg        storage.Aggregate
+	withScores bool
+	limit      int64 // ZINTERCARD
+}
+
+// cardinality is parseCombine's pseudo-operation for ZINTERCARD, which
+// takes LIMIT instead of WEIGHTS, AGGREGATE and WITHSCORES.
+const cardinality storage.SetOp = -1
+
+// parseCombine reads "numkeys key [key ...] [WEIGHTS w ...] [AGGREGATE
+// SUM|MIN|MAX] [WITHSCORES]" from argument at; ZDIFF takes only WITHSCORES,
+// the STORE forms no WITHSCORES.
+func parseCombine(c *Ctx, at int, op storage.SetOp, store bool) (combineArgs, bool) {
+	var a combineArgs
+	n, ok := c.Int(at)
+	if !ok {
+		return a, false
+	}
+	if n < 1 {
+		c.ErrorString("ERR at least 1 input key is needed for '" + c.cmd.Name + "' command")
+		return a, false
+	}
+	if n > int64(len(c.Args)-at-1) {
+		c.ErrorString(errSyntax)
+		return a, false
+	}
+	a.keys = c.Args[at+1 : at+1+int(n)]
+	// Redis checks the sources' types before the remaining options.
+	if !c.ok(c.DB.ZCheckSources(a.keys)) {
+		return a, false
+	}
+	for i := at + 1 + int(n); i < len(c.Args); i++ {
+		left := len(c.Args) - i - 1
+		switch {
+		case op != storage.SetDiff && op != cardinality && c.is(i, "weights") && left >= int(n):
+			a.weights = make([]float64, n)
+			for j := range a.weights {
+				w, ok := num.ParseFloat(c.Args[i+1+j])
+				if !ok {
+					c.ErrorString("ERR weight value is not a float")
+					return a, false
+				}
+				a.weights[j] = w
+			}
+			i += int(n)
+		case op != storage.SetDiff && op != cardinality && c.is(i, "aggregate") && left >= 1:
+			switch strings.ToLower(string(c.Args[i+1])) {
+			case "sum":
+				a.agg = storage.AggSum
+			case "min":
+				a.agg = storage.AggMin
+			case "max":
+				a.agg = storage.AggMax
+			default:
+				c.ErrorString(errSyntax)
+				return a, false
+			}
+			i++
+		case !store && op != cardinality && c.is(i, "withscores"):
+			a.withScores = true
+		case op == cardinality && c.is(i, "limit") && left >= 1:
+			l, ok := num.ParseInt(c.Args[i+1])
+			if !ok || l < 0 {
+				c.ErrorString("ERR LIMIT can't be negative")
+				return a, false
+			}
+			a.limit = l
+			i++
+		default:
+			c.ErrorString(errSyntax)
+			return a, false
+		}
+	}
+	return a, true
+}
+
+// ZUNION numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]
+func cmdZUnion(c *Ctx) { zcombine(c, storage.SetUnion) }
+
+// ZINTER numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]
+func cmdZInter(c *Ctx) { zcombine(c, storage.SetInter) }
+
+// ZDIFF numkeys key [key ...] [WITHSCORES]
+func cmdZDiff(c *Ctx) { zcombine(c, storage.SetDiff) }
+
+func zcombine(c *Ctx, op storage.SetOp) {
+	a, ok := parseCombine(c, 1, op, false)
+	if !ok {
+		return
+	}
+	ms, err := c.DB.ZCombine(op, a.keys, a.weights, a.agg, 0)
+	if c.ok(err) {
+		writeScoredList(c, ms, a.withScores, false)
+	}
+}
+
+// ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM | MIN | MAX]
+func cmdZUnionStore(c *Ctx) { zcombineStore(c, storage.SetUnion) }
+
+// ZINTERSTORE destination numkeys key [key ...] [WEIGHTS weight ...] [AGGREGATE SUM | MIN | MAX]
+func cmdZInterStore(c *Ctx) { zcombineStore(c, storage.SetInter) }
+
+// ZDIFFSTORE destination numkeys key [key ...]
+func cmdZDiffStore(c *Ctx) { zcombineStore(c, storage.SetDiff) }
+
+func zcombineStore(c *Ctx, op storage.SetOp) {
+	a, ok := parseCombine(c, 2, op, true)
+	if !ok {
+		return
+	}
+	ms, err := c.DB.ZCombine(op, a.keys, a.weights, a.agg, 0)
+	if !c.ok(err) {
+		return
+	}
+	n, err := c.DB.ZStoreCombined(c.Args[1], ms)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// ZINTERCARD numkeys key [key ...] [LIMIT limit]
+func cmdZInterCard(c *Ctx) {
+	a, ok := parseCombine(c, 1, cardinality, true)
+	if !ok {
+		return
+	}
+	ms, err := c.DB.ZCombine(storage.SetInter, a.keys, nil, storage.AggSum, a.limit)
+	if c.ok(err) {
+		c.W.Int(int64(len(ms)))
+	}
+}
