@@ -37,3 +37,37 @@ func BenchmarkSet(b *testing.B) {
 		db.Set([]byte("key:"+strconv.Itoa(i%100000)), []byte("xxx"), SetArgs{})
 	}
 }
+
+func fillSet(b *testing.B, db DB, key string, n int) {
+	for i := 0; i < n; i += 1000 {
+		var ms [][]byte
+		for j := i; j < i+1000 && j < n; j++ {
+			ms = append(ms, []byte("element:"+strconv.Itoa(j)))
+		}
+		db.SAdd([]byte(key), ms)
+	}
+}
+
+func BenchmarkSPop(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB("__namespace")
+	fillSet(b, db, "s", 20000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		db.SPop([]byte("s"), 1)
+	}
+}
+
+func BenchmarkZPopMin(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB("__namespace")
+	for i := 0; i < 20000; i++ {
+		db.ZAdd([]byte("z"), ZAddFlags{}, []float64{float64(i)}, [][]byte{[]byte("element:" + strconv.Itoa(i))})
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		db.ZPop([]byte("z"), false, 1)
+	}
+}

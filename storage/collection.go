@@ -20,13 +20,14 @@ type collection struct {
 	key    []byte
 	meta   metadata.Metadata
 	exists bool // alive before this command
+	writer bool // read for a write, under the key's lock
 }
 
 // forWrite reads a collection of type t for a read-modify-write. A key that
 // is absent or dead gets fresh metadata with a new version, so elements of
 // an earlier incarnation stay invisible. The caller holds the key's lock.
 func (db DB) forWrite(key []byte, t metadata.Type) (*collection, error) {
-	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
+	c := &collection{db: db, nsKey: db.nsKey(key), key: key, writer: true}
 	rec, found, err := db.lookupType(c.nsKey, t)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ type Storage struct {
 	// Locks serialises read-modify-writes per key; see the package doc.
 	Locks Locks
 
+	hints popHints
+
 	commits   chan *commitRequest
 	committed chan struct{} // closed when the committer has stopped
 	closeOnce sync.Once

@@ -58,6 +58,7 @@ func (c *collection) setElements(subs, values [][]byte, onlyNew bool) (int64, er
 			v = values[i]
 		}
 		b.put(CFDefault, c.subkey(s), v)
+		c.db.s.hints.widen(c, CFDefault, s)
 	}
 	if len(b.ops) == 0 {
 		return 0, nil

@@ -368,6 +368,8 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 	}
 	b.put(CFMetadata, dstKey, rec.raw)
 	b.del(CFMetadata, srcKey)
+	db.s.hints.drop(srcKey)
+	db.s.hints.drop(dstKey)
 	return true, b.commit()
 }
 
@@ -392,6 +394,7 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 		return false, err
 	}
 	b.put(CFMetadata, dstKey, rec.raw)
+	db.s.hints.drop(dstKey)
 	return true, b.commit()
 }
 

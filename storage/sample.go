@@ -10,15 +10,23 @@ type Element struct {
 	Sub, Value []byte
 }
 
+// exactSampleLimit is the largest collection sampled exactly uniformly by
+// walking it; larger ones are sampled by random seeks.
+const exactSampleLimit = 1024
+
 // sample draws elements of a view for HRANDFIELD, SRANDMEMBER, SPOP and
 // ZRANDMEMBER: with distinct, min(count, size) different elements; without,
-// count elements that may repeat. It walks the elements once and keeps only
-// the drawn ones, so memory is O(count), not O(size). The result is in
-// random order.
+// count elements that may repeat. Memory is O(count), never O(size). Small
+// collections, and draws of a large share of one, walk the elements once
+// and are exactly uniform; a few draws from a large collection cost one
+// seek each instead (see seekSample). The result is in random order.
 func (v *view) sample(cf CF, count int64, distinct bool) ([]Element, error) {
 	size := int64(v.meta.Size)
 	if size == 0 || count <= 0 {
 		return nil, nil
+	}
+	if size > exactSampleLimit && count <= size/4 {
+		return v.seekSample(cf, count, distinct)
 	}
 	var draws []int64 // positions, ascending, repeated when drawn twice
 	if distinct {
@@ -76,4 +84,44 @@ func floydSample(n, k int64) []int64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// seekSample draws count elements by seeking to random points between the
+// first and last subkeys (after their common prefix), stepping over a random
+// number (below randomKeyWalk) of elements, wrapping at the end; distinct
+// draws step past repeats. Each draw costs one seek and a bounded walk,
+// whatever the collection's size. Picks are spread over the key space
+// rather than exactly uniform over the elements.
+func (v *view) seekSample(cf CF, count int64, distinct bool) ([]Element, error) {
+	lower, upper := v.prefix()
+	it := v.db.s.newIterator(cf, lower, upper, v.snap)
+	defer it.close()
+	it.SeekToFirst()
+	if !it.Valid() {
+		return nil, it.Err()
+	}
+	first := append([]byte(nil), it.keyData()[len(lower):]...)
+	it.SeekToLast()
+	last := append([]byte(nil), it.keyData()[len(lower):]...)
+	seen := map[string]bool{}
+	out := make([]Element, 0, count)
+	for int64(len(out)) < count {
+		it.Seek(append(lower[:len(lower):len(lower)], randomBetween(first, last)...))
+		for steps := rand.IntN(randomKeyWalk); ; steps-- {
+			if !it.Valid() {
+				if err := it.Err(); err != nil {
+					return nil, err
+				}
+				it.SeekToFirst()
+			}
+			sub := it.keyData()[len(lower):]
+			if steps <= 0 && (!distinct || !seen[string(sub)]) {
+				seen[string(sub)] = true
+				out = append(out, Element{Sub: append([]byte(nil), sub...), Value: append([]byte(nil), it.valueData()...)})
+				break
+			}
+			it.Next()
+		}
+	}
+	return out, nil
 }

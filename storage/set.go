@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/basaltdb/basalt/metadata"
@@ -57,14 +58,27 @@ func (db DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
 	return out, err
 }
 
-// SPop removes and returns up to count random members.
+// spopWindow is how many live members at the front of a large set SPOP
+// chooses from: picking there, rather than anywhere, keeps the tombstones
+// it leaves behind the pop hint (see popHints).
+const spopWindow = 16
+
+// SPop removes and returns up to count random members. Small sets, and
+// pops of a large share of a set, draw uniformly; a few pops from a large
+// set draw at random among the first spopWindow+count live members.
 func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
 	v, err := db.readView(key, metadata.TypeSet)
 	if err != nil || v == nil {
 		return nil, err
 	}
 	defer v.release()
-	elems, err := v.sample(CFDefault, count, true)
+	v.writer = true // SPOP holds the key's lock: the snapshot is the latest state
+	var elems []Element
+	if v.meta.Size > exactSampleLimit && uint64(count) <= v.meta.Size/4 {
+		elems, err = v.frontSample(count)
+	} else {
+		elems, err = v.sample(CFDefault, count, true)
+	}
 	if err != nil || len(elems) == 0 {
 		return nil, err
 	}
@@ -77,6 +91,23 @@ func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
 	v.meta.Size -= uint64(len(elems))
 	v.saveMeta(b)
 	return members, b.commit()
+}
+
+// frontSample draws count distinct members among the first count +
+// spopWindow live ones, found from the pop hint.
+func (v *view) frontSample(count int64) ([]Element, error) {
+	lower, upper := v.prefix()
+	it := v.db.s.newIterator(CFDefault, lower, upper, v.snap)
+	defer it.close()
+	var window []Element
+	for v.seekEnd(it, lower, CFDefault, false); it.Valid() && int64(len(window)) < count+spopWindow; it.Next() {
+		window = append(window, Element{Sub: append([]byte(nil), it.keyData()[len(lower):]...)})
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	rand.Shuffle(len(window), func(i, j int) { window[i], window[j] = window[j], window[i] })
+	return window[:min(int64(len(window)), count)], nil
 }
 
 // SMove moves member from src to dst and reports whether it was in src.
@@ -108,6 +139,7 @@ func (db DB) SMove(src, dst, member []byte) (bool, error) {
 		return false, err
 	} else if !to.exists || !inDst {
 		b.put(CFDefault, to.subkey(member), nil)
+		db.s.hints.widen(to, CFDefault, member)
 		to.meta.Size++
 		to.saveMeta(b)
 	}

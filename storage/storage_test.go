@@ -283,3 +283,73 @@ func TestOpensEveryExistingColumnFamily(t *testing.T) {
 		t.Fatalf("foreign %d, zset_score %v, search %v", len(s.foreign), s.cfs[CFZSetScore], s.cfs[CFSearch])
 	}
 }
+
+func TestSamplingLargeCollections(t *testing.T) {
+	db := newTestDB(t)
+	var members [][]byte
+	for i := 0; i < 5000; i++ {
+		members = append(members, b(fmt.Sprintf("member:%05d", i)))
+	}
+	if _, err := db.SAdd(b("big"), members); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 50; i++ {
+		elems, err := db.RandomElements(b("big"), metadata.TypeSet, 10, true)
+		if err != nil || len(elems) != 10 {
+			t.Fatalf("draw %d: %d elements, %v", i, len(elems), err)
+		}
+		distinct := map[string]bool{}
+		for _, e := range elems {
+			distinct[string(e.Sub)] = true
+			seen[string(e.Sub)] = true
+		}
+		if len(distinct) != 10 {
+			t.Fatal("distinct draw repeated an element")
+		}
+	}
+	if len(seen) < 200 {
+		t.Fatalf("500 draws hit only %d different members", len(seen))
+	}
+	popped, err := db.SPop(b("big"), 100)
+	if err != nil || len(popped) != 100 {
+		t.Fatalf("SPOP 100 = %d, %v", len(popped), err)
+	}
+	if n, _ := db.Len(b("big"), metadata.TypeSet); n != 4900 {
+		t.Fatalf("SCARD after SPOP = %d", n)
+	}
+}
+
+func TestPopHintsNeverHideElements(t *testing.T) {
+	db := newTestDB(t)
+	for i := 0; i < 100; i++ {
+		db.ZAdd(b("z"), ZAddFlags{}, []float64{float64(i)}, [][]byte{b(fmt.Sprint("m", i))})
+	}
+	popped, _ := db.ZPop(b("z"), false, 50)
+	if len(popped) != 50 || popped[49].Score != 49 {
+		t.Fatalf("popped %d, last %v", len(popped), popped[len(popped)-1])
+	}
+	// An element added below the hint must be the next one popped.
+	db.ZAdd(b("z"), ZAddFlags{}, []float64{-1}, [][]byte{b("low")})
+	if next, _ := db.ZPop(b("z"), false, 1); len(next) != 1 || string(next[0].Member) != "low" {
+		t.Fatalf("after adding below the hint, ZPOPMIN = %v", next)
+	}
+	// A high element added above the back hint must be the next ZPOPMAX.
+	db.ZPop(b("z"), true, 10)
+	db.ZAdd(b("z"), ZAddFlags{}, []float64{1000}, [][]byte{b("high")})
+	if next, _ := db.ZPop(b("z"), true, 1); len(next) != 1 || string(next[0].Member) != "high" {
+		t.Fatalf("after adding above the hint, ZPOPMAX = %v", next)
+	}
+	// RENAME away, add below the old hint there, and RENAME back.
+	db.Rename(b("z"), b("z2"), false)
+	db.ZAdd(b("z2"), ZAddFlags{}, []float64{-5}, [][]byte{b("lower")})
+	db.Rename(b("z2"), b("z"), false)
+	if next, _ := db.ZPop(b("z"), false, 1); len(next) != 1 || string(next[0].Member) != "lower" {
+		t.Fatalf("after a round-trip RENAME, ZPOPMIN = %v", next)
+	}
+	var all int
+	db.ZRangeWalk(b("z"), ZRange{By: ByRank, Start: 0, Stop: -1, Count: -1}, func([]byte, float64) { all++ })
+	if n, _ := db.Len(b("z"), metadata.TypeZSet); int64(all) != n {
+		t.Fatalf("ZRANGE sees %d members, ZCARD %d", all, n)
+	}
+}

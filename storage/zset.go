@@ -89,7 +89,9 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 			res.Added++
 		}
 		b.put(CFDefault, c.subkey(m), metadata.AppendScore(nil, score))
-		b.put(CFZSetScore, c.subkey(scoreSub(score, m)), nil)
+		sub := scoreSub(score, m)
+		b.put(CFZSetScore, c.subkey(sub), nil)
+		db.s.hints.widen(c, CFZSetScore, sub)
 		current[string(m)] = score
 	}
 	if len(b.ops) == 0 {
@@ -246,11 +248,7 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 			return nil
 		}
 		skip, left = from, to-from+1
-		if r.Rev {
-			it.SeekToLast()
-		} else {
-			it.SeekToFirst()
-		}
+		c.seekEnd(it, lower, CFZSetScore, r.Rev)
 	case r.Rev:
 		if math.IsInf(r.Max.Value, 1) {
 			it.SeekToLast()
