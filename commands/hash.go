@@ -203,14 +203,7 @@ func scanElements(c *Ctx, t metadata.Type, write func(e storage.Element, noValue
 // HRANDFIELD key [count [WITHVALUES]]
 func cmdHRandField(c *Ctx) {
 	if len(c.Args) == 2 {
-		elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeHash, 1, true)
-		if c.ok(err) {
-			if len(elems) == 0 {
-				c.W.Null()
-			} else {
-				c.W.Bulk(elems[0].Sub)
-			}
-		}
+		randomOne(c, metadata.TypeHash)
 		return
 	}
 	withValues := len(c.Args) == 4 && c.is(3, "withvalues")

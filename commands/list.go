@@ -56,17 +56,9 @@ func cmdLPop(c *Ctx) { pop(c, true) }
 func cmdRPop(c *Ctx) { pop(c, false) }
 
 func pop(c *Ctx, left bool) {
-	if len(c.Args) > 3 {
-		c.ErrorString(errSyntax)
+	count, ok := popCount(c)
+	if !ok {
 		return
-	}
-	count := int64(1)
-	if len(c.Args) == 3 {
-		var ok bool
-		if count, ok = num.ParseInt(c.Args[2]); !ok || count < 0 {
-			c.ErrorString("ERR value is out of range, must be positive")
-			return
-		}
 	}
 	values, err := c.DB.Pop(c.Args[1], left, count)
 	if !c.ok(err) {
@@ -86,6 +78,33 @@ func pop(c *Ctx, left bool) {
 	}
 }
 
+// popCount reads the optional count (argument 2) of LPOP, RPOP, ZPOPMIN
+// and ZPOPMAX; 1 when absent.
+func popCount(c *Ctx) (int64, bool) {
+	switch len(c.Args) {
+	case 2:
+		return 1, true
+	case 3:
+		n, ok := num.ParseInt(c.Args[2])
+		if !ok || n < 0 {
+			c.ErrorString("ERR value is out of range, must be positive")
+			return 0, false
+		}
+		return n, true
+	}
+	c.ErrorString(errSyntax)
+	return 0, false
+}
+
+// intPair parses two integer arguments (start and stop, and the like).
+func (c *Ctx) intPair(i, j int) (a, b int64, ok bool) {
+	if a, ok = c.Int(i); !ok {
+		return 0, 0, false
+	}
+	b, ok = c.Int(j)
+	return a, b, ok
+}
+
 // first returns the first value, or found false for none.
 func first(values [][]byte) ([]byte, bool) {
 	if len(values) == 0 {
@@ -99,11 +118,7 @@ func cmdLLen(c *Ctx) { replyLen(c, metadata.TypeList) }
 
 // LRANGE key start stop
 func cmdLRange(c *Ctx) {
-	start, ok := c.Int(2)
-	if !ok {
-		return
-	}
-	stop, ok := c.Int(3)
+	start, stop, ok := c.intPair(2, 3)
 	if !ok {
 		return
 	}
@@ -192,11 +207,7 @@ func cmdLRem(c *Ctx) {
 
 // LTRIM key start stop
 func cmdLTrim(c *Ctx) {
-	start, ok := c.Int(2)
-	if !ok {
-		return
-	}
-	stop, ok := c.Int(3)
+	start, stop, ok := c.intPair(2, 3)
 	if !ok {
 		return
 	}

@@ -139,14 +139,7 @@ func cmdSPop(c *Ctx) {
 // SRANDMEMBER key [count]
 func cmdSRandMember(c *Ctx) {
 	if len(c.Args) == 2 {
-		elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeSet, 1, true)
-		if c.ok(err) {
-			if len(elems) == 0 {
-				c.W.Null()
-			} else {
-				c.W.Bulk(elems[0].Sub)
-			}
-		}
+		randomOne(c, metadata.TypeSet)
 		return
 	}
 	if len(c.Args) > 3 {
@@ -165,6 +158,24 @@ func cmdSRandMember(c *Ctx) {
 	for _, e := range elems {
 		c.W.Bulk(e.Sub)
 	}
+}
+
+// randomOne answers HRANDFIELD, SRANDMEMBER and ZRANDMEMBER without a
+// count: one random element, or null.
+func randomOne(c *Ctx, t metadata.Type) {
+	elems, err := c.DB.RandomElements(c.Args[1], t, 1, true)
+	if c.ok(err) {
+		c.BulkOrNull(first(subs(elems)))
+	}
+}
+
+// subs returns the subkeys (fields, members) of elements.
+func subs(elems []storage.Element) [][]byte {
+	out := make([][]byte, len(elems))
+	for i, e := range elems {
+		out[i] = e.Sub
+	}
+	return out
 }
 
 // randomCount reads the count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER

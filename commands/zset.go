@@ -230,12 +230,8 @@ func parseRangeEnds(c *Ctx, r *storage.ZRange, lo, hi int) bool {
 		}
 	default:
 		var ok bool
-		if r.Start, ok = c.Int(lo); !ok {
-			return false
-		}
-		if r.Stop, ok = c.Int(hi); !ok {
-			return false
-		}
+		r.Start, r.Stop, ok = c.intPair(lo, hi)
+		return ok
 	}
 	return true
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -36,17 +37,9 @@ func cmdZPopMin(c *Ctx) { zpop(c, false) }
 func cmdZPopMax(c *Ctx) { zpop(c, true) }
 
 func zpop(c *Ctx, max bool) {
-	if len(c.Args) > 3 {
-		c.ErrorString(errSyntax)
+	count, ok := popCount(c)
+	if !ok {
 		return
-	}
-	count := int64(1)
-	if len(c.Args) == 3 {
-		var ok bool
-		if count, ok = num.ParseInt(c.Args[2]); !ok || count < 0 {
-			c.ErrorString("ERR value is out of range, must be positive")
-			return
-		}
 	}
 	popped, err := c.DB.ZPop(c.Args[1], max, count)
 	if !c.ok(err) {
@@ -140,14 +133,7 @@ func cmdZMPop(c *Ctx) {
 // ZRANDMEMBER key [count [WITHSCORES]]
 func cmdZRandMember(c *Ctx) {
 	if len(c.Args) == 2 {
-		ms, err := c.DB.RandomScored(c.Args[1], 1, true)
-		if c.ok(err) {
-			if len(ms) == 0 {
-				c.W.Null()
-			} else {
-				c.W.Bulk(ms[0].Member)
-			}
-		}
+		randomOne(c, metadata.TypeZSet)
 		return
 	}
 	withScores := len(c.Args) == 4 && c.is(3, "withscores")
