@@ -3,6 +3,7 @@ package it
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,13 @@ func TestHash(t *testing.T) {
 				t.Fatalf("empty field = %q", v)
 			}
 			wantErr(t, c.Do(ctx, "HSET", "h", "a").Err(), "ERR wrong number of arguments for 'hset' command")
+			big := strings.Repeat("v", 1<<20)
+			must(t, c.HSet(ctx, "h", "big", big).Err())
+			must(t, c.RPush(ctx, "biglist", big, "small").Err())
+			must(t, c.SAdd(ctx, "bigset", big).Err())
+			if c.HGet(ctx, "h", "big").Val() != big || c.LIndex(ctx, "biglist", 0).Val() != big || !c.SIsMember(ctx, "bigset", big).Val() {
+				t.Fatal("1 MB values inside collections did not round trip")
+			}
 		})
 		t.Run("HSETNX HEXISTS HSTRLEN HDEL", func(t *testing.T) {
 			must(t, c.HSet(ctx, "h2", "a", "hello").Err())

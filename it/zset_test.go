@@ -176,6 +176,15 @@ func TestSortedSet(t *testing.T) {
 			if got := c.ZRange(ctx, "v", 0, -1).Val(); strings.Join(got, ",") != "new" {
 				t.Fatalf("re-created zset = %v", got)
 			}
+			must(t, c.ZAdd(ctx, "v", redis.Z{Score: 5, Member: "five"}).Err())
+			must(t, c.Rename(ctx, "v", "moved").Err())
+			must(t, c.Copy(ctx, "moved", "copied", 0, false).Err())
+			for _, k := range []string{"moved", "copied"} {
+				if got := c.ZRangeByScore(ctx, k, &redis.ZRangeBy{Min: "3", Max: "+inf"}).Val(); strings.Join(got, ",") != "five" {
+					t.Fatalf("%s: score index after RENAME/COPY = %v", k, got)
+				}
+			}
+			must(t, c.Rename(ctx, "moved", "v").Err())
 			if typ := c.Type(ctx, "v").Val(); typ != "zset" {
 				t.Fatalf("TYPE = %s", typ)
 			}
