@@ -61,7 +61,7 @@ func (db DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
 // spopWindow is how many live members at the front of a large set SPOP
 // chooses from: picking there, rather than anywhere, keeps the tombstones
 // it leaves behind the pop hint (see popHints).
-const spopWindow = 16
+const spopWindow = 8
 
 // SPop removes and returns up to count random members. Small sets, and
 // pops of a large share of a set, draw uniformly; a few pops from a large
