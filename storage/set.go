@@ -200,13 +200,35 @@ func (db DB) SetCombine(op SetOp, keys [][]byte, fn func(member []byte) bool) er
 	}
 }
 
+// inChunks feeds the items walk yields to flush in chunks of
+// membershipChunk, so that lookups in other collections go in batches, and
+// stops early once stop reports true. flush must not keep the chunk.
+func inChunks[T any](walk func(yield func(T) bool) error, flush func([]T) error, stop func() bool) error {
+	chunk := make([]T, 0, membershipChunk)
+	var ferr error
+	err := walk(func(item T) bool {
+		chunk = append(chunk, item)
+		if len(chunk) == membershipChunk {
+			ferr = flush(chunk)
+			chunk = chunk[:0]
+		}
+		return ferr == nil && !stop()
+	})
+	if err = firstError(err, ferr); err != nil || stop() {
+		return err
+	}
+	return flush(chunk)
+}
+
 // filterMembers walks base and passes on the members that are in every
-// other set (keep) or in none of them (!keep), checking membership in
-// chunks with one MultiGet per other set.
+// other set (keep) or in none of them (!keep).
 func filterMembers(snap *grocksdb.Snapshot, base *collection, others []*collection, keep bool, fn func([]byte) bool) error {
-	chunk := make([][]byte, 0, membershipChunk)
 	stopped := false
-	flush := func() error {
+	return inChunks(func(yield func([]byte) bool) error {
+		return base.each(CFDefault, snap, nil, func(sub, _ []byte) bool {
+			return yield(append([]byte(nil), sub...))
+		})
+	}, func(chunk [][]byte) error {
 		alive := make([]bool, len(chunk))
 		for i := range alive {
 			alive[i] = true
@@ -232,21 +254,8 @@ func filterMembers(snap *grocksdb.Snapshot, base *collection, others []*collecti
 				break
 			}
 		}
-		chunk = chunk[:0]
 		return nil
-	}
-	var ferr error
-	err := base.each(CFDefault, snap, nil, func(sub, _ []byte) bool {
-		chunk = append(chunk, append([]byte(nil), sub...))
-		if len(chunk) == membershipChunk {
-			ferr = flush()
-		}
-		return ferr == nil && !stopped
-	})
-	if err != nil || ferr != nil || stopped {
-		return firstError(err, ferr)
-	}
-	return flush()
+	}, func() bool { return stopped })
 }
 
 // unionMembers passes on each member of any set once.

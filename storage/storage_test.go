@@ -353,3 +353,35 @@ func TestPopHintsNeverHideElements(t *testing.T) {
 		t.Fatalf("ZRANGE sees %d members, ZCARD %d", all, n)
 	}
 }
+
+func TestAlgebraAcrossChunks(t *testing.T) {
+	db := newTestDB(t)
+	var a, c [][]byte
+	for i := 0; i < 1000; i++ {
+		a = append(a, b(fmt.Sprint("m", i)))
+		c = append(c, b(fmt.Sprint("m", i+500)))
+	}
+	db.SAdd(b("a"), a)
+	db.SAdd(b("c"), c)
+	count := func(op SetOp) (n int) {
+		if err := db.SetCombine(op, [][]byte{b("a"), b("c")}, func([]byte) bool { n++; return true }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if inter, diff, union := count(SetInter), count(SetDiff), count(SetUnion); inter != 500 || diff != 500 || union != 1500 {
+		t.Fatalf("SINTER %d SDIFF %d SUNION %d, want 500 500 1500", inter, diff, union)
+	}
+	zinter, err := db.ZCombine(SetInter, [][]byte{b("a"), b("c")}, []float64{2, 3}, AggSum, 0)
+	if err != nil || len(zinter) != 500 || zinter[0].Score != 5 {
+		t.Fatalf("ZINTER over sets: %d members, first %+v, %v", len(zinter), zinter[0], err)
+	}
+	limited, _ := db.ZCombine(SetInter, [][]byte{b("a"), b("c")}, nil, AggSum, 300)
+	if len(limited) != 300 {
+		t.Fatalf("ZINTERCARD LIMIT 300 = %d", len(limited))
+	}
+	zdiff, _ := db.ZCombine(SetDiff, [][]byte{b("a"), b("c")}, nil, AggSum, 0)
+	if len(zdiff) != 500 {
+		t.Fatalf("ZDIFF = %d", len(zdiff))
+	}
+}

@@ -191,6 +191,23 @@ func zunion(snap *grocksdb.Snapshot, srcs []*zsource, agg Aggregate) ([]ScoredMe
 	return out, nil
 }
 
+// walkWeighted yields copies of a source's members with weighted scores.
+func walkWeighted(snap *grocksdb.Snapshot, src *zsource) func(yield func(ScoredMember) bool) error {
+	return func(yield func(ScoredMember) bool) error {
+		return src.each(snap, func(m []byte, s float64) bool {
+			return yield(ScoredMember{Member: append([]byte(nil), m...), Score: weighted(s, src.weight)})
+		})
+	}
+}
+
+func memberList(ms []ScoredMember) [][]byte {
+	out := make([][]byte, len(ms))
+	for i, m := range ms {
+		out[i] = m.Member
+	}
+	return out
+}
+
 // zinter walks the smallest input and looks each chunk of its members up
 // in the others; limit (ZINTERCARD) stops early when positive.
 func zinter(snap *grocksdb.Snapshot, srcs []*zsource, agg Aggregate, limit int64) ([]ScoredMember, error) {
@@ -200,18 +217,14 @@ func zinter(snap *grocksdb.Snapshot, srcs []*zsource, agg Aggregate, limit int64
 		}
 	}
 	var out []ScoredMember
-	var chunk []ScoredMember
-	flush := func() error {
-		members := make([][]byte, len(chunk))
-		for i, m := range chunk {
-			members[i] = m.Member
-		}
+	full := func() bool { return limit > 0 && int64(len(out)) >= limit }
+	err := inChunks(walkWeighted(snap, srcs[0]), func(chunk []ScoredMember) error {
 		alive := make([]bool, len(chunk))
 		for i := range alive {
 			alive[i] = true
 		}
 		for _, src := range srcs[1:] {
-			scores, found, err := src.scores(snap, members)
+			scores, found, err := src.scores(snap, memberList(chunk))
 			if err != nil {
 				return err
 			}
@@ -224,41 +237,26 @@ func zinter(snap *grocksdb.Snapshot, srcs []*zsource, agg Aggregate, limit int64
 			}
 		}
 		for i, m := range chunk {
-			if alive[i] && (limit <= 0 || int64(len(out)) < limit) {
+			if alive[i] && !full() {
 				out = append(out, m)
 			}
 		}
-		chunk = chunk[:0]
 		return nil
-	}
-	var ferr error
-	err := srcs[0].each(snap, func(m []byte, s float64) bool {
-		chunk = append(chunk, ScoredMember{Member: append([]byte(nil), m...), Score: weighted(s, srcs[0].weight)})
-		if len(chunk) == membershipChunk {
-			ferr = flush()
-		}
-		return ferr == nil && (limit <= 0 || int64(len(out)) < limit)
-	})
-	if err = firstError(err, ferr); err != nil {
-		return nil, err
-	}
-	return out, flush()
+	}, full)
+	return out, err
 }
 
+// zdiff keeps the members of the first input found in no other; ZDIFF
+// takes no weights, so the first input's weight is 1.
 func zdiff(snap *grocksdb.Snapshot, srcs []*zsource) ([]ScoredMember, error) {
 	if srcs[0].c == nil {
 		return nil, nil
 	}
 	var out []ScoredMember
-	var chunk []ScoredMember
-	flush := func() error {
-		members := make([][]byte, len(chunk))
-		for i, m := range chunk {
-			members[i] = m.Member
-		}
+	err := inChunks(walkWeighted(snap, srcs[0]), func(chunk []ScoredMember) error {
 		gone := make([]bool, len(chunk))
 		for _, src := range srcs[1:] {
-			_, found, err := src.scores(snap, members)
+			_, found, err := src.scores(snap, memberList(chunk))
 			if err != nil {
 				return err
 			}
@@ -271,21 +269,9 @@ func zdiff(snap *grocksdb.Snapshot, srcs []*zsource) ([]ScoredMember, error) {
 				out = append(out, m)
 			}
 		}
-		chunk = chunk[:0]
 		return nil
-	}
-	var ferr error
-	err := srcs[0].each(snap, func(m []byte, s float64) bool {
-		chunk = append(chunk, ScoredMember{Member: append([]byte(nil), m...), Score: s})
-		if len(chunk) == membershipChunk {
-			ferr = flush()
-		}
-		return ferr == nil
-	})
-	if err = firstError(err, ferr); err != nil {
-		return nil, err
-	}
-	return out, flush()
+	}, func() bool { return false })
+	return out, err
 }
 
 // ZStoreCombined stores a ZCombine result in dst and returns its size.
