@@ -41,10 +41,7 @@ func main() {
 	for _, pipeline := range []int{1, 16} {
 		// The built-in tests, then commands redis-benchmark has no test for,
 		// on the keys its tests filled (ZPOPMIN last: it empties myzset).
-		steps := [][]string{{"-t", *tests}}
-		for _, cmd := range customCommands {
-			steps = append(steps, cmd)
-		}
+		steps := append([][]string{{"-t", *tests}}, customCommands...)
 		steps = append(steps, []string{"-t", "zpopmin"})
 		for _, step := range steps {
 			b := run(basalt.port, step, *clients, *requests, pipeline)

@@ -270,7 +270,7 @@ func zcombineStore(c *Ctx, op storage.SetOp) {
 	if !c.ok(err) {
 		return
 	}
-	n, err := c.DB.ZStoreCombined(c.Args[1], ms)
+	n, err := c.DB.ZStore(c.Args[1], ms)
 	if c.ok(err) {
 		c.W.Int(n)
 	}

@@ -136,15 +136,6 @@ func (w *Writer) Set(n int) {
 	w.header('*', int64(n))
 }
 
-// Push starts an out-of-band push message (an array in RESP2).
-func (w *Writer) Push(n int) {
-	if w.proto == 3 {
-		w.header('>', int64(n))
-		return
-	}
-	w.header('*', int64(n))
-}
-
 // Bool writes a boolean (#t/#f in RESP3, :1/:0 in RESP2).
 func (w *Writer) Bool(b bool) {
 	switch {

@@ -19,9 +19,6 @@ func (s *Storage) DB(ns string) DB { return DB{s: s, ns: ns} }
 // Namespace returns the namespace this view works in.
 func (db DB) Namespace() string { return db.ns }
 
-// Storage returns the engine behind the view.
-func (db DB) Storage() *Storage { return db.s }
-
 // nsKey returns the metadata key of a user key in a new slice.
 func (db DB) nsKey(key []byte) []byte {
 	return db.s.layout.AppendNSKey(make([]byte, 0, 3+len(db.ns)+len(key)), db.ns, key)

@@ -236,12 +236,6 @@ func (s *Storage) destroyOptions() {
 	s.cache.Destroy()
 }
 
-// Layout returns the key layout of this database's mode.
-func (s *Storage) Layout() metadata.Layout { return s.layout }
-
-// Path returns the RocksDB directory.
-func (s *Storage) Path() string { return s.dir }
-
 func (s *Storage) writeOptions() *grocksdb.WriteOptions {
 	r := &s.cfg.RocksDB
 	return s.writeOpts[b2i(r.WriteSync.Get())][b2i(r.DisableWAL.Get())]

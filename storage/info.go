@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -34,13 +33,3 @@ func (s *Storage) RocksDBVersion() string {
 // LatestSequence returns the sequence number of the last write: the
 // replication offset Kvrocks reports as master_repl_offset and sequence.
 func (s *Storage) LatestSequence() uint64 { return s.db.GetLatestSequenceNumber() }
-
-// Property returns a RocksDB property of a column family.
-func (s *Storage) Property(cf CF, name string) string { return s.db.GetPropertyCF(name, s.cfs[cf]) }
-
-// IntProperty returns a numeric RocksDB property of a column family, 0 when
-// it is not available.
-func (s *Storage) IntProperty(cf CF, name string) uint64 {
-	n, _ := strconv.ParseUint(s.Property(cf, name), 10, 64)
-	return n
-}

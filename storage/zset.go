@@ -240,7 +240,7 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 	if r.Rev {
 		step = it.Prev
 	}
-	var skip, left int64 = r.Offset, r.Count
+	skip, left := r.Offset, r.Count
 	switch {
 	case r.By == ByRank:
 		from, to, ok := listRange(int64(c.meta.Size), r.Start, r.Stop)
@@ -428,11 +428,13 @@ func (db DB) ZRangeStore(dst, src []byte, r ZRange) (int64, error) {
 			return 0, err
 		}
 	}
-	return db.zstore(dst, ms)
+	return db.ZStore(dst, ms)
 }
 
-// zstore replaces dst by a sorted set of ms (members unique).
-func (db DB) zstore(dst []byte, ms []ScoredMember) (int64, error) {
+// ZStore replaces dst by a sorted set of ms (members unique): a new
+// version without TTL, or no key at all when ms is empty. It returns the
+// size.
+func (db DB) ZStore(dst []byte, ms []ScoredMember) (int64, error) {
 	out := &collection{db: db, nsKey: db.nsKey(dst), key: dst}
 	out.meta = metadata.New(metadata.TypeZSet, db.s.versions.Next(nowTime()))
 	b := db.s.newBatch()

@@ -274,11 +274,6 @@ func zdiff(snap *grocksdb.Snapshot, srcs []*zsource) ([]ScoredMember, error) {
 	return out, err
 }
 
-// ZStoreCombined stores a ZCombine result in dst and returns its size.
-func (db DB) ZStoreCombined(dst []byte, ms []ScoredMember) (int64, error) {
-	return db.zstore(dst, ms)
-}
-
 // RandomScored draws members of a sorted set with their scores (see
 // sample); nil when the key is absent.
 func (db DB) RandomScored(key []byte, count int64, distinct bool) ([]ScoredMember, error) {
