@@ -364,9 +364,16 @@ func cmdZCount(c *Ctx) { zcount(c, storage.ByScore) }
 // ZLEXCOUNT key min max
 func cmdZLexCount(c *Ctx) { zcount(c, storage.ByLex) }
 
-func zcount(c *Ctx, by storage.ZRangeBy) {
+// keyRange parses the "key min max" range of ZCOUNT, ZLEXCOUNT and the
+// ZREMRANGEBY* commands.
+func keyRange(c *Ctx, by storage.ZRangeBy) (storage.ZRange, bool) {
 	r := storage.ZRange{By: by, Count: -1}
-	if !parseRangeEnds(c, &r, 2, 3) {
+	return r, parseRangeEnds(c, &r, 2, 3)
+}
+
+func zcount(c *Ctx, by storage.ZRangeBy) {
+	r, ok := keyRange(c, by)
+	if !ok {
 		return
 	}
 	n, err := c.DB.ZCount(c.Args[1], r)
@@ -385,8 +392,8 @@ func cmdZRemRangeByScore(c *Ctx) { zremRange(c, storage.ByScore) }
 func cmdZRemRangeByLex(c *Ctx) { zremRange(c, storage.ByLex) }
 
 func zremRange(c *Ctx, by storage.ZRangeBy) {
-	r := storage.ZRange{By: by, Count: -1}
-	if !parseRangeEnds(c, &r, 2, 3) {
+	r, ok := keyRange(c, by)
+	if !ok {
 		return
 	}
 	n, err := c.DB.ZRemRange(c.Args[1], r)

@@ -1,9 +1,6 @@
 package storage
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/basaltdb/basalt/glob"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
@@ -160,18 +157,11 @@ func (db DB) HIncrBy(key, field []byte, delta int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var cur int64
-	if found {
-		var ok bool
-		if cur, ok = num.ParseInt(old); !ok {
-			return 0, ErrHashNotInteger
-		}
+	n, text, err := addInt(old, found, delta, ErrHashNotInteger)
+	if err != nil {
+		return 0, err
 	}
-	if (delta > 0 && cur > math.MaxInt64-delta) || (delta < 0 && cur < math.MinInt64-delta) {
-		return 0, ErrOverflow
-	}
-	cur += delta
-	return cur, c.hashSetOne(field, strconv.AppendInt(nil, cur, 10), !found)
+	return n, c.hashSetOne(field, text, !found)
 }
 
 // HIncrByFloat adds incr to the number in a field in long double precision
@@ -193,17 +183,10 @@ func (db DB) HIncrByFloat(key, field, incr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, _ := num.ParseLongDouble([]byte("0"))
-	if found {
-		if cur, ok = num.ParseLongDouble(old); !ok {
-			return nil, ErrHashNotFloat
-		}
+	out, err := addLongDouble(old, found, delta, ErrHashNotFloat)
+	if err != nil {
+		return nil, err
 	}
-	sum, ok := num.AddLongDouble(cur, delta)
-	if !ok {
-		return nil, ErrNaNOrInfinity
-	}
-	out := []byte(num.FormatLongDouble(sum))
 	return out, c.hashSetOne(field, out, !found)
 }
 

@@ -264,10 +264,10 @@ func (c *collection) find(elem []byte) (uint64, bool, error) {
 	return pos, found, err
 }
 
-// matches returns the indexes of the elements equal to elem: the first
-// limit from the left, or with fromRight the last limit (limit 0: all).
-func (c *collection) matches(elem []byte, limit uint64, fromRight bool) ([]uint64, error) {
-	var out []uint64
+// matches returns the indexes of elements equal to elem, walking from the
+// left (or the right): skipping the first skip matches, returning at most
+// limit (0: all), looking at no more than maxLen elements (0: all).
+func (c *collection) matches(elem []byte, fromRight bool, skip, limit, maxLen int64) ([]uint64, error) {
 	lower, upper := c.prefix()
 	it := c.db.s.newIterator(CFDefault, lower, upper, nil)
 	defer it.close()
@@ -278,9 +278,19 @@ func (c *collection) matches(elem []byte, limit uint64, fromRight bool) ([]uint6
 	} else {
 		it.SeekToFirst()
 	}
-	for ; it.Valid() && (limit == 0 || uint64(len(out)) < limit); step() {
-		if bytes.Equal(it.valueData(), elem) {
-			out = append(out, binary.BigEndian.Uint64(it.keyData()[len(lower):]))
+	var out []uint64
+	for seen := int64(0); it.Valid() && (maxLen == 0 || seen < maxLen); step() {
+		seen++
+		if !bytes.Equal(it.valueData(), elem) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		out = append(out, binary.BigEndian.Uint64(it.keyData()[len(lower):]))
+		if limit != 0 && int64(len(out)) == limit {
+			break
 		}
 	}
 	return out, it.Err()
@@ -294,11 +304,11 @@ func (db DB) LRem(key []byte, count int64, elem []byte) (int64, error) {
 	if err != nil || !c.exists {
 		return 0, err
 	}
-	limit := uint64(count)
+	limit := count
 	if count < 0 {
-		limit = uint64(-count)
+		limit = -count
 	}
-	hits, err := c.matches(elem, limit, count < 0)
+	hits, err := c.matches(elem, count < 0, 0, limit, 0)
 	if err != nil || len(hits) == 0 {
 		return 0, err
 	}
@@ -375,32 +385,12 @@ func (db DB) LPos(key, elem []byte, rank, count, maxLen int64) ([]int64, error) 
 	if fromRight {
 		skip = -rank - 1
 	}
-	lower, upper := c.prefix()
-	it := db.s.newIterator(CFDefault, lower, upper, nil)
-	defer it.close()
-	step := it.Next
-	if fromRight {
-		it.SeekToLast()
-		step = it.Prev
-	} else {
-		it.SeekToFirst()
+	hits, err := c.matches(elem, fromRight, skip, count, maxLen)
+	positions := make([]int64, len(hits))
+	for i, h := range hits {
+		positions[i] = int64(h - c.meta.Head)
 	}
-	var out []int64
-	for seen := int64(0); it.Valid() && (maxLen == 0 || seen < maxLen); step() {
-		seen++
-		if !bytes.Equal(it.valueData(), elem) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		out = append(out, int64(binary.BigEndian.Uint64(it.keyData()[len(lower):])-c.meta.Head))
-		if count != 0 && int64(len(out)) == count {
-			break
-		}
-	}
-	return out, it.Err()
+	return positions, err
 }
 
 // LMove pops an element from one end of src and pushes it at one end of

@@ -1,9 +1,6 @@
 package storage
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 )
@@ -172,19 +169,11 @@ func (db DB) IncrBy(key []byte, delta int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var cur int64
-	if old != nil {
-		var ok bool
-		if cur, ok = num.ParseInt(old); !ok {
-			return 0, ErrNotInteger
-		}
+	n, text, err := addInt(old, old != nil, delta, ErrNotInteger)
+	if err != nil {
+		return 0, err
 	}
-	if (delta > 0 && cur > math.MaxInt64-delta) || (delta < 0 && cur < math.MinInt64-delta) {
-		return 0, ErrOverflow
-	}
-	cur += delta
-	var tmp [20]byte
-	return cur, db.s.put(CFMetadata, nsKey, encodeString(strconv.AppendInt(tmp[:0], cur, 10), expire))
+	return n, db.s.put(CFMetadata, nsKey, encodeString(text, expire))
 }
 
 // IncrByFloat adds incr to the number in a string key, computing in long
@@ -199,17 +188,10 @@ func (db DB) IncrByFloat(key, incr []byte) ([]byte, error) {
 	if !ok {
 		return nil, ErrNotFloat
 	}
-	cur, _ := num.ParseLongDouble([]byte("0"))
-	if old != nil {
-		if cur, ok = num.ParseLongDouble(old); !ok {
-			return nil, ErrNotFloat
-		}
+	out, err := addLongDouble(old, old != nil, delta, ErrNotFloat)
+	if err != nil {
+		return nil, err
 	}
-	sum, ok := num.AddLongDouble(cur, delta)
-	if !ok {
-		return nil, ErrNaNOrInfinity
-	}
-	out := []byte(num.FormatLongDouble(sum))
 	return out, db.s.put(CFMetadata, nsKey, encodeString(out, expire))
 }
 
