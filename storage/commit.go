@@ -4,22 +4,21 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 )
 
-// Writes go through one committer goroutine: each command hands over the
-// operations of its batch, the committer merges every batch waiting at that
-// moment into one RocksDB WriteBatch and writes it once, then releases the
-// commands. Under concurrency this replaces RocksDB's own write-group
-// handoffs between many OS threads (futex wake-ups that cost more than the
-// write itself on a small machine) with cheap goroutine handoffs. A
-// command's operations are never split, so each command stays atomic; a
-// command is acknowledged only after the merged batch is in the WAL.
-
-// maxGroupOps bounds how many operations one merged write carries, so one
-// huge command does not wait behind many others.
-const maxGroupOps = 4096
+// Writes are split in two steps so that a hot key is not serialised on
+// WAL I/O. A command applies its batch with one RocksDB write while it holds
+// its key locks; the database runs with manual_wal_flush, so that write
+// appends to RocksDB's in-memory WAL buffer and memtable and makes no system
+// call. The next command on the same key can start at once and sees the
+// write. Before any reply leaves the server, Durable flushes the WAL buffer
+// to the file (and syncs it when rocksdb.write_options.sync is set); one
+// flush covers every write applied before it, so concurrent clients and
+// pipelines share it. No client is answered, by a write or by a read that
+// saw a write, before that write is in the WAL.
 
 type opKind uint8
 
@@ -58,90 +57,106 @@ func (b *batch) delRange(cf CF, from, to []byte) {
 	b.ops = append(b.ops, op{kind: opDeleteRange, cf: cf, key: from, value: to})
 }
 
-// commit writes the batch atomically and returns once it is durable in the
-// WAL (or failed).
+// writeBatches recycles RocksDB write batches, whose memory lives in C and
+// so must be freed explicitly: a sync.Pool could drop them unfreed. A batch
+// that grew past reusableBatchBytes is freed instead of kept.
+type writeBatches chan *grocksdb.WriteBatch
+
+const reusableBatchBytes = 1 << 20
+
+func (p writeBatches) get() *grocksdb.WriteBatch {
+	select {
+	case wb := <-p:
+		wb.Clear()
+		return wb
+	default:
+		return grocksdb.NewWriteBatch()
+	}
+}
+
+func (p writeBatches) put(wb *grocksdb.WriteBatch, bytes int) {
+	if bytes <= reusableBatchBytes {
+		select {
+		case p <- wb:
+			return
+		default:
+		}
+	}
+	wb.Destroy()
+}
+
+// close frees the pooled batches; no get or put may follow.
+func (p writeBatches) close() {
+	for {
+		select {
+		case wb := <-p:
+			wb.Destroy()
+		default:
+			return
+		}
+	}
+}
+
+// commit applies the batch atomically. Its effects are visible when commit
+// returns; they are durable after the next Durable.
 func (b *batch) commit() error {
 	if len(b.ops) == 0 {
 		return nil
 	}
-	req := commitRequestPool.Get().(*commitRequest)
-	req.ops = b.ops
-	b.s.commits <- req
-	err := <-req.done
-	req.ops = nil
-	commitRequestPool.Put(req)
-	return err
-}
-
-type commitRequest struct {
-	ops  []op
-	done chan error
-}
-
-var commitRequestPool = sync.Pool{New: func() any { return &commitRequest{done: make(chan error, 1)} }}
-
-func (s *Storage) startCommitter() {
-	s.commits = make(chan *commitRequest, 1024)
-	s.committed = make(chan struct{})
-	go s.commitLoop()
-}
-
-// stopCommitter ends the committer once every queued write is done. No
-// write may start after it is called.
-func (s *Storage) stopCommitter() {
-	close(s.commits)
-	<-s.committed
-}
-
-func (s *Storage) commitLoop() {
-	defer close(s.committed)
-	wb := grocksdb.NewWriteBatch()
-	defer wb.Destroy()
-	var group []*commitRequest
-	for req := range s.commits {
-		// Let the goroutines that have just read a command run up to their
-		// commit before draining: under load this gathers about ten
-		// commands per WAL write, at the cost of one scheduler yield.
-		runtime.Gosched()
-		group = append(group[:0], req)
-		n := len(req.ops)
-	gather:
-		for n < maxGroupOps {
-			select {
-			case more, ok := <-s.commits:
-				if !ok {
-					break gather
-				}
-				group = append(group, more)
-				n += len(more.ops)
-			default:
-				break gather
-			}
-		}
-		err := s.writeGroup(wb, group)
-		for _, r := range group {
-			r.done <- err
+	s := b.s
+	wb := s.writeBatches.get()
+	bytes := 0
+	for _, o := range b.ops {
+		bytes += len(o.key) + len(o.value)
+		h := s.cfs[o.cf]
+		switch o.kind {
+		case opPut:
+			wb.PutCF(h, o.key, o.value)
+		case opDelete:
+			wb.DeleteCF(h, o.key)
+		case opDeleteRange:
+			wb.DeleteRangeCF(h, o.key, o.value)
 		}
 	}
-}
-
-func (s *Storage) writeGroup(wb *grocksdb.WriteBatch, group []*commitRequest) error {
-	wb.Clear()
-	for _, r := range group {
-		for _, o := range r.ops {
-			h := s.cfs[o.cf]
-			switch o.kind {
-			case opPut:
-				wb.PutCF(h, o.key, o.value)
-			case opDelete:
-				wb.DeleteCF(h, o.key)
-			case opDeleteRange:
-				wb.DeleteRangeCF(h, o.key, o.value)
-			}
-		}
-	}
-	if err := s.db.Write(s.writeOptions(), wb); err != nil {
+	s.writeMu.Lock()
+	err := s.db.Write(s.writeOptions(), wb)
+	s.writeMu.Unlock()
+	s.writeBatches.put(wb, bytes)
+	if err != nil {
 		return fmt.Errorf("storage: write batch: %w", err)
 	}
+	return nil
+}
+
+// walFlusher tracks how much of the WAL buffer has reached the file.
+type walFlusher struct {
+	mu sync.Mutex // held by the one goroutine flushing; the others wait on it
+	// flushed is the last sequence number known to be in the WAL file.
+	flushed atomic.Uint64
+}
+
+// Durable returns once every write visible now is in the WAL file, flushing
+// the WAL buffer if it holds any. Call it before replying to a client. An
+// error means the WAL could not be written and nothing since the last
+// successful flush may be acknowledged.
+func (s *Storage) Durable() error {
+	target := s.db.GetLatestSequenceNumber()
+	if s.wal.flushed.Load() >= target {
+		return nil
+	}
+	// Let the goroutines that are about to write run first, so that one
+	// flush covers their writes too: under load this makes one flush serve
+	// many commands, at the cost of one scheduler yield.
+	runtime.Gosched()
+	s.wal.mu.Lock()
+	defer s.wal.mu.Unlock()
+	if s.wal.flushed.Load() >= target {
+		return nil // flushed by the goroutine that held the lock
+	}
+	upto := s.db.GetLatestSequenceNumber()
+	if err := s.db.FlushWAL(s.cfg.RocksDB.WriteSync.Get()); err != nil {
+		return fmt.Errorf("storage: flush WAL: %w", err)
+	}
+	s.wal.flushed.Store(upto)
 	return nil
 }
