@@ -46,22 +46,24 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	ctx.Args = nil
 }
 
-// run calls the handler, holding the key locks of write commands. A panic
-// in a handler is a bug: it is logged and answered with an error instead of
-// taking the server down.
+// run calls the handler, under the key locks of write commands.
 func (e *Env) run(ctx *Ctx) {
+	if ctx.cmd.Flags&Write == 0 {
+		call(ctx)
+		return
+	}
+	e.Storage.Locks.Do(ctx.Client.Namespace, ctx.cmd.keys(ctx.Args), func() { call(ctx) })
+}
+
+// call runs the handler. A panic in a handler is a bug: it is logged and
+// answered with an error instead of taking the server down.
+func call(ctx *Ctx) {
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "cmd", ctx.cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			ctx.W.Error("ERR internal error")
 		}
 	}()
-	if ctx.cmd.Flags&Write == 0 {
-		ctx.cmd.Handler(ctx)
-		return
-	}
-	guard := e.Storage.Locks.Lock(ctx.Client.Namespace, ctx.cmd.keys(ctx.Args))
-	defer guard.Unlock()
 	ctx.cmd.Handler(ctx)
 }
 

@@ -5,24 +5,46 @@ import (
 	"sync"
 )
 
-// lockStripes is the number of mutexes keys are spread over. Two keys that
-// share a stripe serialise needlessly, so it is large; a mutex is 8 bytes.
+// lockStripes is the number of stripes keys are spread over. Two keys that
+// share a stripe serialise needlessly, so it is large.
 const lockStripes = 1 << 14
 
+// maxCombined bounds how many waiting critical sections one holder runs
+// before it hands the stripe over, so that its own client is not starved.
+const maxCombined = 32
+
 // Locks serialises read-modify-writes of the same key without a global
-// lock: a key maps to one of lockStripes mutexes by a hash of its namespace
-// and name. Multi-key commands lock their stripes in ascending order, so two
+// lock: a key maps to one of lockStripes stripes by a hash of its namespace
+// and name. Multi-key commands take their stripes in ascending order, so two
 // of them can never deadlock.
+//
+// A stripe combines: when a single-stripe critical section finds its stripe
+// held, it queues itself and the holder runs it, after its own, before
+// letting the stripe go. On a hot key this runs the commands of every
+// client back to back on one goroutine, instead of waking each waiter in
+// turn through the scheduler, which on a small machine cost more than the
+// critical sections themselves.
 type Locks struct {
-	stripes [lockStripes]sync.Mutex
+	stripes [lockStripes]stripe
 }
 
-// KeyGuard holds the stripes locked for one command; Unlock releases them.
-type KeyGuard struct {
-	l       *Locks
-	inline  [4]uint32
-	stripes []uint32
+type stripe struct {
+	mu      sync.Mutex // guards the fields below
+	held    bool
+	waiters []*lockWaiter // FIFO from next
+	next    int
 }
+
+// lockWaiter is a goroutine waiting for a stripe. When run is set, the
+// holder may run it instead of handing the stripe over; done is signalled
+// either way, and handed tells which.
+type lockWaiter struct {
+	run    func()
+	handed bool
+	done   chan struct{}
+}
+
+var waiterPool = sync.Pool{New: func() any { return &lockWaiter{done: make(chan struct{}, 1)} }}
 
 func stripeOf(ns string, key []byte) uint32 {
 	// FNV-1a over namespace and key: cheap and allocation free.
@@ -37,28 +59,78 @@ func stripeOf(ns string, key []byte) uint32 {
 	return h % lockStripes
 }
 
-// Lock locks the stripes of keys in namespace ns and returns the guard that
-// unlocks them.
-func (l *Locks) Lock(ns string, keys [][]byte) KeyGuard {
-	g := KeyGuard{l: l}
-	g.stripes = g.inline[:0]
+// Do runs fn while holding the stripes of keys in namespace ns, and returns
+// once fn has run. fn may run on another goroutine (the holder of the
+// stripe), so it must not depend on which goroutine runs it, must not take
+// locks itself and must not panic.
+func (l *Locks) Do(ns string, keys [][]byte, fn func()) {
+	var inline [4]uint32
+	ids := inline[:0]
 	for _, k := range keys {
-		g.stripes = append(g.stripes, stripeOf(ns, k))
+		ids = append(ids, stripeOf(ns, k))
 	}
-	if len(g.stripes) > 1 {
-		slices.Sort(g.stripes)
-		g.stripes = slices.Compact(g.stripes)
+	if len(ids) > 1 {
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
 	}
-	for _, s := range g.stripes {
-		l.stripes[s].Lock()
+	if len(ids) == 1 {
+		st := &l.stripes[ids[0]]
+		if st.acquire(fn) {
+			fn()
+			st.release()
+		}
+		return
 	}
-	return g
+	for _, id := range ids {
+		l.stripes[id].acquire(nil)
+	}
+	fn()
+	for i := len(ids) - 1; i >= 0; i-- {
+		l.stripes[ids[i]].release()
+	}
 }
 
-// Unlock releases the guard's stripes.
-func (g *KeyGuard) Unlock() {
-	for i := len(g.stripes) - 1; i >= 0; i-- {
-		g.l.stripes[g.stripes[i]].Unlock()
+// acquire takes the stripe and returns true, or, when run is set and the
+// holder ran it, returns false.
+func (st *stripe) acquire(run func()) bool {
+	st.mu.Lock()
+	if !st.held {
+		st.held = true
+		st.mu.Unlock()
+		return true
 	}
-	g.stripes = nil
+	w := waiterPool.Get().(*lockWaiter)
+	w.run, w.handed = run, false
+	st.waiters = append(st.waiters, w)
+	st.mu.Unlock()
+	<-w.done
+	handed := w.handed
+	w.run = nil
+	waiterPool.Put(w)
+	return handed
+}
+
+// release runs the waiting critical sections it may run, then hands the
+// stripe to the next waiter, or frees it when none is left.
+func (st *stripe) release() {
+	for budget := maxCombined; ; budget-- {
+		st.mu.Lock()
+		if st.next == len(st.waiters) {
+			st.held = false
+			st.waiters, st.next = st.waiters[:0], 0
+			st.mu.Unlock()
+			return
+		}
+		w := st.waiters[st.next]
+		st.waiters[st.next] = nil
+		st.next++
+		st.mu.Unlock()
+		if w.run == nil || budget == 0 {
+			w.handed = true
+			w.done <- struct{}{}
+			return
+		}
+		w.run()
+		w.done <- struct{}{}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,22 +218,52 @@ func TestClusterModeKeysCarrySlot(t *testing.T) {
 	}
 }
 
+// TestLocksExcludeSameKey runs single-key and multi-key critical sections
+// on one hot key from many goroutines: none may overlap, every one must run
+// exactly once, and keys of other stripes must not wait.
 func TestLocksExcludeSameKey(t *testing.T) {
 	var l Locks
-	g := l.Lock("ns", [][]byte{b("a"), b("b"), b("a")})
-	done := make(chan struct{})
-	go func() {
-		g2 := l.Lock("ns", [][]byte{b("b")})
-		g2.Unlock()
-		close(done)
-	}()
-	select {
-	case <-done:
-		t.Fatal("second lock of the same key did not wait")
-	case <-time.After(20 * time.Millisecond):
+	const goroutines, each = 64, 300
+	var inside atomic.Int32
+	var overlaps atomic.Int32
+	count := 0 // guarded by the stripe of "hot"
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				keys := [][]byte{b("hot")}
+				if (g+i)%3 == 0 {
+					keys = append(keys, b(fmt.Sprintf("other:%d", i)), b("hot"))
+				}
+				l.Do("ns", keys, func() {
+					if inside.Add(1) != 1 {
+						overlaps.Add(1)
+					}
+					count++
+					inside.Add(-1)
+				})
+			}
+		}(g)
 	}
-	g.Unlock()
-	<-done
+	wg.Wait()
+	if overlaps.Load() != 0 || count != goroutines*each {
+		t.Fatalf("overlapping critical sections: %d, ran %d of %d", overlaps.Load(), count, goroutines*each)
+	}
+
+	held := make(chan struct{})
+	release := make(chan struct{})
+	go l.Do("ns", [][]byte{b("hot")}, func() { close(held); <-release })
+	<-held
+	other := make(chan struct{})
+	go l.Do("ns", [][]byte{b("cold")}, func() { close(other) })
+	select {
+	case <-other:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a key of another stripe waited for a held one")
+	}
+	close(release)
 }
 
 func TestConcurrentCommitsAllLand(t *testing.T) {
