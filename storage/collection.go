@@ -98,7 +98,7 @@ func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, fn func(s
 	if from != nil {
 		it.Seek(append(lower[:len(lower):len(lower)], from...))
 	} else {
-		it.SeekToFirst()
+		c.seekEnd(it, lower, cf, false)
 	}
 	for ; it.Valid(); it.Next() {
 		if !fn(it.keyData()[len(lower):], it.valueData()) {

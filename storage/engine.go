@@ -166,6 +166,9 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 	o.SetKeepLogFileNum(8)
 	o.SetEnableWriteThreadAdaptiveYield(false)
 	o.SetManualWALFlush(true) // see commit.go
+	// Some RocksDB builds default to debug logging, which writes a LOG line
+	// per WAL flush.
+	o.SetInfoLogLevel(grocksdb.InfoInfoLogLevel)
 	s.cache = grocksdb.NewLRUCache(uint64(r.BlockCacheSize.Get()) << 20)
 	return o
 }

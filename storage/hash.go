@@ -141,6 +141,7 @@ func (c *collection) hashSetOne(field, value []byte, isNew bool) error {
 	b := c.db.s.newBatch()
 	b.put(CFDefault, c.subkey(field), value)
 	if isNew {
+		c.db.s.hints.widen(c, CFDefault, field)
 		c.meta.Size++
 		c.saveMeta(b)
 	}

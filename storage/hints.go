@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"sync"
+
+	"github.com/basaltdb/basalt/metadata"
 )
 
 // Popping from the front (or back) of a collection leaves RocksDB
@@ -82,11 +84,12 @@ func (h *popHints) drop(nsKey []byte) {
 // the back. Only a writer, which holds the key's lock and reads the latest
 // state, uses and refreshes the hint: a reader on an older snapshot could
 // both miss elements popped after its snapshot and hide elements added
-// after it.
+// after it. Lists need no hints: their metadata says where they start.
 func (c *collection) seekEnd(it iterator, lower []byte, cf CF, back bool) {
 	hints := &c.db.s.hints
+	useHint := c.writer && c.meta.Type != metadata.TypeList
 	var hint []byte
-	if c.writer {
+	if useHint {
 		hint = hints.get(c, cf, back)
 	}
 	switch {
@@ -99,7 +102,7 @@ func (c *collection) seekEnd(it iterator, lower []byte, cf CF, back bool) {
 	default:
 		it.Seek(append(lower[:len(lower):len(lower)], hint...))
 	}
-	if c.writer && it.Valid() {
+	if useHint && it.Valid() {
 		hints.set(c, cf, back, it.keyData()[len(lower):])
 	}
 }

@@ -253,7 +253,9 @@ func (db DB) LInsert(key []byte, before bool, pivot, elem []byte) (int64, error)
 func (c *collection) find(elem []byte) (uint64, bool, error) {
 	var pos uint64
 	found := false
-	err := c.each(CFDefault, nil, nil, func(_, value []byte) bool {
+	var head [8]byte
+	binary.BigEndian.PutUint64(head[:], c.meta.Head)
+	err := c.each(CFDefault, nil, head[:], func(_, value []byte) bool {
 		if bytes.Equal(value, elem) {
 			found = true
 			return false
@@ -271,12 +273,14 @@ func (c *collection) matches(elem []byte, fromRight bool, skip, limit, maxLen in
 	lower, upper := c.prefix()
 	it := c.db.s.newIterator(CFDefault, lower, upper, nil)
 	defer it.close()
+	// Seek to the ends the metadata gives, not to the ends of the prefix:
+	// pops leave tombstones beyond them.
 	step := it.Next
 	if fromRight {
-		it.SeekToLast()
+		it.SeekForPrev(c.at(c.meta.Tail - 1))
 		step = it.Prev
 	} else {
-		it.SeekToFirst()
+		it.Seek(c.at(c.meta.Head))
 	}
 	var out []uint64
 	for seen := int64(0); it.Valid() && (maxLen == 0 || seen < maxLen); step() {

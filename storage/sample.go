@@ -96,12 +96,12 @@ func (v *view) seekSample(cf CF, count int64, distinct bool) ([]Element, error) 
 	lower, upper := v.prefix()
 	it := v.db.s.newIterator(cf, lower, upper, v.snap)
 	defer it.close()
-	it.SeekToFirst()
+	v.seekEnd(it, lower, cf, false)
 	if !it.Valid() {
 		return nil, it.Err()
 	}
 	first := append([]byte(nil), it.keyData()[len(lower):]...)
-	it.SeekToLast()
+	v.seekEnd(it, lower, cf, true)
 	last := append([]byte(nil), it.keyData()[len(lower):]...)
 	seen := map[string]bool{}
 	out := make([]Element, 0, count)
@@ -112,7 +112,7 @@ func (v *view) seekSample(cf CF, count int64, distinct bool) ([]Element, error) 
 				if err := it.Err(); err != nil {
 					return nil, err
 				}
-				it.SeekToFirst()
+				v.seekEnd(it, lower, cf, false)
 			}
 			sub := it.keyData()[len(lower):]
 			if steps <= 0 && (!distinct || !seen[string(sub)]) {

@@ -67,12 +67,13 @@ const spopWindow = 8
 // pops of a large share of a set, draw uniformly; a few pops from a large
 // set draw at random among the first spopWindow+count live members.
 func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
-	v, err := db.readView(key, metadata.TypeSet)
-	if err != nil || v == nil {
+	c, err := db.forWrite(key, metadata.TypeSet)
+	if err != nil || !c.exists {
 		return nil, err
 	}
-	defer v.release()
-	v.writer = true // SPOP holds the key's lock: the snapshot is the latest state
+	// SPOP holds the key's lock, so the latest state is consistent without
+	// a snapshot.
+	v := &view{collection: c}
 	var elems []Element
 	if v.meta.Size > exactSampleLimit && uint64(count) <= v.meta.Size/4 {
 		elems, err = v.frontSample(count)

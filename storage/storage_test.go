@@ -386,6 +386,49 @@ func TestPopHintsNeverHideElements(t *testing.T) {
 	}
 }
 
+// TestWriterWalksStartAtTheHints pops sets and zsets through the paths
+// that walk from the front (exact sampling, lex ranges) and checks that
+// the hints they leave never hide an element added afterwards.
+func TestWriterWalksStartAtTheHints(t *testing.T) {
+	db := newTestDB(t)
+	const n = 3000
+	for i := 0; i < n; i += 500 {
+		var members [][]byte
+		for j := i; j < i+500; j++ {
+			members = append(members, b(fmt.Sprintf("m%05d", j)))
+		}
+		db.SAdd(b("s"), members)
+	}
+	seen := map[string]bool{}
+	for i := 0; i <= n; i++ {
+		popped, err := db.SPop(b("s"), 1)
+		if err != nil || len(popped) != 1 || seen[string(popped[0])] {
+			t.Fatalf("pop %d: %q %v (seen before: %v)", i, popped, err, len(popped) == 1 && seen[string(popped[0])])
+		}
+		seen[string(popped[0])] = true
+		if i == n-10 {
+			db.SAdd(b("s"), [][]byte{b("a-low")}) // below every hint
+		}
+	}
+	if rest, _ := db.SPop(b("s"), 5); len(rest) != 0 || !seen["a-low"] {
+		t.Fatalf("left after popping every member: %q; popped the late one: %v", rest, seen["a-low"])
+	}
+
+	all := ZRange{By: ByLex, LexMin: LexBound{Inf: -1}, LexMax: LexBound{Inf: 1}, Count: -1}
+	for i := 0; i < 10; i++ {
+		db.ZAdd(b("z"), ZAddFlags{}, []float64{0}, [][]byte{b(fmt.Sprint("m", i))})
+	}
+	firstFive := all
+	firstFive.LexMax = LexBound{Value: b("m4")}
+	if n, _ := db.ZRemRange(b("z"), firstFive); n != 5 {
+		t.Fatalf("ZREMRANGEBYLEX - [m4 removed %d", n)
+	}
+	db.ZAdd(b("z"), ZAddFlags{}, []float64{0}, [][]byte{b("a")})
+	if n, _ := db.ZRemRange(b("z"), all); n != 6 {
+		t.Fatalf("ZREMRANGEBYLEX - + removed %d, want 6 (a and m5..m9)", n)
+	}
+}
+
 func TestAlgebraAcrossChunks(t *testing.T) {
 	db := newTestDB(t)
 	var a, c [][]byte

@@ -89,6 +89,7 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 			res.Added++
 		}
 		b.put(CFDefault, c.subkey(m), metadata.AppendScore(nil, score))
+		db.s.hints.widen(c, CFDefault, m)
 		sub := scoreSub(score, m)
 		b.put(CFZSetScore, c.subkey(sub), nil)
 		db.s.hints.widen(c, CFZSetScore, sub)
@@ -251,10 +252,12 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 		c.seekEnd(it, lower, CFZSetScore, r.Rev)
 	case r.Rev:
 		if math.IsInf(r.Max.Value, 1) {
-			it.SeekToLast()
+			c.seekEnd(it, lower, CFZSetScore, true)
 		} else {
 			it.SeekForPrev(metadata.PrefixEnd(metadata.AppendScore(lower[:len(lower):len(lower)], r.Max.Value)))
 		}
+	case math.IsInf(r.Min.Value, -1):
+		c.seekEnd(it, lower, CFZSetScore, false)
 	default:
 		from := r.Min.Value
 		if from == 0 {
@@ -296,12 +299,12 @@ func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member [
 		if r.LexMax.Inf == 0 {
 			it.SeekForPrev(append(lower[:len(lower):len(lower)], r.LexMax.Value...))
 		} else {
-			it.SeekToLast()
+			c.seekEnd(it, lower, CFDefault, true)
 		}
 	} else if r.LexMin.Inf == 0 {
 		it.Seek(append(lower[:len(lower):len(lower)], r.LexMin.Value...))
 	} else {
-		it.SeekToFirst()
+		c.seekEnd(it, lower, CFDefault, false)
 	}
 	skip, left := r.Offset, r.Count
 	for ; it.Valid() && left != 0; step() {
