@@ -27,6 +27,10 @@ type Client struct {
 	// CloseAfterReply makes the server close the connection once the
 	// current replies are sent (QUIT, CLIENT KILL of itself).
 	CloseAfterReply bool
+	// SyncTo is the sequence number the WAL must reach before this
+	// client's pending replies may be sent: the latest one when its last
+	// command finished, which covers everything that command wrote or saw.
+	SyncTo uint64
 
 	ctx        Ctx
 	lastActive atomic.Int64 // Unix ms of the last command

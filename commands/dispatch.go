@@ -55,14 +55,16 @@ func (e *Env) run(ctx *Ctx) {
 	e.Storage.Locks.Do(ctx.Client.Namespace, ctx.cmd.keys(ctx.Args), func() { call(ctx) })
 }
 
-// call runs the handler. A panic in a handler is a bug: it is logged and
-// answered with an error instead of taking the server down.
+// call runs the handler, then records how far the WAL must be flushed
+// before its reply is sent. A panic in a handler is a bug: it is logged
+// and answered with an error instead of taking the server down.
 func call(ctx *Ctx) {
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "cmd", ctx.cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			ctx.W.Error("ERR internal error")
 		}
+		ctx.Client.SyncTo = ctx.Env.Storage.LatestSequence()
 	}()
 	ctx.cmd.Handler(ctx)
 }

@@ -186,7 +186,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	// redcon sends the replies of a pipeline together once its last command
 	// is handled: one WAL flush before then covers all of them.
 	if cl.CloseAfterReply || len(conn.PeekPipeline()) == 0 {
-		if err := s.env.Storage.Durable(); err != nil {
+		if err := s.env.Storage.Durable(cl.SyncTo); err != nil {
 			slog.Error("replies withheld", "client", cl.ID, "err", err)
 			conn.NetConn().Close()
 			return

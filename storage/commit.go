@@ -135,12 +135,12 @@ type walFlusher struct {
 	flushed atomic.Uint64
 }
 
-// Durable returns once every write visible now is in the WAL file, flushing
-// the WAL buffer if it holds any. Call it before replying to a client. An
-// error means the WAL could not be written and nothing since the last
-// successful flush may be acknowledged.
-func (s *Storage) Durable() error {
-	target := s.db.GetLatestSequenceNumber()
+// Durable returns once the WAL file holds every write up to sequence number
+// target, flushing the WAL buffer if needed. Call it before replying to a
+// client, with the latest sequence number (LatestSequence) read after its
+// command. An error means the WAL could not be written and nothing since
+// the last successful flush may be acknowledged.
+func (s *Storage) Durable(target uint64) error {
 	if s.wal.flushed.Load() >= target {
 		return nil
 	}
