@@ -19,8 +19,9 @@ type collection struct {
 	nsKey  []byte
 	key    []byte
 	meta   metadata.Metadata
-	exists bool // alive before this command
-	writer bool // read for a write, under the key's lock
+	stored metadata.Metadata // meta as read, when exists
+	exists bool              // alive before this command
+	writer bool              // read for a write, under the key's lock
 }
 
 // forWrite reads a collection of type t for a read-modify-write. A key that
@@ -33,7 +34,7 @@ func (db DB) forWrite(key []byte, t metadata.Type) (*collection, error) {
 		return nil, err
 	}
 	if found {
-		c.meta, c.exists = rec.meta, true
+		c.meta, c.stored, c.exists = rec.meta, rec.meta, true
 	} else {
 		c.meta = metadata.New(t, db.s.versions.Next(time.Now()))
 	}
@@ -77,15 +78,18 @@ func (c *collection) getElements(cf CF, subs [][]byte) ([][]byte, error) {
 }
 
 // saveMeta adds the metadata write to b: the record is deleted when the
-// collection became empty.
+// collection became empty, and left alone when nothing in it changed (an
+// update of existing elements).
 func (c *collection) saveMeta(b *batch) {
-	if c.meta.Size == 0 {
+	switch {
+	case c.meta.Size == 0:
 		if c.exists {
 			b.del(CFMetadata, c.nsKey)
 		}
-		return
+	case c.exists && c.meta == c.stored:
+	default:
+		b.put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
 	}
-	b.put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
 }
 
 // each calls fn for the elements of cf in key order, from the subkey from
