@@ -24,7 +24,7 @@ run: build
 test: deps build
 	BASALT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
 	$(GO) build -race -o $(BIN)-race ./cmd/basalt
-	BASALT_BIN=$(CURDIR)/$(BIN)-race $(GO) test $(TESTFLAGS) ./it
+	BASALT_RACE=1 BASALT_BIN=$(CURDIR)/$(BIN)-race $(GO) test $(TESTFLAGS) ./it
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go'); echo "gofmt needed"; exit 1; }

@@ -16,6 +16,7 @@ func init() {
 		&Command{Name: "shutdown", Arity: -1, Flags: Admin | NoMulti, Handler: cmdShutdown},
 		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
 		&Command{Name: "info", Arity: -1, Handler: cmdInfo},
+		&Command{Name: "compact", Arity: 1, Flags: Admin, Handler: cmdCompact},
 	)
 }
 
@@ -64,6 +65,17 @@ func cmdFlushDB(c *Ctx) {
 // FLUSHALL [ASYNC | SYNC]
 func cmdFlushAll(c *Ctx) {
 	if flushMode(c) && c.ok(c.Env.Storage.FlushAll()) {
+		c.W.OK()
+	}
+}
+
+// COMPACT
+//
+// Compacts every column family through the compaction filters, which drop
+// what deleted, overwritten and expired keys left behind, and replies once
+// done.
+func cmdCompact(c *Ctx) {
+	if c.ok(c.Env.Storage.Compact()) {
 		c.W.OK()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basaltdb/basalt/config"
@@ -60,6 +61,8 @@ type Storage struct {
 	wal          walFlusher
 	writeMu      sync.Mutex
 	writeBatches writeBatches
+	filters      filters
+	closing      atomic.Bool // set once Close has begun
 
 	closeOnce sync.Once
 }
@@ -79,9 +82,10 @@ func Open(cfg *config.Config) (*Storage, error) {
 	}
 	s.dbOpts = s.newDBOptions()
 	names := existingColumnFamilies(s.dbOpts, s.dir)
+	s.filters = s.newFilters()
 	opts := make([]*grocksdb.Options, len(names))
-	for i := range names {
-		opts[i] = s.newCFOptions()
+	for i, name := range names {
+		opts[i] = s.newCFOptions(name)
 	}
 	db, handles, err := grocksdb.OpenDbColumnFamilies(s.dbOpts, s.dir, names, opts)
 	if err != nil {
@@ -178,7 +182,9 @@ var compressions = map[string]grocksdb.CompressionType{
 	"zstd": grocksdb.ZSTDCompression, "zlib": grocksdb.ZLibCompression,
 }
 
-func (s *Storage) newCFOptions() *grocksdb.Options {
+// newCFOptions returns the options of column family name (a foreign one
+// gets no compaction filter).
+func (s *Storage) newCFOptions(name string) *grocksdb.Options {
 	r := &s.cfg.RocksDB
 	t := grocksdb.NewDefaultBlockBasedTableOptions()
 	t.SetBlockCache(s.cache)
@@ -201,6 +207,9 @@ func (s *Storage) newCFOptions() *grocksdb.Options {
 	// Levels 0 and 1 stay uncompressed: they are rewritten soon anyway.
 	c := compressions[r.Compression.Get()]
 	o.SetCompressionPerLevel([]grocksdb.CompressionType{grocksdb.NoCompression, grocksdb.NoCompression, c, c, c, c, c})
+	if id, ok := cfID(name); ok && s.filters.byCF[id] != nil {
+		o.SetCompactionFilter(s.filters.byCF[id])
+	}
 	s.cfOpts = append(s.cfOpts, o)
 	return o
 }
@@ -213,6 +222,10 @@ func (s *Storage) Close() {
 		if err := s.db.FlushWAL(true); err != nil {
 			slog.Error("flush WAL at close", "err", err)
 		}
+		// Compaction filters read metadata through the column family
+		// handles: no compaction may run once those are freed.
+		s.closing.Store(true)
+		s.db.CancelAllBackgroundWork(true)
 		for _, h := range s.cfs {
 			if h != nil {
 				h.Destroy()

@@ -1,0 +1,274 @@
+package it
+
+import (
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// skipUnderRace skips volume tests in the -race pass of make test: they
+// prove disk usage, not concurrency, and would only run ten times slower.
+func skipUnderRace(t *testing.T) {
+	if os.Getenv("BASALT_RACE") != "" {
+		t.Skip("volume test: not repeated under -race")
+	}
+}
+
+// sstBytes sums the sizes of the live SST files under a data directory.
+func sstBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "db", "*.sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			total += st.Size()
+		}
+	}
+	return total
+}
+
+func randomBytes(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return string(b)
+}
+
+// TestCompactReclaimsDiskSpace fills a 200,000-field hash with 256-byte
+// values, a 200,000-item list, a 200,000-member sorted set and 200,000
+// small hashes that expire, deletes the big ones, and checks that COMPACT
+// brings the live SST bytes down by at least 90% while the keys that stay
+// read back intact.
+func TestCompactReclaimsDiskSpace(t *testing.T) {
+	skipUnderRace(t)
+	p := startBasalt(t)
+	c := p.client(t, 2)
+	const n, per = 200000, 1000
+	value := randomBytes(256)
+	for i := 0; i < n; i += per {
+		fields := make([]any, 0, 2*per)
+		items := make([]any, 0, per)
+		members := make([]redis.Z, 0, per)
+		for j := i; j < i+per; j++ {
+			id := strconv.Itoa(j)
+			fields = append(fields, "field:"+id, value)
+			items = append(items, "item:"+id+":"+value[:32])
+			members = append(members, redis.Z{Score: float64(j), Member: "member:" + id})
+		}
+		pipe := c.Pipeline()
+		pipe.HSet(ctx, "big:hash", fields...)
+		pipe.RPush(ctx, "big:list", items...)
+		pipe.ZAdd(ctx, "big:zset", members...)
+		for j := i; j < i+per; j++ {
+			key := "expiring:" + strconv.Itoa(j)
+			pipe.HSet(ctx, key, "a", value[:64], "b", value[64:128])
+			pipe.PExpire(ctx, key, 3*time.Second)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := map[string]string{}
+	for i := 0; i < 100; i++ {
+		key := "live:" + strconv.Itoa(i)
+		live[key] = randomBytes(100)
+		c.Set(ctx, key, live[key], 0)
+		c.HSet(ctx, "live:hash", key, live[key])
+	}
+	if err := c.Do(ctx, "COMPACT").Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := sstBytes(t, p.Dir)
+
+	if n := c.Del(ctx, "big:hash", "big:list", "big:zset").Val(); n != 3 {
+		t.Fatalf("DEL removed %d keys", n)
+	}
+	for c.Exists(ctx, "expiring:0").Val() != 0 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := c.Do(ctx, "COMPACT").Err(); err != nil {
+		t.Fatal(err)
+	}
+	after := sstBytes(t, p.Dir)
+	t.Logf("live SST bytes: %d before, %d after COMPACT (%.2f%%)", before, after, 100*float64(after)/float64(before))
+	if after*10 > before {
+		t.Errorf("COMPACT left %d of %d SST bytes, more than 10%%", after, before)
+	}
+	for key, v := range live {
+		if got := c.Get(ctx, key).Val(); got != v {
+			t.Fatalf("%s lost after COMPACT", key)
+		}
+		if got := c.HGet(ctx, "live:hash", key).Val(); got != v {
+			t.Fatalf("live:hash %s lost after COMPACT", key)
+		}
+	}
+	if n := c.DBSize(ctx).Val(); n != 101 {
+		t.Errorf("DBSIZE after COMPACT = %d, want 101", n)
+	}
+	info := c.Info(ctx, "keyspace").Val()
+	if !strings.Contains(info, "db0:keys=101,") {
+		t.Errorf("INFO keyspace after COMPACT:\n%s", info)
+	}
+}
+
+// loadModel is what one client's keys must hold: it writes only its own
+// keys, so the model does not depend on how clients interleave.
+type loadModel struct {
+	hashes map[string]map[string]string
+	sets   map[string]map[string]bool
+	lists  map[string][]string
+	zsets  map[string]map[string]float64
+}
+
+// TestCompactUnderLoad runs COMPACT over and over while 20 clients write,
+// delete and re-create collections, then checks every key against the
+// clients' models, before and after a final COMPACT.
+func TestCompactUnderLoad(t *testing.T) {
+	p := startBasalt(t)
+	const clients, keysPer, rounds = 20, 4, 24
+	stop := make(chan struct{})
+	compactions := make(chan int)
+	go func() {
+		c := p.client(t, 2)
+		n := 0
+		defer func() { compactions <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := c.Do(ctx, "COMPACT").Err(); err != nil {
+				t.Error(err)
+				return
+			}
+			n++
+		}
+	}()
+	models := make([]*loadModel, clients)
+	done := make(chan struct{})
+	for w := 0; w < clients; w++ {
+		models[w] = &loadModel{map[string]map[string]string{}, map[string]map[string]bool{}, map[string][]string{}, map[string]map[string]float64{}}
+		go func(w int, m *loadModel) {
+			defer func() { done <- struct{}{} }()
+			c := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 1, Protocol: 2})
+			defer c.Close()
+			for r := 0; r < rounds; r++ {
+				if err := loadRound(c, w, r, keysPer, m); err != nil {
+					t.Errorf("client %d round %d: %v", w, r, err)
+					return
+				}
+			}
+		}(w, models[w])
+	}
+	for w := 0; w < clients; w++ {
+		<-done
+	}
+	close(stop)
+	t.Logf("%d COMPACT runs during the load", <-compactions)
+	c := p.client(t, 2)
+	checkModels(t, c, models)
+	if err := c.Do(ctx, "COMPACT").Err(); err != nil {
+		t.Fatal(err)
+	}
+	checkModels(t, c, models)
+}
+
+// loadRound writes one round of client w: every key gets 50 new elements,
+// and one key of each type is deleted (and so re-created next round).
+func loadRound(c *redis.Client, w, r, keysPer int, m *loadModel) error {
+	pipe := c.Pipeline()
+	for k := 0; k < keysPer; k++ {
+		suffix := strconv.Itoa(w) + ":" + strconv.Itoa(k)
+		h, s, l, z := "load:h:"+suffix, "load:s:"+suffix, "load:l:"+suffix, "load:z:"+suffix
+		if m.hashes[h] == nil {
+			m.hashes[h], m.sets[s], m.zsets[z] = map[string]string{}, map[string]bool{}, map[string]float64{}
+		}
+		for e := 0; e < 50; e++ {
+			id := strconv.Itoa(r*50 + e)
+			pipe.HSet(ctx, h, "f"+id, "v"+id)
+			m.hashes[h]["f"+id] = "v" + id
+			pipe.SAdd(ctx, s, "m"+id)
+			m.sets[s]["m"+id] = true
+			pipe.RPush(ctx, l, "i"+id)
+			m.lists[l] = append(m.lists[l], "i"+id)
+			pipe.ZAdd(ctx, z, redis.Z{Score: float64(r*50 + e), Member: "z" + id})
+			m.zsets[z]["z"+id] = float64(r*50 + e)
+		}
+		if (r+k)%3 == 0 {
+			pipe.Del(ctx, h, s, l, z)
+			delete(m.hashes, h)
+			delete(m.sets, s)
+			delete(m.lists, l)
+			delete(m.zsets, z)
+		}
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+func checkModels(t *testing.T, c *redis.Client, models []*loadModel) {
+	t.Helper()
+	keys := 0
+	for _, m := range models {
+		for k, want := range m.hashes {
+			if got := c.HGetAll(ctx, k).Val(); !equalMaps(got, want) {
+				t.Fatalf("%s has %d fields, want %d", k, len(got), len(want))
+			}
+		}
+		for k, want := range m.sets {
+			if got := c.SMembers(ctx, k).Val(); len(got) != len(want) || !allIn(got, want) {
+				t.Fatalf("%s has %d members, want %d", k, len(got), len(want))
+			}
+		}
+		for k, want := range m.lists {
+			if got := c.LRange(ctx, k, 0, -1).Val(); strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("%s has %d items, want %d", k, len(got), len(want))
+			}
+		}
+		for k, want := range m.zsets {
+			got := c.ZRangeWithScores(ctx, k, 0, -1).Val()
+			if len(got) != len(want) {
+				t.Fatalf("%s has %d members, want %d", k, len(got), len(want))
+			}
+			for _, z := range got {
+				if s, ok := want[z.Member.(string)]; !ok || s != z.Score {
+					t.Fatalf("%s member %v score %v, want %v (%v)", k, z.Member, z.Score, s, ok)
+				}
+			}
+		}
+		keys += len(m.hashes) + len(m.sets) + len(m.lists) + len(m.zsets)
+	}
+	if n := c.DBSize(ctx).Val(); n != int64(keys) {
+		t.Fatalf("DBSIZE %d, models hold %d keys", n, keys)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func allIn(members []string, want map[string]bool) bool {
+	for _, m := range members {
+		if !want[m] {
+			return false
+		}
+	}
+	return true
+}
