@@ -27,6 +27,7 @@ var infoSections = []struct {
 	{"commandstats", false, infoCommandStats},
 	{"cluster", true, infoCluster},
 	{"keyspace", true, infoKeyspace},
+	{"rocksdb", true, infoRocksDB},
 }
 
 // INFO [section [section ...]]
@@ -62,7 +63,11 @@ func (b *infoBuilder) section(name string) {
 	if b.Len() > 0 {
 		b.WriteString("\r\n")
 	}
-	b.WriteString("# " + strings.ToUpper(name[:1]) + name[1:] + "\r\n")
+	title := strings.ToUpper(name[:1]) + name[1:]
+	if name == "rocksdb" {
+		title = "RocksDB" // as Kvrocks writes it
+	}
+	b.WriteString("# " + title + "\r\n")
 }
 
 func (b *infoBuilder) field(key string, value any) {
@@ -234,4 +239,12 @@ func infoKeyspace(e *Env, c *Ctx, b *infoBuilder) {
 		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())
+}
+
+// infoRocksDB shows what RocksDB's memtables, compactions and column
+// families are doing.
+func infoRocksDB(e *Env, c *Ctx, b *infoBuilder) {
+	for _, st := range e.Storage.RocksDBStats() {
+		b.field(st.Name, st.Value)
+	}
 }

@@ -41,6 +41,12 @@ type Config struct {
 	SlowlogMaxLen        Int
 	RESP3Enabled         Bool
 
+	CompactCron                   Cron
+	CompactionCheckerCron         Cron
+	compactionCheckerRange        hourRange
+	ForceCompactFileAge           Int
+	ForceCompactFileMinDeletedPct Int
+
 	RocksDB RocksDB
 
 	options []*option
@@ -117,6 +123,12 @@ func New() *Config {
 	c.add("slowlog-log-slower-than", c.SlowlogLogSlowerThan.bounds(-1, math.MaxInt64), "200000", rw, "log commands slower than this many µs (-1: off, 0: all)")
 	c.add("slowlog-max-len", c.SlowlogMaxLen.bounds(0, math.MaxInt32), "128", rw, "slow log entries kept")
 	c.add("resp3-enabled", &c.RESP3Enabled, "yes", rw, "allow HELLO 3")
+	c.add("compact-cron", &c.CompactCron, "", rw, "compact the whole database at these times (crontab: minute hour day month weekday; empty: never)")
+	c.add("compaction-checker-cron", &c.CompactionCheckerCron, "", rw, "during these minutes (crontab), compact the SST files with the most reclaimable data")
+	c.compactionCheckerRange.cron = &c.CompactionCheckerCron
+	c.add("compaction-checker-range", &c.compactionCheckerRange, "", rw, "deprecated: hours a-b, the same as compaction-checker-cron \"* a-b * * *\"")
+	c.add("force-compact-file-age", c.ForceCompactFileAge.bounds(0, math.MaxInt64), "172800", rw, "the checker compacts SST files older than this many seconds")
+	c.add("force-compact-file-min-deleted-percentage", c.ForceCompactFileMinDeletedPct.bounds(1, 100), "10", rw, "the checker compacts SST files with at least this share of reclaimable records")
 
 	c.add("rocksdb.block_cache_size", r.BlockCacheSize.bounds(0, 1<<30), "4096", ro, "block cache shared by all column families, MB")
 	c.add("rocksdb.write_buffer_size", r.WriteBufferSize.bounds(1, 4096), "64", ro, "memtable size, MB")

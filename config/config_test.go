@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseLine(t *testing.T) {
@@ -81,11 +82,11 @@ func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 }
 
 func TestKnownKvrocksKeysWarn(t *testing.T) {
-	c, err := Load(writeFile(t, "compact-cron 0 3 * * *\nrocksdb.row_cache_size 0\n"), nil)
+	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.row_cache_size 0\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "compact-cron") {
+	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "bgsave-cron") {
 		t.Fatalf("warnings = %v", c.Warnings)
 	}
 }
@@ -169,5 +170,56 @@ func TestExampleConfigDocumentsEveryOption(t *testing.T) {
 		if got := c.byName[o.name].value.String(); got != o.value.String() {
 			t.Errorf("basalt.conf sets %s to %q, the built-in default is %q", o.name, got, o.value.String())
 		}
+	}
+}
+
+func TestCron(t *testing.T) {
+	at := func(s string) time.Time {
+		tm, err := time.Parse("2006-01-02 15:04", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	tests := []struct {
+		spec    string
+		when    string // 2026-11-22 is a Sunday
+		matches bool
+	}{
+		{"0 3 * * *", "2026-11-22 03:00", true},
+		{"0 3 * * *", "2026-11-22 03:01", false},
+		{"* 0-7 * * *", "2026-11-22 07:59", true},
+		{"* 0-7 * * *", "2026-11-22 08:00", false},
+		{"*/15 * * * *", "2026-11-22 10:45", true},
+		{"*/15 * * * *", "2026-11-22 10:46", false},
+		{"30 1,13 * * 0", "2026-11-22 13:30", true},
+		{"30 1,13 * * 1", "2026-11-22 13:30", false},
+		{"0 3 * * * 0 15 * * *", "2026-11-22 15:00", true},
+		{"", "2026-11-22 15:00", false},
+	}
+	for _, tt := range tests {
+		var c Cron
+		if err := c.set(tt.spec); err != nil {
+			t.Fatalf("%q: %v", tt.spec, err)
+		}
+		if got := c.Matches(at(tt.when)); got != tt.matches {
+			t.Errorf("%q at %s: %v, want %v", tt.spec, tt.when, got, tt.matches)
+		}
+	}
+	for _, bad := range []string{"0 3 * *", "60 * * * *", "* 24 * * *", "5-1 * * * *", "*/0 * * * *", "a * * * *"} {
+		var c Cron
+		if err := c.set(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	cfg := New()
+	if err := cfg.Set("compaction-checker-range", "1-5"); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.CompactionCheckerCron.Get(); got != "* 1-5 * * *" {
+		t.Errorf("compaction-checker-range 1-5 set the checker cron to %q", got)
+	}
+	if err := cfg.Set("compaction-checker-range", "7-3"); err == nil {
+		t.Error("compaction-checker-range 7-3 accepted")
 	}
 }

@@ -117,6 +117,29 @@ func TestCompactReclaimsDiskSpace(t *testing.T) {
 	if !strings.Contains(info, "db0:keys=101,") {
 		t.Errorf("INFO keyspace after COMPACT:\n%s", info)
 	}
+	var liveSST int64
+	for _, cf := range []string{"default", "metadata", "zset_score", "pubsub", "propagate", "stream", "search"} {
+		liveSST += infoInt(t, c, "rocksdb", "live_sst_files_size["+cf+"]")
+	}
+	if liveSST != after {
+		t.Errorf("INFO rocksdb live_sst_files_size sums to %d, the SST files to %d", liveSST, after)
+	}
+}
+
+// infoInt reads one integer field of an INFO section.
+func infoInt(t *testing.T, c *redis.Client, section, field string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(c.Info(ctx, section).Val(), "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("INFO %s %s = %q", section, field, v)
+			}
+			return n
+		}
+	}
+	t.Fatalf("INFO %s has no %s", section, field)
+	return 0
 }
 
 // loadModel is what one client's keys must hold: it writes only its own
@@ -169,10 +192,22 @@ func TestCompactUnderLoad(t *testing.T) {
 			}
 		}(w, models[w])
 	}
-	for w := 0; w < clients; w++ {
-		<-done
+	sawCompacting := false
+	watcher := p.client(t, 2)
+	for w := 0; w < clients; {
+		select {
+		case <-done:
+			w++
+		case <-time.After(20 * time.Millisecond):
+			if infoInt(t, watcher, "rocksdb", "is_compacting") == 1 {
+				sawCompacting = true
+			}
+		}
 	}
 	close(stop)
+	if !sawCompacting {
+		t.Error("INFO rocksdb never showed is_compacting:1 while COMPACT ran")
+	}
 	t.Logf("%d COMPACT runs during the load", <-compactions)
 	c := p.client(t, 2)
 	checkModels(t, c, models)
@@ -271,4 +306,44 @@ func allIn(members []string, want map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// TestCompactionCrons sets compact-cron and compaction-checker-cron to run
+// every minute after deleting a hash that fills the SST files, and waits
+// for each to reclaim the space on its own.
+func TestCompactionCrons(t *testing.T) {
+	for _, option := range []string{"compact-cron", "compaction-checker-cron"} {
+		t.Run(option, func(t *testing.T) {
+			t.Parallel()
+			p := startBasalt(t)
+			c := p.client(t, 2)
+			value := randomBytes(100)
+			for i := 0; i < 20000; i += 1000 {
+				fields := make([]any, 0, 2000)
+				for j := i; j < i+1000; j++ {
+					fields = append(fields, "field:"+strconv.Itoa(j), value)
+				}
+				c.HSet(ctx, "big", fields...)
+			}
+			c.Set(ctx, "live", "kept", 0)
+			if err := c.Do(ctx, "COMPACT").Err(); err != nil {
+				t.Fatal(err)
+			}
+			before := sstBytes(t, p.Dir)
+			c.Del(ctx, "big")
+			if err := c.ConfigSet(ctx, option, "* * * * *").Err(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(40 * time.Second)
+			for sstBytes(t, p.Dir)*10 > before {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s did not reclaim the deleted hash: %d of %d SST bytes left", option, sstBytes(t, p.Dir), before)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if got := c.Get(ctx, "live").Val(); got != "kept" {
+				t.Fatalf("live key lost: %q", got)
+			}
+		})
+	}
 }

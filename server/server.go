@@ -64,6 +64,12 @@ func Run(cfg *config.Config) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
 	go s.idleLoop(stop)
+	var crons sync.WaitGroup
+	crons.Add(1)
+	go func() {
+		defer crons.Done()
+		s.cronLoop(stop)
+	}()
 	select {
 	case <-ctx.Done():
 		slog.Info("signal received, shutting down")
@@ -71,8 +77,10 @@ func Run(cfg *config.Config) error {
 		slog.Info("SHUTDOWN received, shutting down")
 	}
 	env.Shutdown()
+	st.StopCompactions()
 	s.closeListeners()
 	s.conns.Wait()
+	crons.Wait()
 	env.Close()
 	st.Close()
 	if p := cfg.Pidfile.Get(); p != "" {

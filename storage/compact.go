@@ -3,6 +3,9 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/basaltdb/basalt/compactfilter"
 	"github.com/linxGnu/grocksdb"
@@ -45,6 +48,8 @@ var compactOrder = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream, CFPubSub, 
 // Compact compacts every column family down to the last level, running the
 // compaction filters over every record, and returns when done.
 func (s *Storage) Compact() error {
+	s.compacting.Add(1)
+	defer s.compacting.Add(-1)
 	s.filters.subkey.Reset()
 	opts := grocksdb.NewCompactRangeOptions()
 	defer opts.Destroy()
@@ -57,4 +62,96 @@ func (s *Storage) Compact() error {
 		return fmt.Errorf("storage: compact: %w", errClosing)
 	}
 	return nil
+}
+
+// checkSample is how many records the checker reads from each end of a
+// file's key range to estimate how much of it compaction would drop.
+const checkSample = 32
+
+// CheckCompaction is the compaction checker: in each of the metadata,
+// default and zset_score column families it finds the SST file whose
+// records the compaction filters would drop the most (RocksDB tombstones
+// included), and compacts that file's key range when the share reaches
+// minPct percent or the file is older than maxAge. The pubsub and
+// propagate column families, which hold nothing lasting, are compacted
+// whole when they have files. It returns how many ranges it compacted.
+func (s *Storage) CheckCompaction(minPct int64, maxAge time.Duration) int {
+	s.compacting.Add(1)
+	defer s.compacting.Add(-1)
+	type candidate struct {
+		file  grocksdb.LiveFileMetadata
+		share float64
+	}
+	best := map[CF]candidate{}
+	transient := map[CF]bool{}
+	for _, f := range s.db.GetLiveFilesMetaData() {
+		cf, ok := cfID(f.ColumnFamilyName)
+		switch {
+		case !ok:
+		case cf == CFPubSub || cf == CFPropagate:
+			transient[cf] = true
+		case cf == CFMetadata || cf == CFDefault || cf == CFZSetScore:
+			share := s.reclaimableShare(cf, f)
+			if st, err := os.Stat(filepath.Join(s.dir, f.Name)); err == nil && time.Since(st.ModTime()) > maxAge {
+				share = 1
+			}
+			if share > best[cf].share {
+				best[cf] = candidate{f, share}
+			}
+		}
+	}
+	n := 0
+	for _, cf := range compactOrder {
+		if s.closing.Load() {
+			break
+		}
+		if c, ok := best[cf]; ok && c.share*100 >= float64(minPct) {
+			s.db.CompactRangeCF(s.cfs[cf], grocksdb.Range{Start: c.file.SmallestKey, Limit: c.file.LargestKey})
+			n++
+		}
+		if transient[cf] {
+			s.db.CompactRangeCF(s.cfs[cf], grocksdb.Range{})
+			n++
+		}
+	}
+	return n
+}
+
+// reclaimableShare estimates the share of file f's records that compaction
+// would drop: its tombstones, or the records the column family's filter
+// drops among a sample from both ends of its key range, whichever is more.
+func (s *Storage) reclaimableShare(cf CF, f grocksdb.LiveFileMetadata) float64 {
+	var share float64
+	if f.Entries > 0 {
+		share = float64(f.Deletions) / float64(f.Entries)
+	}
+	filter := s.filters.byCF[cf]
+	upper := append(append([]byte(nil), f.LargestKey...), 0) // just past the largest key
+	it := s.newIterator(cf, f.SmallestKey, upper, nil)
+	defer it.close()
+	sampled, dropped := 0, 0
+	visit := func(next func()) {
+		for i := 0; i < checkSample && it.Valid(); i++ {
+			if drop, _ := filter.Filter(0, it.keyData(), it.valueData()); drop {
+				dropped++
+			}
+			sampled++
+			next()
+		}
+	}
+	it.SeekToFirst()
+	visit(it.Next)
+	it.SeekToLast()
+	visit(it.Prev)
+	if sampled > 0 {
+		share = max(share, float64(dropped)/float64(sampled))
+	}
+	return share
+}
+
+// StopCompactions makes running and future manual compactions (COMPACT,
+// the crons) return at once; call it when shutting down.
+func (s *Storage) StopCompactions() {
+	s.closing.Store(true)
+	s.db.DisableManualCompaction()
 }

@@ -62,7 +62,8 @@ type Storage struct {
 	writeMu      sync.Mutex
 	writeBatches writeBatches
 	filters      filters
-	closing      atomic.Bool // set once Close has begun
+	closing      atomic.Bool  // set once Close has begun
+	compacting   atomic.Int32 // manual compactions (COMPACT, crons) running
 
 	closeOnce sync.Once
 }
@@ -224,7 +225,7 @@ func (s *Storage) Close() {
 		}
 		// Compaction filters read metadata through the column family
 		// handles: no compaction may run once those are freed.
-		s.closing.Store(true)
+		s.StopCompactions()
 		s.db.CancelAllBackgroundWork(true)
 		for _, h := range s.cfs {
 			if h != nil {

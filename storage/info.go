@@ -33,3 +33,76 @@ func (s *Storage) RocksDBVersion() string {
 // LatestSequence returns the sequence number of the last write: the
 // replication offset Kvrocks reports as master_repl_offset and sequence.
 func (s *Storage) LatestSequence() uint64 { return s.db.GetLatestSequenceNumber() }
+
+// Stat is one field of INFO's rocksdb section.
+type Stat struct {
+	Name  string
+	Value uint64
+}
+
+// perCFStats are the per column family figures of INFO's rocksdb section:
+// the field name (shown with a [cf] suffix, as Kvrocks does) and the
+// RocksDB property behind it.
+var perCFStats = [][2]string{
+	{"estimate_keys", "rocksdb.estimate-num-keys"},
+	{"index_and_filter_cache_usage", "rocksdb.estimate-table-readers-mem"},
+	{"estimate_live_data_size", "rocksdb.estimate-live-data-size"},
+	{"live_sst_files_size", "rocksdb.live-sst-files-size"},
+	{"estimate_pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes"},
+	{"num_files_at_level0", "rocksdb.num-files-at-level0"},
+}
+
+// dbStats are the database-wide figures, summed over the column families
+// where RocksDB keeps them per column family (as Kvrocks does).
+var dbStats = [][2]string{
+	{"all_mem_tables", "rocksdb.size-all-mem-tables"},
+	{"cur_mem_tables", "rocksdb.cur-size-all-mem-tables"},
+	{"snapshots", "rocksdb.num-snapshots"},
+	{"num_immutable_tables", "rocksdb.num-immutable-mem-table"},
+	{"num_running_flushes", "rocksdb.num-running-flushes"},
+	{"memtable_flush_pending", "rocksdb.mem-table-flush-pending"},
+	{"compaction_pending", "rocksdb.compaction-pending"},
+	{"num_running_compactions", "rocksdb.num-running-compactions"},
+	{"num_live_versions", "rocksdb.num-live-versions"},
+	{"num_super_version", "rocksdb.current-super-version-number"},
+	{"num_background_errors", "rocksdb.background-errors"},
+}
+
+// dbWide are the properties RocksDB keeps for the whole database rather
+// than per column family.
+var dbWide = map[string]bool{
+	"rocksdb.num-snapshots": true, "rocksdb.num-running-flushes": true,
+	"rocksdb.num-running-compactions": true, "rocksdb.background-errors": true,
+}
+
+// RocksDBStats returns the figures of INFO's rocksdb section, with
+// Kvrocks's field names where Kvrocks has them.
+func (s *Storage) RocksDBStats() []Stat {
+	out := []Stat{
+		{"block_cache_usage", s.cache.GetUsage()},
+		{"block_cache_pinned_usage", s.cache.GetPinnedUsage()},
+	}
+	for _, st := range perCFStats {
+		for cf, h := range s.cfs {
+			v, _ := s.db.GetIntPropertyCF(st[1], h)
+			out = append(out, Stat{st[0] + "[" + cfNames[cf] + "]", v})
+		}
+	}
+	for _, st := range dbStats {
+		var total uint64
+		if dbWide[st[1]] {
+			total, _ = s.db.GetIntProperty(st[1])
+		} else {
+			for _, h := range s.cfs {
+				v, _ := s.db.GetIntPropertyCF(st[1], h)
+				total += v
+			}
+		}
+		out = append(out, Stat{st[0], total})
+	}
+	compacting := uint64(0)
+	if s.compacting.Load() > 0 {
+		compacting = 1
+	}
+	return append(out, Stat{"is_compacting", compacting})
+}
