@@ -68,11 +68,9 @@ func (c *Ctx) authenticate(password []byte) error {
 		c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, true, metadata.DefaultNamespace
 		return nil
 	}
-	for ns, token := range c.Env.Config.Namespaces() {
-		if subtle.ConstantTimeCompare(password, []byte(token)) == 1 {
-			c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, false, ns
-			return nil
-		}
+	if ns, ok := c.Env.Namespaces.Lookup(password); ok {
+		c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, false, ns
+		return nil
 	}
 	return replyError("ERR invalid password")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -19,12 +20,13 @@ const (
 
 // Env is the server-wide state handlers share.
 type Env struct {
-	Storage   *storage.Storage
-	Config    *config.Config
-	Clients   *Clients
-	Stats     Stats
-	StartTime time.Time
-	RunID     string
+	Storage    *storage.Storage
+	Config     *config.Config
+	Namespaces *namespace.Registry
+	Clients    *Clients
+	Stats      Stats
+	StartTime  time.Time
+	RunID      string
 	// Shutdown stops the server; SHUTDOWN calls it after replying.
 	Shutdown func()
 
@@ -35,17 +37,19 @@ type Env struct {
 	stop    chan struct{}
 }
 
-// NewEnv returns the state of a server using s and cfg.
-func NewEnv(s *storage.Storage, cfg *config.Config) *Env {
+// NewEnv returns the state of a server using s, cfg and the namespace
+// registry ns.
+func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env {
 	var id [20]byte
 	rand.Read(id[:])
 	e := &Env{
-		Storage:   s,
-		Config:    cfg,
-		Clients:   newClients(),
-		StartTime: time.Now(),
-		RunID:     hex.EncodeToString(id[:]),
-		stop:      make(chan struct{}),
+		Storage:    s,
+		Config:     cfg,
+		Namespaces: ns,
+		Clients:    newClients(),
+		StartTime:  time.Now(),
+		RunID:      hex.EncodeToString(id[:]),
+		stop:       make(chan struct{}),
 	}
 	e.startupMemory = goHeapBytes()
 	go e.sampleLoop()

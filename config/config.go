@@ -40,6 +40,7 @@ type Config struct {
 	SlowlogLogSlowerThan Int
 	SlowlogMaxLen        Int
 	RESP3Enabled         Bool
+	ReplNamespaceEnabled Bool
 
 	CompactCron                   Cron
 	CompactionCheckerCron         Cron
@@ -123,6 +124,7 @@ func New() *Config {
 	c.add("slowlog-log-slower-than", c.SlowlogLogSlowerThan.bounds(-1, math.MaxInt64), "200000", rw, "log commands slower than this many µs (-1: off, 0: all)")
 	c.add("slowlog-max-len", c.SlowlogMaxLen.bounds(0, math.MaxInt32), "128", rw, "slow log entries kept")
 	c.add("resp3-enabled", &c.RESP3Enabled, "yes", rw, "allow HELLO 3")
+	c.add("repl-namespace-enabled", &c.ReplNamespaceEnabled, "no", ro, "keep namespace tokens in the database (replicated) instead of the config file")
 	c.add("compact-cron", &c.CompactCron, "", rw, "compact the whole database at these times (crontab: minute hour day month weekday; empty: never)")
 	c.add("compaction-checker-cron", &c.CompactionCheckerCron, "", rw, "during these minutes (crontab), compact the SST files with the most reclaimable data")
 	c.compactionCheckerRange.cron = &c.CompactionCheckerCron
@@ -291,6 +293,21 @@ func (c *Config) Path() string {
 
 // BindAddrs returns the listen addresses of bind.
 func (c *Config) BindAddrs() []string { return strings.Fields(c.Bind.Get()) }
+
+// SetNamespace sets the token of namespace name, in memory; Rewrite writes
+// it to the file.
+func (c *Config) SetNamespace(name, token string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mu.namespaces[name] = token
+}
+
+// DeleteNamespace forgets namespace name, in memory.
+func (c *Config) DeleteNamespace(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.mu.namespaces, name)
+}
 
 // Namespaces returns a copy of the namespace name -> token map.
 func (c *Config) Namespaces() map[string]string {

@@ -16,7 +16,7 @@ var kvrocksKeys = map[string]bool{
 	"dbsize-scan-cron":       true,
 	"profiling-sample-ratio": true, "profiling-sample-record-max-len": true,
 	"profiling-sample-record-threshold-ms": true, "profiling-sample-commands": true, "rename-command": true,
-	"auto-resize-block-and-sst": true, "redis-cursor-compatible": true, "repl-namespace-enabled": true,
+	"auto-resize-block-and-sst": true, "redis-cursor-compatible": true,
 	"json-max-nesting-depth": true, "json-storage-format": true, "txn-context-enabled": true,
 	"migrate-type": true, "migrate-speed": true, "migrate-pipeline-size": true, "migrate-sequence-gap": true,
 	"migrate-batch-size-kb": true, "migrate-batch-rate-limit-mb": true, "max-bitmap-to-string-mb": true,

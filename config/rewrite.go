@@ -10,7 +10,8 @@ import (
 
 // Rewrite writes the current settings back into the config file: lines of
 // known options get the current value, comments and other lines stay as
-// they are, namespace lines follow the current tokens, and options changed
+// they are, namespace lines follow the current tokens (unless they live in
+// the database, with repl-namespace-enabled), and options changed
 // from their default that the file lacks are appended. The file is replaced
 // atomically (temporary file + rename).
 func (c *Config) Rewrite() error {
@@ -19,6 +20,8 @@ func (c *Config) Rewrite() error {
 	if c.mu.path == "" {
 		return ErrNoFile
 	}
+	// With repl-namespace-enabled the tokens live in the database only.
+	inFile := !c.ReplNamespaceEnabled.Get()
 	seen := map[string]bool{}
 	var out []string
 	for _, line := range c.mu.lines {
@@ -28,7 +31,7 @@ func (c *Config) Rewrite() error {
 			continue
 		}
 		if name, ok := namespaceName(key); ok {
-			if token, ok := c.mu.namespaces[name]; ok && !seen["namespace."+name] {
+			if token, ok := c.mu.namespaces[name]; ok && inFile && !seen["namespace."+name] {
 				out = append(out, "namespace."+name+" "+quote(token))
 				seen["namespace."+name] = true
 			}
@@ -52,7 +55,7 @@ func (c *Config) Rewrite() error {
 	}
 	names := make([]string, 0, len(c.mu.namespaces))
 	for name := range c.mu.namespaces {
-		if !seen["namespace."+name] {
+		if inFile && !seen["namespace."+name] {
 			names = append(names, name)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/basaltdb/basalt/commands"
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
 	"github.com/tidwall/redcon"
 )
@@ -34,7 +35,12 @@ func Run(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	env := commands.NewEnv(st, cfg)
+	namespaces, err := namespace.Open(cfg, st)
+	if err != nil {
+		st.Close()
+		return err
+	}
+	env := commands.NewEnv(st, cfg, namespaces)
 	s := &Server{env: env, cfg: cfg}
 	if err := s.listen(); err != nil {
 		env.Close()

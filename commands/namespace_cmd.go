@@ -1,0 +1,57 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+func init() {
+	register(&Command{Name: "namespace", Arity: -3, Flags: Admin, Handler: cmdNamespace})
+}
+
+// NAMESPACE GET <name> | GET * | SET <name> <token> | ADD <name> <token> | DEL <name>
+//
+// GET * lists name, token pairs, the default namespace last with the admin
+// password. DEL leaves the namespace's keys in the database, as Kvrocks
+// does.
+func cmdNamespace(c *Ctx) {
+	r := c.Env.Namespaces
+	name := string(c.Args[2])
+	switch sub := strings.ToLower(string(c.Args[1])); {
+	case sub == "get" && len(c.Args) == 3 && name == "*":
+		pairs := r.List()
+		c.W.Array(2*len(pairs) + 2)
+		for _, p := range pairs {
+			c.W.BulkString(p[0])
+			c.W.BulkString(p[1])
+		}
+		c.W.BulkString(metadata.DefaultNamespace)
+		c.W.BulkString(c.Env.Config.RequirePass.Get())
+	case sub == "get" && len(c.Args) == 3:
+		if name == metadata.DefaultNamespace {
+			c.W.BulkString(c.Env.Config.RequirePass.Get())
+		} else if token, ok := r.Get(name); ok {
+			c.W.BulkString(token)
+		} else {
+			c.W.Null()
+		}
+	case sub == "set" && len(c.Args) == 4:
+		c.okOrErr(r.Set(name, string(c.Args[3])))
+	case sub == "add" && len(c.Args) == 4:
+		c.okOrErr(r.Add(name, string(c.Args[3])))
+	case sub == "del" && len(c.Args) == 3:
+		c.okOrErr(r.Del(name))
+	default:
+		c.ErrorString("ERR NAMESPACE subcommand must be one of GET, SET, DEL, ADD")
+	}
+}
+
+// okOrErr replies OK, or the error as an ERR reply.
+func (c *Ctx) okOrErr(err error) {
+	if err != nil {
+		c.ErrorString("ERR " + err.Error())
+		return
+	}
+	c.W.OK()
+}

@@ -1,0 +1,203 @@
+// Package namespace keeps the token -> namespace registry of FORMAT.md §7:
+// the tokens of the config file's namespace.<name> lines and of NAMESPACE
+// ADD/SET/DEL, persisted in the config file or, with repl-namespace-enabled
+// or without a config file, in the propagate column family.
+package namespace
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// dbKey is where the tokens live in the propagate column family, as a JSON
+// object token -> namespace.
+const dbKey = "__namespace_keys__"
+
+// The errors NAMESPACE replies with, after "ERR ", as Kvrocks words them.
+var (
+	ErrNamespaceExists   = errors.New("the namespace already exists")
+	ErrTokenExists       = errors.New("the token already exists")
+	ErrNotFound          = errors.New("the namespace was not found")
+	ErrRequirePassEmpty  = errors.New("forbidden to add namespace when requirepass was empty")
+	ErrClusterMode       = errors.New("forbidden to add namespace when cluster mode was enabled")
+	ErrAddDefault        = errors.New("forbidden to add the default namespace")
+	ErrModifyDefault     = errors.New("forbidden to modify the default namespace")
+	ErrDeleteDefault     = errors.New("forbidden to delete the default namespace")
+	ErrTokenIsPassword   = errors.New("the token is duplicated with requirepass or masterauth")
+	ErrNamespaceTooLong  = errors.New("the namespace size exceeds the limit of 255 bytes")
+	ErrNamespaceBadByte  = errors.New("the namespace must not end with byte 0x7F")
+	ErrEmptyNamespaceArg = errors.New("the namespace and the token must not be empty")
+)
+
+// Registry maps tokens to namespaces. It is safe for concurrent use.
+type Registry struct {
+	cfg *config.Config
+	st  *storage.Storage
+
+	mu sync.Mutex // serialises changes and their persistence
+}
+
+// Open builds the registry from the config's tokens and, when tokens are
+// kept in the database, merges the database's (the config wins for a
+// namespace both have). A database holding tokens while the config file
+// keeps them is refused, as Kvrocks does.
+func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
+	r := &Registry{cfg: cfg, st: st}
+	stored, err := r.load()
+	if err != nil {
+		return nil, err
+	}
+	if len(stored) > 0 && !r.inDB() {
+		return nil, errors.New("namespace: the database holds namespace tokens but repl-namespace-enabled is no")
+	}
+	have := cfg.Namespaces()
+	for token, ns := range stored {
+		if _, ok := have[ns]; !ok {
+			cfg.SetNamespace(ns, token)
+		}
+	}
+	return r, nil
+}
+
+// inDB reports whether the tokens are kept in the database: with
+// repl-namespace-enabled, or when there is no config file to keep them.
+func (r *Registry) inDB() bool {
+	return r.cfg.ReplNamespaceEnabled.Get() || r.cfg.Path() == ""
+}
+
+func (r *Registry) load() (map[string]string, error) {
+	raw, found, err := r.st.GetPropagated(dbKey)
+	if err != nil || !found {
+		return nil, err
+	}
+	var stored map[string]string
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		return nil, fmt.Errorf("namespace: decoding %s: %w", dbKey, err)
+	}
+	return stored, nil
+}
+
+// Lookup returns the namespace of token. It compares in constant time
+// with every token, so the time it takes says nothing about them.
+func (r *Registry) Lookup(token []byte) (string, bool) {
+	found := ""
+	for ns, t := range r.cfg.Namespaces() {
+		if subtle.ConstantTimeCompare(token, []byte(t)) == 1 {
+			found = ns
+		}
+	}
+	return found, found != ""
+}
+
+// Get returns the token of namespace ns.
+func (r *Registry) Get(ns string) (string, bool) {
+	token, ok := r.cfg.Namespaces()[ns]
+	return token, ok
+}
+
+// List returns every (namespace, token) pair, sorted by namespace.
+func (r *Registry) List() [][2]string {
+	m := r.cfg.Namespaces()
+	out := make([][2]string, 0, len(m))
+	for ns, token := range m {
+		out = append(out, [2]string{ns, token})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// Add creates namespace ns with token.
+func (r *Registry) Add(ns, token string) error {
+	return r.change(ns, token, ErrAddDefault, func(tokens map[string]string) error {
+		if _, ok := tokens[ns]; ok {
+			return ErrNamespaceExists
+		}
+		return nil
+	})
+}
+
+// Set gives namespace ns a new token, creating it when absent.
+func (r *Registry) Set(ns, token string) error {
+	return r.change(ns, token, ErrModifyDefault, func(map[string]string) error { return nil })
+}
+
+// Del removes namespace ns. Its keys stay in the database.
+func (r *Registry) Del(ns string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ns == metadata.DefaultNamespace {
+		return ErrDeleteDefault
+	}
+	if _, ok := r.cfg.Namespaces()[ns]; !ok {
+		return ErrNotFound
+	}
+	r.cfg.DeleteNamespace(ns)
+	return r.persist()
+}
+
+// change validates and applies a new token for ns; check adds the
+// operation's own condition, errDefault is its error for the default
+// namespace.
+func (r *Registry) change(ns, token string, errDefault error, check func(map[string]string) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ns == metadata.DefaultNamespace {
+		return errDefault
+	}
+	if err := r.validate(ns, token); err != nil {
+		return err
+	}
+	tokens := r.cfg.Namespaces()
+	if err := check(tokens); err != nil {
+		return err
+	}
+	for other, t := range tokens {
+		if t == token && other != ns {
+			return ErrTokenExists
+		}
+	}
+	r.cfg.SetNamespace(ns, token)
+	return r.persist()
+}
+
+func (r *Registry) validate(ns, token string) error {
+	switch {
+	case ns == "" || token == "":
+		return ErrEmptyNamespaceArg
+	case len(ns) > 255:
+		return ErrNamespaceTooLong
+	case ns[len(ns)-1] == 0x7f:
+		return ErrNamespaceBadByte
+	case r.cfg.RequirePass.Get() == "":
+		return ErrRequirePassEmpty
+	case r.cfg.ClusterEnabled.Get():
+		return ErrClusterMode
+	case token == r.cfg.RequirePass.Get():
+		return ErrTokenIsPassword
+	}
+	return nil
+}
+
+// persist writes the tokens where they are kept.
+func (r *Registry) persist() error {
+	if !r.inDB() {
+		return r.cfg.Rewrite()
+	}
+	tokens := map[string]string{}
+	for ns, token := range r.cfg.Namespaces() {
+		tokens[token] = ns
+	}
+	raw, err := json.Marshal(tokens)
+	if err != nil {
+		return fmt.Errorf("namespace: %w", err)
+	}
+	return r.st.PutPropagated(dbKey, raw)
+}
