@@ -48,7 +48,7 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 
 // run calls the handler, under the key locks of write commands.
 func (e *Env) run(ctx *Ctx) {
-	if ctx.cmd.Flags&Write == 0 {
+	if ctx.cmd.Flags&Write == 0 || ctx.cmd.Flags&LocksItself != 0 {
 		call(ctx)
 		return
 	}

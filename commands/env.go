@@ -32,9 +32,10 @@ type Env struct {
 
 	startupMemory int64 // Go heap in use when the server started
 
-	cursors cursorTable
-	slowlog slowlog
-	stop    chan struct{}
+	cursors  cursorTable
+	slowlog  slowlog
+	keyspace keyspaceStats
+	stop     chan struct{}
 }
 
 // NewEnv returns the state of a server using s, cfg and the namespace

@@ -231,11 +231,12 @@ func infoCluster(e *Env, c *Ctx, b *infoBuilder) {
 	b.field("cluster_enabled", enabled)
 }
 
-// infoKeyspace counts the keys of the client's namespace. It walks the
-// namespace's metadata, which is exact but proportional to its size.
+// infoKeyspace shows the figures of the client's namespace as of its last
+// walk (see keyspaceStats), with the walk's time as Kvrocks does.
 func infoKeyspace(e *Env, c *Ctx, b *infoBuilder) {
-	st, err := c.DB.Stats()
+	st, at, err := e.keyspaceOf(c.DB.Namespace())
 	if err == nil {
+		fmt.Fprintf(b, "# Last DBSIZE SCAN time: %s\r\n", at.Format("Mon Jan _2 15:04:05 2006"))
 		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())

@@ -1,13 +1,18 @@
 package commands
 
 import (
+	"crypto/subtle"
 	"strings"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(&Command{Name: "namespace", Arity: -3, Flags: Admin, Handler: cmdNamespace})
+	register(
+		&Command{Name: "namespace", Arity: -3, Flags: Admin, Handler: cmdNamespace},
+		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdMoveX},
+	)
 }
 
 // NAMESPACE GET <name> | GET * | SET <name> <token> | ADD <name> <token> | DEL <name>
@@ -54,4 +59,34 @@ func (c *Ctx) okOrErr(err error) {
 		return
 	}
 	c.W.OK()
+}
+
+// MOVEX key token
+//
+// Moves key to the namespace token opens (the default one for the admin
+// password), unless the key exists there; replies 1 when moved, else 0.
+func cmdMoveX(c *Ctx) {
+	if c.Env.Config.RequirePass.Get() == "" {
+		c.ErrorString("ERR Forbidden to move key when requirepass is empty")
+		return
+	}
+	token := c.Args[2]
+	ns, ok := c.Env.Namespaces.Lookup(token)
+	if subtle.ConstantTimeCompare(token, []byte(c.Env.Config.RequirePass.Get())) == 1 {
+		ns, ok = metadata.DefaultNamespace, true
+	}
+	if !ok {
+		c.ErrorString("ERR Invalid password")
+		return
+	}
+	key := c.Args[1]
+	to := c.Env.Storage.DB(ns)
+	var moved bool
+	var err error
+	c.Env.Storage.Locks.DoAcross([]storage.Key{{NS: c.DB.Namespace(), Name: key}, {NS: ns, Name: key}}, func() {
+		moved, err = c.DB.MoveTo(key, to)
+	})
+	if c.ok(err) {
+		c.intBool(moved)
+	}
 }

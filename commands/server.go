@@ -31,7 +31,7 @@ func cmdTime(c *Ctx) {
 // DBSIZE [SCAN]
 //
 // The count is exact: expired keys are not counted. DBSIZE SCAN, Kvrocks's
-// request to refresh the count, has nothing to refresh and replies OK.
+// request, starts a background walk that refreshes INFO keyspace.
 func cmdDBSize(c *Ctx) {
 	switch {
 	case len(c.Args) == 1:
@@ -40,6 +40,7 @@ func cmdDBSize(c *Ctx) {
 			c.W.Int(st.Keys)
 		}
 	case len(c.Args) == 2 && c.is(1, "scan"):
+		c.Env.scanKeyspace(c.DB.Namespace())
 		c.W.OK()
 	default:
 		c.ErrorString(errSyntax)

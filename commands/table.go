@@ -11,14 +11,15 @@ type Flag uint32
 
 // Command flags.
 const (
-	Write     Flag = 1 << iota // modifies data: its keys are locked while it runs
-	ReadOnly                   // reads data only
-	Admin                      // refused to namespace (non-admin) users
-	NoAuth                     // allowed before AUTH
-	Fast                       // O(1) or O(log n); reported by COMMAND
-	NoMulti                    // not allowed inside MULTI
-	Loading                    // allowed while loading
-	Exclusive                  // runs alone: no other command runs meanwhile
+	Write       Flag = 1 << iota // modifies data: its keys are locked while it runs
+	ReadOnly                     // reads data only
+	Admin                        // refused to namespace (non-admin) users
+	NoAuth                       // allowed before AUTH
+	Fast                         // O(1) or O(log n); reported by COMMAND
+	NoMulti                      // not allowed inside MULTI
+	Loading                      // allowed while loading
+	Exclusive                    // runs alone: no other command runs meanwhile
+	LocksItself                  // a write that locks its keys itself (keys of several namespaces)
 )
 
 var flagNames = []struct {

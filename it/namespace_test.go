@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -108,6 +111,16 @@ func TestNamespacesWithoutConfigFile(t *testing.T) {
 	if v := tenant(t, again, "tok").Get(ctx, "k").Val(); v != "v" {
 		t.Errorf("after restart the namespace's key = %q", v)
 	}
+	// NAMESPACE DEL keeps the data: the namespace added back sees it.
+	admin := tenant(t, again, "admin")
+	for _, args := range [][]any{{"NAMESPACE", "DEL", "ns"}, {"NAMESPACE", "ADD", "ns", "tok2"}} {
+		if err := admin.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v := tenant(t, again, "tok2").Get(ctx, "k").Val(); v != "v" {
+		t.Errorf("after NAMESPACE DEL and ADD the namespace's key = %q", v)
+	}
 }
 
 func TestNamespaceStartupChecks(t *testing.T) {
@@ -163,6 +176,17 @@ func TestNamespaceIsolation(t *testing.T) {
 			t.Errorf("%s: DBSIZE = %d", name, n)
 		}
 	}
+	// redis-cli, and HELLO 3 with AUTH, land in the namespace too.
+	for name, token := range map[string]string{"a": "token-a", "b": "token-b"} {
+		if got := p.cli(t, "--no-auth-warning", "-a", token, "HGET", "hash", "owner"); got != name {
+			t.Errorf("redis-cli -a %s HGET hash owner = %q", token, got)
+		}
+		hello := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 1, Protocol: 3, Username: "default", Password: token})
+		if got := hello.LRange(ctx, "list", 0, -1).Val(); len(got) != 1 || got[0] != name {
+			t.Errorf("HELLO 3 AUTH default %s: LRANGE list = %v", token, got)
+		}
+		hello.Close()
+	}
 	if err := clients["a"].FlushDB(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -174,5 +198,135 @@ func TestNamespaceIsolation(t *testing.T) {
 	}
 	if v := clients["admin"].Get(ctx, "string").Val(); v != "admin" {
 		t.Errorf("FLUSHDB in tenant a touched the default namespace: %q", v)
+	}
+}
+
+func TestMoveX(t *testing.T) {
+	p := startBasalt(t, "-c", writeConf(t, "requirepass admin", "namespace.a token-a", "namespace.b token-b"))
+	a, b := tenant(t, p, "token-a"), tenant(t, p, "token-b")
+	a.HSet(ctx, "h", "f1", "v1", "f2", "v2")
+	a.Set(ctx, "taken", "a", 0)
+	b.Set(ctx, "taken", "b", 0)
+	for _, tt := range []struct {
+		key, token string
+		want       any
+	}{
+		{"h", "token-b", int64(1)},
+		{"h", "token-b", int64(0)}, // gone from a
+		{"taken", "token-b", int64(0)},
+		{"taken", "nope", "ERR Invalid password"},
+	} {
+		got, err := a.Do(ctx, "MOVEX", tt.key, tt.token).Result()
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("MOVEX %s %s = %v, want %v", tt.key, tt.token, got, tt.want)
+		}
+	}
+	if m := b.HGetAll(ctx, "h").Val(); len(m) != 2 || m["f2"] != "v2" {
+		t.Errorf("moved hash in b: %v", m)
+	}
+	if n := a.Exists(ctx, "h").Val(); n != 0 {
+		t.Error("moved hash still in a")
+	}
+	if v := a.Get(ctx, "taken").Val(); v != "a" {
+		t.Errorf("MOVEX onto an existing key changed the source: %q", v)
+	}
+}
+
+// TestNamespacesUnderConcurrency runs 200 connections over 10 namespaces,
+// each writing its own keys and a counter its namespace shares, then
+// checks every namespace's DBSIZE and contents.
+func TestNamespacesUnderConcurrency(t *testing.T) {
+	const namespaces, conns, ops = 10, 20, 30
+	lines := []string{"requirepass admin"}
+	for n := 0; n < namespaces; n++ {
+		lines = append(lines, "namespace.ns"+strconv.Itoa(n)+" token"+strconv.Itoa(n))
+	}
+	p := startBasalt(t, "-c", writeConf(t, lines...))
+	var wg sync.WaitGroup
+	for n := 0; n < namespaces; n++ {
+		for j := 0; j < conns; j++ {
+			wg.Add(1)
+			go func(n, j int) {
+				defer wg.Done()
+				c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "token" + strconv.Itoa(n), PoolSize: 1, Protocol: 2})
+				defer c.Close()
+				id := strconv.Itoa(j)
+				for i := 0; i < ops; i++ {
+					v := strconv.Itoa(i)
+					pipe := c.Pipeline()
+					pipe.Set(ctx, "s:"+id, "ns"+strconv.Itoa(n)+":"+v, 0)
+					pipe.HSet(ctx, "h:"+id, "f"+v, v)
+					pipe.SAdd(ctx, "set:"+id, v)
+					pipe.RPush(ctx, "l:"+id, v)
+					pipe.ZAdd(ctx, "z:"+id, redis.Z{Score: float64(i), Member: v})
+					pipe.Incr(ctx, "counter")
+					if _, err := pipe.Exec(ctx); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}(n, j)
+		}
+	}
+	wg.Wait()
+	for n := 0; n < namespaces; n++ {
+		c := tenant(t, p, "token"+strconv.Itoa(n))
+		if got := c.DBSize(ctx).Val(); got != conns*5+1 {
+			t.Errorf("ns%d DBSIZE = %d, want %d", n, got, conns*5+1)
+		}
+		if got := c.Get(ctx, "counter").Val(); got != strconv.Itoa(conns*ops) {
+			t.Errorf("ns%d counter = %s, want %d", n, got, conns*ops)
+		}
+		for j := 0; j < conns; j++ {
+			id := strconv.Itoa(j)
+			last := strconv.Itoa(ops - 1)
+			if v := c.Get(ctx, "s:"+id).Val(); v != "ns"+strconv.Itoa(n)+":"+last {
+				t.Fatalf("ns%d s:%s = %q", n, id, v)
+			}
+			if l := c.HLen(ctx, "h:"+id).Val() + c.SCard(ctx, "set:"+id).Val() + c.LLen(ctx, "l:"+id).Val() + c.ZCard(ctx, "z:"+id).Val(); l != 4*ops {
+				t.Fatalf("ns%d collections of connection %s hold %d elements, want %d", n, id, l, 4*ops)
+			}
+			if items := c.LRange(ctx, "l:"+id, 0, -1).Val(); items[0] != "0" || items[ops-1] != last {
+				t.Fatalf("ns%d l:%s = %v", n, id, items)
+			}
+		}
+	}
+}
+
+// TestInfoKeyspacePerNamespace checks that INFO keyspace shows each
+// namespace's own figures, from a walk DBSIZE SCAN refreshes rather than
+// one per INFO.
+func TestInfoKeyspacePerNamespace(t *testing.T) {
+	p := startBasalt(t, "-c", writeConf(t, "requirepass admin", "namespace.a token-a"))
+	a, admin := tenant(t, p, "token-a"), tenant(t, p, "admin")
+	for i := 0; i < 5; i++ {
+		a.Set(ctx, "k"+strconv.Itoa(i), "v", time.Hour)
+	}
+	admin.Set(ctx, "only-admin", "v", 0)
+	keyspace := func(c *redis.Client) string { return c.Info(ctx, "keyspace").Val() }
+	if info := keyspace(a); !strings.Contains(info, "db0:keys=5,expires=5,") || !strings.Contains(info, "# Last DBSIZE SCAN time: ") {
+		t.Fatalf("tenant a INFO keyspace:\n%s", info)
+	}
+	if info := keyspace(admin); !strings.Contains(info, "db0:keys=1,expires=0,") {
+		t.Fatalf("admin INFO keyspace:\n%s", info)
+	}
+	for i := 5; i < 8; i++ {
+		a.Set(ctx, "k"+strconv.Itoa(i), "v", 0)
+	}
+	if info := keyspace(a); !strings.Contains(info, "db0:keys=5,") {
+		t.Errorf("INFO keyspace walked again without DBSIZE SCAN:\n%s", info)
+	}
+	if err := a.Do(ctx, "DBSIZE", "SCAN").Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(keyspace(a), "db0:keys=8,expires=5,") {
+		if time.Now().After(deadline) {
+			t.Fatalf("DBSIZE SCAN did not refresh INFO keyspace:\n%s", keyspace(a))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -324,10 +324,10 @@ func subkeyCFs(t metadata.Type) []CF {
 
 // copyElements adds to b a copy of every element of src's incarnation m
 // under dst, with the same version.
-func (db DB) copyElements(b *batch, m metadata.Metadata, src, dst []byte) error {
+func (db DB) copyElements(b *batch, m metadata.Metadata, src []byte, to DB, dst []byte) error {
 	for _, cf := range subkeyCFs(m.Type) {
 		srcPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, src, m.Version)
-		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, dst, m.Version)
+		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, to.ns, dst, m.Version)
 		it := db.s.newIterator(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), nil)
 		for it.SeekToFirst(); it.Valid(); it.Next() {
 			sub := it.keyData()[len(srcPrefix):]
@@ -362,15 +362,22 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 			return false, err
 		}
 	}
+	return true, db.moveRecord(rec, src, db, dst)
+}
+
+// moveRecord moves key src, whose metadata record is rec, to key dst of
+// namespace to, with its elements, in one batch.
+func (db DB) moveRecord(rec record, src []byte, to DB, dst []byte) error {
+	srcKey, dstKey := db.nsKey(src), to.nsKey(dst)
 	b := db.s.newBatch()
-	if err := db.copyElements(b, rec.meta, src, dst); err != nil {
-		return false, err
+	if err := db.copyElements(b, rec.meta, src, to, dst); err != nil {
+		return err
 	}
 	b.put(CFMetadata, dstKey, rec.raw)
 	b.del(CFMetadata, srcKey)
 	db.s.hints.drop(srcKey)
 	db.s.hints.drop(dstKey)
-	return true, b.commit()
+	return b.commit()
 }
 
 // Copy copies src to dst, replacing dst only with replace. It returns false
@@ -390,12 +397,27 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 		}
 	}
 	b := db.s.newBatch()
-	if err := db.copyElements(b, rec.meta, src, dst); err != nil {
+	if err := db.copyElements(b, rec.meta, src, db, dst); err != nil {
 		return false, err
 	}
 	b.put(CFMetadata, dstKey, rec.raw)
 	db.s.hints.drop(dstKey)
 	return true, b.commit()
+}
+
+// MoveTo moves key to the same name in namespace to, unless it exists
+// there. It reports whether it moved the key. The caller holds the locks
+// of both keys.
+func (db DB) MoveTo(key []byte, to DB) (bool, error) {
+	srcKey, dstKey := db.nsKey(key), to.nsKey(key)
+	rec, found, err := db.lookup(srcKey)
+	if err != nil || !found || db.ns == to.ns {
+		return false, err
+	}
+	if _, exists, err := to.lookup(dstKey); err != nil || exists {
+		return false, err
+	}
+	return true, db.moveRecord(rec, key, to, key)
 }
 
 // elementCFs are the column families that hold elements of collections.

@@ -69,6 +69,26 @@ func (l *Locks) Do(ns string, keys [][]byte, fn func()) {
 	for _, k := range keys {
 		ids = append(ids, stripeOf(ns, k))
 	}
+	l.run(ids, fn)
+}
+
+// Key names a key of a namespace.
+type Key struct {
+	NS   string
+	Name []byte
+}
+
+// DoAcross is Do for keys of several namespaces.
+func (l *Locks) DoAcross(keys []Key, fn func()) {
+	ids := make([]uint32, 0, len(keys))
+	for _, k := range keys {
+		ids = append(ids, stripeOf(k.NS, k.Name))
+	}
+	l.run(ids, fn)
+}
+
+// run holds the stripes ids (in any order, repeats allowed) around fn.
+func (l *Locks) run(ids []uint32, fn func()) {
 	if len(ids) > 1 {
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
