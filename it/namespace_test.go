@@ -175,6 +175,11 @@ func TestNamespaceIsolation(t *testing.T) {
 		if n := c.DBSize(ctx).Val(); n != 9 {
 			t.Errorf("%s: DBSIZE = %d", name, n)
 		}
+		scanned, _ := c.Scan(ctx, 0, "*", 1000).Val()
+		random := c.RandomKey(ctx).Val()
+		if len(scanned) != 9 || !strings.Contains(","+strings.Join(keys, ",")+",", ","+random+",") {
+			t.Errorf("%s: SCAN found %d keys, RANDOMKEY %q", name, len(scanned), random)
+		}
 	}
 	// redis-cli, and HELLO 3 with AUTH, land in the namespace too.
 	for name, token := range map[string]string{"a": "token-a", "b": "token-b"} {
@@ -328,5 +333,28 @@ func TestInfoKeyspacePerNamespace(t *testing.T) {
 			t.Fatalf("DBSIZE SCAN did not refresh INFO keyspace:\n%s", keyspace(a))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestReplNamespaceEnabled keeps the tokens in the database even with a
+// config file, whose rewrite then drops the namespace lines.
+func TestReplNamespaceEnabled(t *testing.T) {
+	conf := writeConf(t, "requirepass admin", "repl-namespace-enabled yes", "namespace.x tokx")
+	p := startBasalt(t, "-c", conf)
+	if err := tenant(t, p, "admin").Do(ctx, "NAMESPACE", "ADD", "y", "toky").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(conf); strings.Contains(string(text), "namespace.") {
+		t.Errorf("the config file still holds namespace lines:\n%s", text)
+	}
+	p.Stop()
+	again := startBasaltIn(t, p.Dir, "-c", conf)
+	for _, token := range []string{"tokx", "toky"} {
+		tenant(t, again, token)
+	}
+	again.Stop()
+	out, code := runBasaltCommand(t, "-c", conf, "--dir", p.Dir, "--repl-namespace-enabled", "no", "--port", strconv.Itoa(freePort(t)))
+	if code == 0 || !strings.Contains(out, "repl-namespace-enabled") {
+		t.Errorf("tokens in the database with repl-namespace-enabled no: exit %d\n%s", code, out)
 	}
 }

@@ -64,6 +64,18 @@ func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
 			cfg.SetNamespace(ns, token)
 		}
 	}
+	if len(have) > 0 && r.inDB() {
+		// The config's tokens move into the database; with a config file
+		// (repl-namespace-enabled), its namespace lines are dropped.
+		if err := r.persist(); err != nil {
+			return nil, err
+		}
+		if cfg.Path() != "" {
+			if err := cfg.Rewrite(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return r, nil
 }
 
