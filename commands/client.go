@@ -27,6 +27,9 @@ type Client struct {
 	// CloseAfterReply makes the server close the connection once the
 	// current replies are sent (QUIT, CLIENT KILL of itself).
 	CloseAfterReply bool
+	// ReadOnly is set by READONLY: in cluster mode a slave then serves
+	// reads of its master's slots.
+	ReadOnly bool
 	// SyncTo is the sequence number the WAL must reach before this
 	// client's pending replies may be sent: the latest one when its last
 	// command finished, which covers everything that command wrote or saw.

@@ -7,6 +7,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/basaltdb/basalt/cluster"
+	"github.com/basaltdb/basalt/metadata"
 )
 
 // Dispatch runs one request of a client and writes its reply to the
@@ -30,6 +33,12 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	if cmd.Flags&Admin != 0 && !cl.Admin {
 		cl.W.Error("ERR admin permission required to perform the command")
 		return
+	}
+	if e.Cluster != nil {
+		if err := e.route(cl, cmd, args); err != nil {
+			cl.W.Error(err.Error())
+			return
+		}
 	}
 	ctx := &cl.ctx
 	ctx.Args, ctx.cmd = args, cmd
@@ -67,6 +76,23 @@ func call(ctx *Ctx) {
 		ctx.Client.SyncTo = ctx.Env.Storage.LatestSequence()
 	}()
 	ctx.cmd.Handler(ctx)
+}
+
+// route checks, in cluster mode, that this node serves the slot of the
+// command's keys, which must all be in one slot. Keyless commands run
+// locally.
+func (e *Env) route(cl *Client, cmd *Command, args [][]byte) error {
+	keys := cmd.keys(args)
+	if len(keys) == 0 {
+		return nil
+	}
+	slot := metadata.HashSlot(keys[0])
+	for _, k := range keys[1:] {
+		if metadata.HashSlot(k) != slot {
+			return cluster.ErrCrossSlot
+		}
+	}
+	return e.Cluster.Route(int(slot), cmd.Flags&Write != 0, cl.ReadOnly)
 }
 
 // unknownCommand renders Redis's error for an unknown command: the name

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
@@ -23,10 +24,12 @@ type Env struct {
 	Storage    *storage.Storage
 	Config     *config.Config
 	Namespaces *namespace.Registry
-	Clients    *Clients
-	Stats      Stats
-	StartTime  time.Time
-	RunID      string
+	// Cluster is the topology in cluster mode, nil otherwise.
+	Cluster   *cluster.Cluster
+	Clients   *Clients
+	Stats     Stats
+	StartTime time.Time
+	RunID     string
 	// Shutdown stops the server; SHUTDOWN calls it after replying.
 	Shutdown func()
 

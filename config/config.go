@@ -33,6 +33,7 @@ type Config struct {
 	MaxClients           Int
 	RequirePass          Text
 	ClusterEnabled       Bool
+	PersistClusterNodes  Bool
 	LogDir               Text
 	LogLevel             Enum
 	DBName               Text
@@ -115,6 +116,7 @@ func New() *Config {
 	c.add("maxclients", c.MaxClients.bounds(1, 1<<20), "10240", rw, "maximum simultaneous client connections")
 	c.add("requirepass", &c.RequirePass, "", rw, "admin password; clients must AUTH with it (empty: no password)")
 	c.add("cluster-enabled", &c.ClusterEnabled, "no", ro, "cluster mode: keys carry their hash slot (changes the on-disk key format)")
+	c.add("persist-cluster-nodes-enabled", &c.PersistClusterNodes, "yes", rw, "keep the cluster topology in <dir>/nodes.conf across restarts")
 	c.add("log-dir", &c.LogDir, "stderr", ro, "directory for basalt.log, or stdout/stderr")
 	c.LogLevel.allowed = []string{"debug", "info", "warning", "error", "fatal"}
 	c.add("log-level", &c.LogLevel, "info", rw, "debug, info, warning, error or fatal")

@@ -10,7 +10,7 @@ var kvrocksKeys = map[string]bool{
 	"socket-fd": true, "masterauth": true, "slaveof": true, "slave-read-only": true, "slave-priority": true,
 	"slave-serve-stale-data": true, "slave-empty-db-before-fullsync": true, "purge-backup-on-fullsync": true,
 	"master-use-repl-port": true, "use-rsid-psync": true, "replica-announce-ip": true, "replica-announce-port": true,
-	"max-replication-mb": true, "fullsync-recv-file-delay": true, "persist-cluster-nodes-enabled": true,
+	"max-replication-mb": true, "fullsync-recv-file-delay": true,
 	"log-retention-days": true, "max-io-mb": true, "max-db-size": true, "max-backup-to-keep": true,
 	"max-backup-keep-hours": true, "backup-dir": true, "bgsave-cron": true,
 	"dbsize-scan-cron":       true,

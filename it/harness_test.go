@@ -100,7 +100,13 @@ func startBasalt(t testing.TB, extra ...string) *proc {
 // startBasaltIn is startBasalt with a given data dir.
 func startBasaltIn(t testing.TB, dir string, extra ...string) *proc {
 	t.Helper()
-	port := freePort(t)
+	return startBasaltAt(t, dir, freePort(t), extra...)
+}
+
+// startBasaltAt is startBasaltIn on a given port (a restarted cluster node
+// keeps its address).
+func startBasaltAt(t testing.TB, dir string, port int, extra ...string) *proc {
+	t.Helper()
 	args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--rocksdb.block_cache_size", "16", "--rocksdb.write_buffer_size", "8"}, extra...)
 	p := launch(t, basaltBin, args, port)
 	p.Dir = dir

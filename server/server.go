@@ -8,12 +8,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/commands"
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/namespace"
@@ -41,6 +43,17 @@ func Run(cfg *config.Config) error {
 		return err
 	}
 	env := commands.NewEnv(st, cfg, namespaces)
+	if cfg.ClusterEnabled.Get() {
+		nodesFile := ""
+		if cfg.PersistClusterNodes.Get() {
+			nodesFile = filepath.Join(cfg.Dir.Get(), "nodes.conf")
+		}
+		if env.Cluster, err = cluster.Open(nodesFile, cfg.BindAddrs(), int(cfg.Port.Get())); err != nil {
+			env.Close()
+			st.Close()
+			return err
+		}
+	}
 	s := &Server{env: env, cfg: cfg}
 	if err := s.listen(); err != nil {
 		env.Close()

@@ -1,0 +1,403 @@
+package cluster
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Errors of the topology commands; their texts are the replies after "ERR ".
+var (
+	ErrInvalidVersion = errors.New("Invalid cluster version")
+	ErrNotInitialized = errors.New("The cluster is not initialized")
+	ErrUnknownNode    = errors.New("No such node in the cluster")
+	ErrNotMaster      = errors.New("The node is not a master")
+)
+
+// Cluster is this node's view of the cluster. It is safe for concurrent
+// use.
+type Cluster struct {
+	path  string   // nodes.conf, "" when not persisted
+	binds []string // this node's bind hosts
+	port  int
+
+	mu   sync.RWMutex
+	myID string
+	topo *Topology // nil before the first SETNODES
+	self *Node     // this node in topo, or nil
+}
+
+// Open returns the cluster state of a node listening on binds:port,
+// restored from nodesFile when it exists ("" to persist nothing).
+func Open(nodesFile string, binds []string, port int) (*Cluster, error) {
+	c := &Cluster{path: nodesFile, binds: binds, port: port, myID: randomID()}
+	if nodesFile == "" {
+		return c, nil
+	}
+	text, err := os.ReadFile(nodesFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if err := c.load(string(text)); err != nil {
+		return nil, fmt.Errorf("cluster: %s: %w", nodesFile, err)
+	}
+	return c, nil
+}
+
+func randomID() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// load parses nodes.conf: version, id and node lines.
+func (c *Cluster) load(text string) error {
+	version := int64(-1)
+	var nodes []string
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, _ := strings.Cut(line, " ")
+		switch key {
+		case "version":
+			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if err != nil {
+				return fmt.Errorf("line %d: bad version %q", i+1, value)
+			}
+			version = v
+		case "id":
+			c.myID = strings.TrimSpace(value)
+		case "node":
+			nodes = append(nodes, value)
+		default:
+			return fmt.Errorf("line %d: unknown key %q", i+1, key)
+		}
+	}
+	if version < 0 {
+		return nil
+	}
+	t, err := ParseTopology(strings.Join(nodes, "\n"), version)
+	if err != nil {
+		return err
+	}
+	c.install(t, false)
+	return nil
+}
+
+// save writes nodes.conf atomically (temporary file and rename).
+func (c *Cluster) save() error {
+	if c.path == "" {
+		return nil
+	}
+	var b strings.Builder
+	if c.topo != nil {
+		fmt.Fprintf(&b, "version %d\n", c.topo.Version)
+	}
+	fmt.Fprintf(&b, "id %s\n", c.myID)
+	if c.topo != nil {
+		for _, n := range c.topo.Nodes {
+			b.WriteString("node " + n.line() + "\n")
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".nodes-conf-*")
+	if err != nil {
+		return fmt.Errorf("cluster: save nodes.conf: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cluster: save nodes.conf: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cluster: save nodes.conf: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), c.path); err != nil {
+		return fmt.Errorf("cluster: save nodes.conf: %w", err)
+	}
+	return nil
+}
+
+// install makes t the topology and finds this node in it: by id, or (when
+// the id is not in t, or with byAddress) by port and bind host, adopting
+// that node's id.
+func (c *Cluster) install(t *Topology, byAddress bool) {
+	c.topo = t
+	c.self = t.Node(c.myID)
+	if c.self != nil && !byAddress {
+		return
+	}
+	for _, n := range t.Nodes {
+		if n.Port == c.port && slices.Contains(c.binds, n.Host) {
+			c.self, c.myID = n, n.ID
+			return
+		}
+	}
+}
+
+// Version returns the topology version, -1 before the first SETNODES.
+func (c *Cluster) Version() int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.topo == nil {
+		return -1
+	}
+	return c.topo.Version
+}
+
+// MyID returns this node's id.
+func (c *Cluster) MyID() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.myID
+}
+
+// SetNodeID sets this node's id.
+func (c *Cluster) SetNodeID(id string) error {
+	if err := checkNodeID(id); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.myID = id
+	if c.topo != nil {
+		c.self = c.topo.Node(id)
+	}
+	return c.save()
+}
+
+// SetNodes replaces the whole topology. A lower version is refused; the
+// same version changes nothing unless force, which also makes the node
+// find itself by address.
+func (c *Cluster) SetNodes(text string, version int64, force bool) error {
+	if version < 0 {
+		return ErrInvalidVersion
+	}
+	t, err := ParseTopology(text, version)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo != nil && !force {
+		if version < c.topo.Version {
+			return ErrInvalidVersion
+		}
+		if version == c.topo.Version {
+			return nil
+		}
+	}
+	c.install(t, force)
+	return c.save()
+}
+
+// SetSlots gives ranges to master nodeID; version must be the current one
+// plus one.
+func (c *Cluster) SetSlots(ranges []Range, nodeID string, version int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return ErrNotInitialized
+	}
+	if version != c.topo.Version+1 {
+		return ErrInvalidVersion
+	}
+	n := c.topo.Node(nodeID)
+	if n == nil {
+		return ErrUnknownNode
+	}
+	if n.Role != Master {
+		return ErrNotMaster
+	}
+	for _, r := range ranges {
+		for s := r.From; s <= r.To; s++ {
+			c.topo.owner[s] = n
+		}
+	}
+	c.topo.rebuildRanges()
+	c.topo.Version = version
+	return c.save()
+}
+
+// Reset forgets the topology and removes nodes.conf.
+func (c *Cluster) Reset() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.topo, c.self = nil, nil
+	if c.path == "" {
+		return nil
+	}
+	if err := os.Remove(c.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return nil
+}
+
+// Snapshot returns the current topology and this node in it (either may be
+// nil). The topology must not be modified.
+func (c *Cluster) Snapshot() (*Topology, *Node) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.topo, c.self
+}
+
+// Info renders CLUSTER INFO.
+func (c *Cluster) Info() (string, error) {
+	t, _ := c.Snapshot()
+	if t == nil {
+		return "", ErrNotInitialized
+	}
+	assigned, size := 0, 0
+	for _, n := range t.Nodes {
+		if n.Role == Master && len(n.Slots) > 0 {
+			size++
+		}
+		for _, r := range n.Slots {
+			assigned += r.To - r.From + 1
+		}
+	}
+	lines := []string{
+		"cluster_state:ok",
+		"cluster_slots_assigned:" + strconv.Itoa(assigned),
+		"cluster_slots_ok:" + strconv.Itoa(assigned),
+		"cluster_slots_pfail:0",
+		"cluster_slots_fail:0",
+		"cluster_known_nodes:" + strconv.Itoa(len(t.Nodes)),
+		"cluster_size:" + strconv.Itoa(size),
+		"cluster_current_epoch:" + strconv.FormatInt(t.Version, 10),
+		"cluster_my_epoch:" + strconv.FormatInt(t.Version, 10),
+	}
+	return strings.Join(lines, "\r\n") + "\r\n", nil
+}
+
+// NodesText renders CLUSTER NODES: one line per node, fields separated by
+// one space, lines ending in \n.
+func (c *Cluster) NodesText() (string, error) {
+	t, self := c.Snapshot()
+	if t == nil {
+		return "", ErrNotInitialized
+	}
+	var b strings.Builder
+	for _, n := range t.Nodes {
+		b.WriteString(nodesLine(t, n, n == self))
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// Replicas renders the CLUSTER NODES lines of master id's slaves.
+func (c *Cluster) Replicas(id string) ([]string, error) {
+	t, self := c.Snapshot()
+	if t == nil {
+		return nil, ErrNotInitialized
+	}
+	if m := t.Node(id); m == nil || m.Role != Master {
+		return nil, ErrUnknownNode
+	}
+	var out []string
+	for _, n := range t.Nodes {
+		if n.Role == Slave && n.MasterID == id {
+			out = append(out, nodesLine(t, n, n == self))
+		}
+	}
+	return out, nil
+}
+
+func nodesLine(t *Topology, n *Node, myself bool) string {
+	now := time.Now().UnixMilli()
+	flags, master := n.Role, "-"
+	if myself {
+		flags = "myself," + flags
+	}
+	if n.Role == Slave {
+		master = n.MasterID
+	}
+	parts := []string{n.ID, n.Addr() + "@" + strconv.Itoa(n.Port+10000), flags, master,
+		strconv.FormatInt(now-1, 10), strconv.FormatInt(now, 10), strconv.FormatInt(t.Version, 10), "connected"}
+	for _, r := range n.Slots {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// SlotGroup is one row of CLUSTER SLOTS: a range, its master, its slaves.
+type SlotGroup struct {
+	Range  Range
+	Master *Node
+	Slaves []*Node
+}
+
+// Slots returns the rows of CLUSTER SLOTS, by ascending range.
+func (c *Cluster) Slots() ([]SlotGroup, error) {
+	t, _ := c.Snapshot()
+	if t == nil {
+		return nil, ErrNotInitialized
+	}
+	var out []SlotGroup
+	for _, m := range t.Nodes {
+		if m.Role != Master {
+			continue
+		}
+		var slaves []*Node
+		for _, n := range t.Nodes {
+			if n.Role == Slave && n.MasterID == m.ID {
+				slaves = append(slaves, n)
+			}
+		}
+		for _, r := range m.Slots {
+			out = append(out, SlotGroup{r, m, slaves})
+		}
+	}
+	slices.SortFunc(out, func(a, b SlotGroup) int { return a.Range.From - b.Range.From })
+	return out, nil
+}
+
+// Route decides whether this node serves a command on slot: nil, or the
+// error reply to send (MOVED, CLUSTERDOWN, READONLY). readOnlyOK is set
+// when the client sent READONLY, which lets a slave serve reads of its
+// master's slots.
+func (c *Cluster) Route(slot int, write, readOnlyOK bool) error {
+	t, self := c.Snapshot()
+	if t == nil {
+		return ErrSlotNotServed
+	}
+	owner := t.Owner(slot)
+	switch {
+	case owner == nil:
+		return ErrSlotNotServed
+	case owner == self:
+		return nil
+	case self != nil && self.Role == Slave && self.MasterID == owner.ID:
+		if write {
+			return ErrReadOnlyReplica
+		}
+		if readOnlyOK {
+			return nil
+		}
+	}
+	return Redirect("MOVED " + strconv.Itoa(slot) + " " + owner.Addr())
+}
+
+// Redirect is an error whose text is the whole reply, without "ERR".
+type Redirect string
+
+func (r Redirect) Error() string { return string(r) }
+
+// The routing replies.
+const (
+	ErrSlotNotServed   = Redirect("CLUSTERDOWN Hash slot not served")
+	ErrCrossSlot       = Redirect("CROSSSLOT Keys in request don't hash to the same slot")
+	ErrReadOnlyReplica = Redirect("READONLY You can't write against a read only replica.")
+)
