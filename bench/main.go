@@ -25,6 +25,7 @@ func main() {
 	clients := flag.Int("c", 50, "parallel connections")
 	tests := flag.String("t", "set,get,incr,mset,hset,sadd,spop,lpush,rpop,lrange_100,zadd", "redis-benchmark tests")
 	bigHash := flag.Int("bighash", 1000000, "fields of the hash whose DEL is timed (0: skip)")
+	clusterTests := flag.String("cluster", "set,get,lpush,hset", "tests run against a 3-node and a 1-node cluster (empty: skip)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -50,6 +51,9 @@ func main() {
 				fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f\n", name, pipeline, b.rps[name], r.rps[name], b.rps[name]/r.rps[name])
 			}
 		}
+	}
+	if *clusterTests != "" {
+		benchCluster(*basaltBin, dir, *clusterTests, *clients, *requests)
 	}
 	if *bigHash > 0 {
 		fmt.Println()
@@ -149,7 +153,14 @@ func run(port int, step []string, clients, requests, pipeline int) result {
 		"-n", strconv.Itoa(requests * pipeline / min(pipeline, 4)), "-P", strconv.Itoa(pipeline), "-r", "100000", "--csv"}
 	out, err := exec.Command("redis-benchmark", append(args, step...)...).Output()
 	check(err)
-	rows, err := csv.NewReader(strings.NewReader(string(out))).ReadAll()
+	// With --cluster, redis-benchmark lists the masters before the CSV.
+	var table strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, `"`) {
+			table.WriteString(line + "\n")
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(table.String())).ReadAll()
 	check(err)
 	res := result{rps: map[string]float64{}}
 	for _, row := range rows[1:] {
@@ -172,5 +183,50 @@ func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
+	}
+}
+
+// benchCluster runs redis-benchmark --cluster against a 3-node cluster and
+// a 1-node cluster of basalt on this machine, and prints the ratio.
+func benchCluster(bin, dir, tests string, clients, requests int) {
+	three := startCluster(bin, dir+"/cluster3", 3)
+	one := startCluster(bin, dir+"/cluster1", 1)
+	defer stopAll(three)
+	defer stopAll(one)
+	fmt.Printf("\ncluster: redis-benchmark --cluster -c %d, 3 basalt nodes vs 1 (same machine)\n\n", clients)
+	fmt.Printf("%-40s %-4s %14s %14s %8s\n", "test", "-P", "3 nodes ops/s", "1 node ops/s", "ratio")
+	for _, pipeline := range []int{1, 16} {
+		// redis-benchmark --cluster refuses a one-node cluster; the node
+		// owns every slot, so plain requests are the same workload.
+		r3 := run(three[0].port, []string{"--cluster", "-t", tests}, clients, requests, pipeline)
+		r1 := run(one[0].port, []string{"-t", tests}, clients, requests, pipeline)
+		for _, name := range r3.order {
+			fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f\n", name, pipeline, r3.rps[name], r1.rps[name], r3.rps[name]/r1.rps[name])
+		}
+	}
+}
+
+// startCluster starts n cluster-mode nodes and pushes a topology that
+// splits the slots evenly between them.
+func startCluster(bin, dir string, n int) []*server {
+	var nodes []*server
+	var text strings.Builder
+	for i := 0; i < n; i++ {
+		s := start(bin, "--cluster-enabled", "yes", "--dir", dir+"/"+strconv.Itoa(i), "--log-level", "warning")
+		nodes = append(nodes, s)
+		from, to := i*16384/n, (i+1)*16384/n-1
+		fmt.Fprintf(&text, "%040d 127.0.0.1 %d master - %d-%d\n", i+1, s.port, from, to)
+	}
+	for _, s := range nodes {
+		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(s.port), Protocol: 2})
+		check(c.Do(context.Background(), "CLUSTERX", "SETNODES", text.String(), 1).Err())
+		c.Close()
+	}
+	return nodes
+}
+
+func stopAll(nodes []*server) {
+	for _, s := range nodes {
+		s.stop()
 	}
 }

@@ -183,3 +183,36 @@ func TestClusterThreeNodes(t *testing.T) {
 		t.Error("restarted node lost its keys")
 	}
 }
+
+// TestClusterSlave checks a slave's answers for its master's slots.
+func TestClusterSlave(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2)
+	text := ids[0] + " 127.0.0.1 " + strconv.Itoa(nodes[0].Port) + " master - 0-16383\n" +
+		ids[1] + " 127.0.0.1 " + strconv.Itoa(nodes[1].Port) + " slave " + ids[0] + "\n"
+	pushTopology(t, nodes, text, 1)
+	c := redis.NewClient(&redis.Options{Addr: nodes[1].Addr(), PoolSize: 1, Protocol: 2})
+	defer c.Close()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != "READONLY You can't write against a read only replica." {
+		t.Errorf("write on a slave: %v", err)
+	}
+	slot := strconv.FormatInt(c.ClusterKeySlot(ctx, "k").Val(), 10)
+	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != "MOVED "+slot+" "+nodes[0].Addr() {
+		t.Errorf("read on a slave without READONLY: %v", err)
+	}
+	if err := c.ReadOnly(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, "k").Err(); err != redis.Nil {
+		t.Errorf("read on a slave after READONLY: %v", err)
+	}
+	replicas := nodes[0].client(t, 2).Do(ctx, "CLUSTER", "REPLICAS", ids[0]).String()
+	if !strings.Contains(replicas, ids[1]+" "+nodes[1].Addr()) || !strings.Contains(replicas, " slave "+ids[0]+" ") {
+		t.Errorf("CLUSTER REPLICAS: %s", replicas)
+	}
+	if err := nodes[0].client(t, 2).Do(ctx, "CLUSTER", "RESET").Err(); err != nil {
+		t.Errorf("CLUSTER RESET of an empty node: %v", err)
+	}
+	if v := nodes[0].client(t, 2).Do(ctx, "CLUSTERX", "VERSION").Val(); v != "-1" {
+		t.Errorf("version after CLUSTER RESET = %v", v)
+	}
+}
