@@ -39,27 +39,15 @@ func (c *Ctx) clusterError(err error) {
 // COUNTKEYSINSLOT slot | GETKEYSINSLOT slot count | REPLICAS node-id |
 // RESET [HARD | SOFT]
 func cmdCluster(c *Ctx) {
-	cl := c.Env.Cluster
-	if cl == nil {
-		c.ErrorString(errClusterDisabled)
+	cl, sub, ok := clusterSub(c)
+	if !ok {
 		return
 	}
-	sub := strings.ToLower(string(c.Args[1]))
 	switch {
 	case sub == "info" && len(c.Args) == 2:
-		text, err := cl.Info()
-		if err != nil {
-			c.clusterError(err)
-			return
-		}
-		c.W.Verbatim(text)
+		c.clusterText(cl.Info())
 	case sub == "nodes" && len(c.Args) == 2:
-		text, err := cl.NodesText()
-		if err != nil {
-			c.clusterError(err)
-			return
-		}
-		c.W.Verbatim(text)
+		c.clusterText(cl.NodesText())
 	case sub == "slots" && len(c.Args) == 2:
 		clusterSlots(c, cl)
 	case sub == "shards" && len(c.Args) == 2:
@@ -117,6 +105,25 @@ func cmdCluster(c *Ctx) {
 	default:
 		c.ErrorString("ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET")
 	}
+}
+
+// clusterSub returns the node's cluster state and the lower-cased
+// subcommand, or replies that cluster mode is off.
+func clusterSub(c *Ctx) (*cluster.Cluster, string, bool) {
+	if c.Env.Cluster == nil {
+		c.ErrorString(errClusterDisabled)
+		return nil, "", false
+	}
+	return c.Env.Cluster, strings.ToLower(string(c.Args[1])), true
+}
+
+// clusterText replies with a text reply (CLUSTER INFO, NODES) or its error.
+func (c *Ctx) clusterText(text string, err error) {
+	if err != nil {
+		c.clusterError(err)
+		return
+	}
+	c.W.Verbatim(text)
 }
 
 func parseSlot(c *Ctx, arg []byte) (uint16, bool) {
@@ -198,12 +205,10 @@ func clusterShards(c *Ctx, cl *cluster.Cluster) {
 // CLUSTERX VERSION | MYID | SETNODEID id | SETNODES "nodes" version [FORCE] |
 // SETSLOT slot|a-b [slot|a-b ...] NODE id version
 func cmdClusterX(c *Ctx) {
-	cl := c.Env.Cluster
-	if cl == nil {
-		c.ErrorString(errClusterDisabled)
+	cl, sub, ok := clusterSub(c)
+	if !ok {
 		return
 	}
-	sub := strings.ToLower(string(c.Args[1]))
 	switch {
 	case sub == "version" && len(c.Args) == 2:
 		c.W.BulkString(strconv.FormatInt(cl.Version(), 10))
