@@ -33,6 +33,7 @@ func TestParseTopology(t *testing.T) {
 		"slave fields":    idA + " h 1 master - 1\n" + idB + " h 2 slave " + idA + " 5",
 		"slave of nobody": idB + " h 2 slave " + idC,
 		"duplicate id":    idA + " h 1 master - 1\n" + idA + " h 2 master - 2",
+		"empty":           " \n\n",
 	} {
 		if _, err := ParseTopology(text, 1); !errors.Is(err, ErrBadTopology) {
 			t.Errorf("%s: %v", name, err)

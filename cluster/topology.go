@@ -88,6 +88,9 @@ func ParseTopology(text string, version int64) (*Topology, error) {
 			}
 		}
 	}
+	if len(t.Nodes) == 0 {
+		return nil, badTopology("no node")
+	}
 	for _, n := range t.Nodes {
 		if n.Role == Slave {
 			if m := byID[n.MasterID]; m == nil || m.Role != Master {

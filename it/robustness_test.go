@@ -2,6 +2,7 @@ package it
 
 import (
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +13,16 @@ import (
 // that panics answers "ERR internal error" (the dispatcher recovers), which
 // must never happen, and the server must keep serving.
 func TestNoCommandPanics(t *testing.T) {
-	p := startBasalt(t)
+	t.Run("standalone", func(t *testing.T) { sendRandomArguments(t, startBasalt(t)) })
+	t.Run("cluster", func(t *testing.T) {
+		p := startBasalt(t, "--cluster-enabled", "yes")
+		all := strings.Repeat("1", 40) + " 127.0.0.1 " + strconv.Itoa(p.Port) + " master - 0-16383"
+		must(t, p.client(t, 2).Do(ctx, "CLUSTERX", "SETNODES", all, 1).Err())
+		sendRandomArguments(t, p)
+	})
+}
+
+func sendRandomArguments(t *testing.T, p *proc) {
 	c := p.client(t, 2)
 	names, err := c.CommandList(ctx, nil).Result()
 	must(t, err)
