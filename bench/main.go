@@ -118,6 +118,7 @@ func start(bin string, args ...string) *server {
 	cmd.Stderr = os.Stderr
 	check(cmd.Start())
 	s := &server{cmd: cmd, port: port}
+	running = append(running, s)
 	for i := 0; i < 200; i++ {
 		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
 			c.Close()
@@ -125,9 +126,7 @@ func start(bin string, args ...string) *server {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	s.stop()
-	fmt.Fprintf(os.Stderr, "%s did not start\n", bin)
-	os.Exit(1)
+	check(fmt.Errorf("%s did not start", bin))
 	return nil
 }
 
@@ -162,6 +161,9 @@ func run(port int, step []string, clients, requests, pipeline int) result {
 	}
 	rows, err := csv.NewReader(strings.NewReader(table.String())).ReadAll()
 	check(err)
+	if len(rows) < 2 {
+		check(fmt.Errorf("redis-benchmark %v printed no results", step))
+	}
 	res := result{rps: map[string]float64{}}
 	for _, row := range rows[1:] {
 		rps, err := strconv.ParseFloat(row[1], 64)
@@ -179,9 +181,15 @@ func freePort() int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
+// running lists the servers started, so that a failure stops them too.
+var running []*server
+
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		for _, s := range running {
+			s.stop()
+		}
 		os.Exit(1)
 	}
 }
