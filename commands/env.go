@@ -3,6 +3,7 @@ package commands
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,9 @@ type Env struct {
 	cursors  cursorTable
 	slowlog  slowlog
 	keyspace keyspaceStats
-	stop     chan struct{}
+	// background counts the goroutines reading storage on their own.
+	background sync.WaitGroup
+	stop       chan struct{}
 }
 
 // NewEnv returns the state of a server using s, cfg and the namespace
@@ -60,8 +63,12 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 	return e
 }
 
-// Close stops the background work of the Env.
-func (e *Env) Close() { close(e.stop) }
+// Close stops the background work of the Env and waits for the keyspace
+// walks still running, which read the storage the caller closes next.
+func (e *Env) Close() {
+	close(e.stop)
+	e.background.Wait()
+}
 
 // Stats are the server counters INFO reports.
 type Stats struct {

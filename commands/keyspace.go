@@ -49,7 +49,9 @@ func (e *Env) scanKeyspace(ns string) {
 		return
 	}
 	entry.scanning = true
+	e.background.Add(1)
 	go func() {
+		defer e.background.Done()
 		st, err := e.Storage.DB(ns).Stats()
 		k.mu.Lock()
 		defer k.mu.Unlock()
