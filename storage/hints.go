@@ -106,3 +106,10 @@ func (c *collection) seekEnd(it iterator, lower []byte, cf CF, back bool) {
 		hints.set(c, cf, back, it.keyData()[len(lower):])
 	}
 }
+
+// reset forgets every hint.
+func (h *popHints) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.mu.m = nil
+}
