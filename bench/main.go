@@ -26,6 +26,7 @@ func main() {
 	tests := flag.String("t", "set,get,incr,mset,hset,sadd,spop,lpush,rpop,lrange_100,zadd", "redis-benchmark tests")
 	bigHash := flag.Int("bighash", 1000000, "fields of the hash whose DEL is timed (0: skip)")
 	clusterTests := flag.String("cluster", "set,get,lpush,hset", "tests run against a 3-node and a 1-node cluster (empty: skip)")
+	migrateMB := flag.Int("migrate-mb", 1024, "MB of mixed data whose slot migration is timed in each mode (0: skip)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -54,6 +55,12 @@ func main() {
 	}
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, *clients, *requests)
+	}
+	if *migrateMB > 0 {
+		fmt.Printf("\nslot migration of %d MB of mixed data between two nodes; latency of GET/SET on slots not migrated\n\n", *migrateMB)
+		for _, mode := range []string{"redis-command", "raw-key-value"} {
+			benchMigration(*basaltBin, dir+"/migrate-"+mode, mode, *migrateMB)
+		}
 	}
 	if *bigHash > 0 {
 		fmt.Println()
@@ -216,11 +223,11 @@ func benchCluster(bin, dir, tests string, clients, requests int) {
 
 // startCluster starts n cluster-mode nodes and pushes a topology that
 // splits the slots evenly between them.
-func startCluster(bin, dir string, n int) []*server {
+func startCluster(bin, dir string, n int, extra ...string) []*server {
 	var nodes []*server
 	var text strings.Builder
 	for i := 0; i < n; i++ {
-		s := start(bin, "--cluster-enabled", "yes", "--dir", dir+"/"+strconv.Itoa(i), "--log-level", "warning")
+		s := start(bin, append([]string{"--cluster-enabled", "yes", "--dir", dir + "/" + strconv.Itoa(i), "--log-level", "warning"}, extra...)...)
 		nodes = append(nodes, s)
 		from, to := i*16384/n, (i+1)*16384/n-1
 		fmt.Fprintf(&text, "%040d 127.0.0.1 %d master - %d-%d\n", i+1, s.port, from, to)

@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 error texts are Kvrocks's replies, capitals included
+
 package cluster
 
 import (
@@ -29,10 +31,15 @@ type Cluster struct {
 	binds []string // this node's bind hosts
 	port  int
 
-	mu   sync.RWMutex
-	myID string
-	topo *Topology // nil before the first SETNODES
-	self *Node     // this node in topo, or nil
+	mu    sync.RWMutex
+	myID  string
+	topo  *Topology // nil before the first SETNODES
+	self  *Node     // this node in topo, or nil
+	slots slotState
+
+	// writes is held shared by write commands and exclusively to forbid
+	// writes; see ForbidWrites.
+	writes sync.RWMutex
 }
 
 // Open returns the cluster state of a node listening on binds:port,
@@ -180,62 +187,74 @@ func (c *Cluster) SetNodeID(id string) error {
 
 // SetNodes replaces the whole topology. A lower version is refused; the
 // same version changes nothing unless force, which also makes the node
-// find itself by address.
-func (c *Cluster) SetNodes(text string, version int64, force bool) error {
+// find itself by address. It returns the slots this node had migrated
+// away, whose data the caller must now delete.
+func (c *Cluster) SetNodes(text string, version int64, force bool) ([]Range, error) {
 	if version < 0 {
-		return ErrInvalidVersion
+		return nil, ErrInvalidVersion
 	}
 	t, err := ParseTopology(text, version)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.topo != nil && !force {
 		if version < c.topo.Version {
-			return ErrInvalidVersion
+			return nil, ErrInvalidVersion
 		}
 		if version == c.topo.Version {
-			return nil
+			return nil, nil
 		}
 	}
 	c.install(t, force)
-	return c.save()
+	return c.settle(), c.save()
 }
 
 // SetSlots gives ranges to master nodeID; version must be the current one
-// plus one.
-func (c *Cluster) SetSlots(ranges []Range, nodeID string, version int64) error {
+// plus one. It returns the slots of ranges this node had migrated away,
+// whose data the caller must now delete.
+func (c *Cluster) SetSlots(ranges []Range, nodeID string, version int64) ([]Range, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.topo == nil {
-		return ErrNotInitialized
+		return nil, ErrNotInitialized
 	}
 	if version != c.topo.Version+1 {
-		return ErrInvalidVersion
+		return nil, ErrInvalidVersion
 	}
 	n := c.topo.Node(nodeID)
 	if n == nil {
-		return ErrUnknownNode
+		return nil, ErrUnknownNode
 	}
 	if n.Role != Master {
-		return ErrNotMaster
+		return nil, ErrNotMaster
 	}
+	var gone []Range
 	for _, r := range ranges {
 		for s := r.From; s <= r.To; s++ {
 			c.topo.owner[s] = n
+			if c.slots.migrated[s] != nil && n != c.self {
+				gone = appendSlot(gone, s)
+			}
+			delete(c.slots.migrated, s)
+			delete(c.slots.imported, s)
 		}
 	}
 	c.topo.rebuildRanges()
 	c.topo.Version = version
-	return c.save()
+	return gone, c.save()
 }
 
-// Reset forgets the topology and removes nodes.conf.
+// Reset forgets the topology and removes nodes.conf. It is refused while
+// a migration or an import runs.
 func (c *Cluster) Reset() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.topo, c.self = nil, nil
+	if c.slots.migratingState == StateStart || c.slots.importingState == StateStart {
+		return ErrBusyMigrating
+	}
+	c.topo, c.self, c.slots = nil, nil, slotState{}
 	if c.path == "" {
 		return nil
 	}
@@ -255,7 +274,9 @@ func (c *Cluster) Snapshot() (*Topology, *Node) {
 
 // Info renders CLUSTER INFO.
 func (c *Cluster) Info() (string, error) {
-	t, _ := c.Snapshot()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t := c.topo
 	if t == nil {
 		return "", ErrNotInitialized
 	}
@@ -279,19 +300,27 @@ func (c *Cluster) Info() (string, error) {
 		"cluster_current_epoch:" + strconv.FormatInt(t.Version, 10),
 		"cluster_my_epoch:" + strconv.FormatInt(t.Version, 10),
 	}
+	if c.self == nil || c.self.Role == Master {
+		lines = append(lines, c.slots.infoLines()...)
+	}
 	return strings.Join(lines, "\r\n") + "\r\n", nil
 }
 
 // NodesText renders CLUSTER NODES: one line per node, fields separated by
 // one space, lines ending in \n.
 func (c *Cluster) NodesText() (string, error) {
-	t, self := c.Snapshot()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, self := c.topo, c.self
 	if t == nil {
 		return "", ErrNotInitialized
 	}
 	var b strings.Builder
 	for _, n := range t.Nodes {
 		b.WriteString(nodesLine(t, n, n == self))
+		if n == self {
+			b.WriteString(c.slots.nodesSuffix())
+		}
 		b.WriteByte('\n')
 	}
 	return b.String(), nil
@@ -362,32 +391,6 @@ func (c *Cluster) Slots() ([]SlotGroup, error) {
 	}
 	slices.SortFunc(out, func(a, b SlotGroup) int { return a.Range.From - b.Range.From })
 	return out, nil
-}
-
-// Route decides whether this node serves a command on slot: nil, or the
-// error reply to send (MOVED, CLUSTERDOWN, READONLY). readOnlyOK is set
-// when the client sent READONLY, which lets a slave serve reads of its
-// master's slots.
-func (c *Cluster) Route(slot int, write, readOnlyOK bool) error {
-	t, self := c.Snapshot()
-	if t == nil {
-		return ErrSlotNotServed
-	}
-	owner := t.Owner(slot)
-	switch {
-	case owner == nil:
-		return ErrSlotNotServed
-	case owner == self:
-		return nil
-	case self != nil && self.Role == Slave && self.MasterID == owner.ID:
-		if write {
-			return ErrReadOnlyReplica
-		}
-		if readOnlyOK {
-			return nil
-		}
-	}
-	return Redirect("MOVED " + strconv.Itoa(slot) + " " + owner.Addr())
 }
 
 // Redirect is an error whose text is the whole reply, without "ERR".

@@ -54,28 +54,28 @@ func TestVersionsAndPersistence(t *testing.T) {
 		t.Fatalf("version before SETNODES = %d", c.Version())
 	}
 	nodes := idA + " 127.0.0.1 7001 master - 0-8191\n" + idB + " 127.0.0.1 7002 master - 8192-16383"
-	if err := c.SetNodes(nodes, 2, false); err != nil {
+	if _, err := c.SetNodes(nodes, 2, false); err != nil {
 		t.Fatal(err)
 	}
 	if c.MyID() != idB {
 		t.Fatalf("the node did not find itself by address: %s", c.MyID())
 	}
-	if err := c.SetNodes(nodes, 1, false); !errors.Is(err, ErrInvalidVersion) {
+	if _, err := c.SetNodes(nodes, 1, false); !errors.Is(err, ErrInvalidVersion) {
 		t.Errorf("lower version: %v", err)
 	}
-	if err := c.SetNodes("garbage", 9, false); err == nil || c.Version() != 2 {
+	if _, err := c.SetNodes("garbage", 9, false); err == nil || c.Version() != 2 {
 		t.Errorf("malformed SETNODES: %v, version %d", err, c.Version())
 	}
-	if err := c.SetSlots([]Range{{0, 10}}, idB, 4); !errors.Is(err, ErrInvalidVersion) {
+	if _, err := c.SetSlots([]Range{{0, 10}}, idB, 4); !errors.Is(err, ErrInvalidVersion) {
 		t.Errorf("SETSLOT skipping a version: %v", err)
 	}
-	if err := c.SetSlots([]Range{{0, 10}}, idB, 3); err != nil {
+	if _, err := c.SetSlots([]Range{{0, 10}}, idB, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Route(5, true, false); err != nil {
+	if err := c.Route(5, Access{Write: true}); err != nil {
 		t.Errorf("slot 5 after SETSLOT to me: %v", err)
 	}
-	if err := c.Route(100, false, false); err == nil || err.Error() != "MOVED 100 127.0.0.1:7001" {
+	if err := c.Route(100, Access{}); err == nil || err.Error() != "MOVED 100 127.0.0.1:7001" {
 		t.Errorf("slot 100: %v", err)
 	}
 
@@ -83,7 +83,7 @@ func TestVersionsAndPersistence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Version() != 3 || again.MyID() != idB || again.Route(5, true, false) != nil {
+	if again.Version() != 3 || again.MyID() != idB || again.Route(5, Access{Write: true}) != nil {
 		t.Fatalf("after reload: version %d id %s", again.Version(), again.MyID())
 	}
 	text, _ := again.NodesText()
@@ -92,5 +92,108 @@ func TestVersionsAndPersistence(t *testing.T) {
 	}
 	if strings.Contains(text, "  ") || strings.Contains(text, " \n") {
 		t.Errorf("CLUSTER NODES has double or trailing spaces:\n%q", text)
+	}
+}
+
+func TestMigrationStates(t *testing.T) {
+	c, err := Open("", []string{"127.0.0.1"}, 7001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := idA + " 127.0.0.1 7001 master - 0-8191\n" + idB + " 127.0.0.1 7002 master - 8192-16383\n" + idC + " 127.0.0.1 7003 slave " + idB
+	if _, err := c.SetNodes(nodes, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	for dst, want := range map[string]error{idA: ErrMigrateToSelf, idC: ErrNotMaster, strings.Repeat("d", 40): ErrUnknownNode} {
+		if _, err := c.StartMigration(Range{5, 9}, dst); !errors.Is(err, want) {
+			t.Errorf("migrate to %s: %v, want %v", dst[:1], err, want)
+		}
+	}
+	if _, err := c.StartMigration(Range{8000, 8200}, idB); !errors.Is(err, ErrNotOwner) {
+		t.Errorf("migrate slots not mine: %v", err)
+	}
+	if c.MigrationState() != StateNone {
+		t.Fatalf("state before any job: %s", c.MigrationState())
+	}
+	job, err := c.StartMigration(Range{5, 9}, idB)
+	if err != nil || job.Dst.ID != idB {
+		t.Fatalf("start: %v", err)
+	}
+	if _, err := c.StartMigration(Range{20, 30}, idB); !errors.Is(err, ErrMigrating) {
+		t.Errorf("second job: %v", err)
+	}
+	if text, _ := c.NodesText(); !strings.Contains(text, " 0-8191 [5-9->-"+idB+"]\n") {
+		t.Errorf("CLUSTER NODES while migrating:\n%s", text)
+	}
+	if c.Reset() == nil {
+		t.Errorf("RESET accepted while migrating")
+	}
+	c.ForbidWrites()
+	if err := c.Route(7, Access{Write: true}); err != ErrWriteForbidden {
+		t.Errorf("write in forbidden phase: %v", err)
+	}
+	if err := c.Route(7, Access{}); err != nil || c.Route(10, Access{Write: true}) != nil {
+		t.Errorf("read in forbidden phase, or write outside the range: %v", err)
+	}
+	c.FinishMigration(true)
+	if err := c.Route(7, Access{}); err == nil || err.Error() != "MOVED 7 127.0.0.1:7002" {
+		t.Errorf("migrated slot: %v", err)
+	}
+	info, _ := c.Info()
+	for _, line := range []string{"migrating_slot(s):5-9\r\n", "destination_node:" + idB + "\r\n", "migrating_state:success\r\n"} {
+		if !strings.Contains(info, line) {
+			t.Errorf("CLUSTER INFO lacks %q:\n%s", line, info)
+		}
+	}
+	moved := idA + " 127.0.0.1 7001 master - 0-4 10-8191\n" + idB + " 127.0.0.1 7002 master - 5-9 8192-16383"
+	gone, err := c.SetNodes(moved, 2, false)
+	if err != nil || len(gone) != 1 || gone[0] != (Range{5, 9}) {
+		t.Fatalf("SETNODES after migration: ranges to delete %v, %v", gone, err)
+	}
+	if err := c.Route(7, Access{}); err == nil || err.Error() != "MOVED 7 127.0.0.1:7002" {
+		t.Errorf("slot after SETNODES: %v", err)
+	}
+}
+
+func TestImportStates(t *testing.T) {
+	c, err := Open("", []string{"127.0.0.1"}, 7002)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetNodes(idA+" 127.0.0.1 7001 master - 0-8191\n"+idB+" 127.0.0.1 7002 master - 8192-16383", 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Import(Range{5, 9}, StateStart, 1); err != nil {
+		t.Fatal(err)
+	}
+	if c.Route(7, Access{Write: true}) == nil {
+		t.Errorf("an ordinary client may write an importing slot")
+	}
+	if err := c.Route(7, Access{Write: true, Importing: true}); err != nil {
+		t.Errorf("the importing link may not write: %v", err)
+	}
+	if text, _ := c.NodesText(); !strings.Contains(text, " 8192-16383 [5-9-<-"+idA+"]\n") {
+		t.Errorf("CLUSTER NODES while importing:\n%s", text)
+	}
+	if _, drop := c.ImportBroken(2); drop {
+		t.Errorf("another connection's close broke the import")
+	}
+	if r, drop := c.ImportBroken(1); !drop || r != (Range{5, 9}) {
+		t.Errorf("broken import: %v %v", r, drop)
+	}
+	if info, _ := c.Info(); !strings.Contains(info, "import_state:error\r\n") {
+		t.Errorf("CLUSTER INFO after a broken import:\n%s", info)
+	}
+	if err := c.Import(Range{5, 9}, StateStart, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Import(Range{5, 9}, StateSuccess, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Route(7, Access{Write: true}); err != nil {
+		t.Errorf("imported slot before the topology says so: %v", err)
+	}
+	if _, drop := c.ImportBroken(1); drop {
+		t.Errorf("a finished import was dropped")
 	}
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"log/slog"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,12 @@ type Client struct {
 	// ReadOnly is set by READONLY: in cluster mode a slave then serves
 	// reads of its master's slots.
 	ReadOnly bool
+	// Importing is set on the connection a migrating node imports slots
+	// through (CLUSTER IMPORT ... 0): it may write the importing slots.
+	Importing bool
+	// Asking is set by ASKING for the next command only: it may use the
+	// slots being imported.
+	Asking bool
 	// SyncTo is the sequence number the WAL must reach before this
 	// client's pending replies may be sent: the latest one when its last
 	// command finished, which covers everything that command wrote or saw.
@@ -110,6 +117,20 @@ func (cs *Clients) Add(c *Client, max int) bool {
 	}
 	cs.byID[c.ID] = c
 	return true
+}
+
+// Disconnected forgets a client whose connection closed. An import still
+// running over it failed: what it imported is dropped.
+func (e *Env) Disconnected(c *Client) {
+	e.Clients.Remove(c)
+	if !c.Importing || e.Cluster == nil {
+		return
+	}
+	if r, drop := e.Cluster.ImportBroken(c.ID); drop {
+		if err := e.Storage.DeleteSlots(slotRange(r)); err != nil {
+			slog.Error("drop the slots of a broken import", "slots", r.String(), "err", err)
+		}
+	}
 }
 
 // Remove unregisters a client.

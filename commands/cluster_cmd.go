@@ -4,9 +4,11 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
@@ -37,7 +39,7 @@ func (c *Ctx) clusterError(err error) {
 
 // CLUSTER INFO | NODES | SLOTS | SHARDS | KEYSLOT key | MYID |
 // COUNTKEYSINSLOT slot | GETKEYSINSLOT slot count | REPLICAS node-id |
-// RESET [HARD | SOFT]
+// RESET [HARD | SOFT] | IMPORT slot|a-b 0|1|2
 func cmdCluster(c *Ctx) {
 	cl, sub, ok := clusterSub(c)
 	if !ok {
@@ -90,7 +92,13 @@ func cmdCluster(c *Ctx) {
 		for _, l := range lines {
 			c.W.BulkString(l)
 		}
+	case sub == "import" && len(c.Args) == 4:
+		clusterImport(c, cl)
 	case sub == "reset" && (len(c.Args) == 2 || (len(c.Args) == 3 && (c.is(2, "hard") || c.is(2, "soft")))):
+		if cl.Busy() {
+			c.clusterError(cluster.ErrBusyMigrating)
+			return
+		}
 		st, err := c.DB.Stats()
 		if !c.ok(err) {
 			return
@@ -103,7 +111,7 @@ func cmdCluster(c *Ctx) {
 			c.W.OK()
 		}
 	default:
-		c.ErrorString("ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET")
+		c.ErrorString("ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET|IMPORT")
 	}
 }
 
@@ -203,7 +211,8 @@ func clusterShards(c *Ctx, cl *cluster.Cluster) {
 }
 
 // CLUSTERX VERSION | MYID | SETNODEID id | SETNODES "nodes" version [FORCE] |
-// SETSLOT slot|a-b [slot|a-b ...] NODE id version
+// SETSLOT slot|a-b [slot|a-b ...] NODE id version |
+// MIGRATE slot|a-b dst-id [ASYNC | SYNC [timeout]]
 func cmdClusterX(c *Ctx) {
 	cl, sub, ok := clusterSub(c)
 	if !ok {
@@ -219,7 +228,7 @@ func cmdClusterX(c *Ctx) {
 	case sub == "setnodes" && (len(c.Args) == 4 || (len(c.Args) == 5 && c.is(4, "force"))):
 		version, ok := c.Int(3)
 		if ok {
-			c.clusterOK(cl.SetNodes(string(c.Args[2]), version, len(c.Args) == 5))
+			c.dropMigrated(cl.SetNodes(string(c.Args[2]), version, len(c.Args) == 5))
 		}
 	case sub == "setslot" && len(c.Args) >= 6 && c.is(len(c.Args)-3, "node"):
 		version, ok := c.Int(len(c.Args) - 1)
@@ -235,10 +244,143 @@ func cmdClusterX(c *Ctx) {
 			}
 			ranges = append(ranges, r)
 		}
-		c.clusterOK(cl.SetSlots(ranges, string(c.Args[len(c.Args)-2]), version))
+		c.dropMigrated(cl.SetSlots(ranges, string(c.Args[len(c.Args)-2]), version))
+	case sub == "migrate" && len(c.Args) >= 4 && len(c.Args) <= 6:
+		clusterMigrate(c, cl)
 	default:
-		c.ErrorString("ERR CLUSTERX command, CLUSTERX VERSION|MYID|SETNODEID|SETNODES|SETSLOT")
+		c.ErrorString("ERR CLUSTERX command, CLUSTERX VERSION|MYID|SETNODEID|SETNODES|SETSLOT|MIGRATE")
 	}
+}
+
+// dropMigrated deletes the data of the slots a new topology confirms this
+// node migrated away, then replies.
+func (c *Ctx) dropMigrated(gone []cluster.Range, err error) {
+	for _, r := range gone {
+		if err == nil {
+			err = c.Env.Storage.DeleteSlots(slotRange(r))
+		}
+	}
+	c.clusterOK(err)
+}
+
+func slotRange(r cluster.Range) storage.SlotRange {
+	return storage.SlotRange{From: uint16(r.From), To: uint16(r.To)}
+}
+
+// clusterMigrate starts CLUSTERX MIGRATE slot|a-b dst-id [ASYNC | SYNC
+// [timeout]]: ASYNC replies at once, SYNC when the job ends or timeout
+// seconds pass (0 or none: no limit).
+func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
+	r, err := cluster.ParseRange(string(c.Args[2]))
+	if err != nil {
+		c.clusterError(err)
+		return
+	}
+	sync, timeout := false, time.Duration(0)
+	switch {
+	case len(c.Args) == 4 || (len(c.Args) == 5 && c.is(4, "async")):
+	case c.is(4, "sync"):
+		sync = true
+		if len(c.Args) == 6 {
+			secs, ok := c.Int(5)
+			if !ok {
+				return
+			}
+			if secs < 0 {
+				c.ErrorString("ERR timeout is out of range")
+				return
+			}
+			timeout = time.Duration(secs) * time.Second
+		}
+	default:
+		c.ErrorString("ERR Invalid sync flag")
+		return
+	}
+	if c.Env.Config.RocksDB.DisableWAL.Get() {
+		// The writes made during the copy are read back from the WAL.
+		c.ErrorString("ERR Can't migrate slots while rocksdb.write_options.disable_wal is on")
+		return
+	}
+	job, err := cl.StartMigration(r, string(c.Args[3]))
+	if err != nil {
+		c.clusterError(err)
+		return
+	}
+	done := make(chan error, 1)
+	e := c.Env
+	e.background.Add(1)
+	go func() {
+		defer e.background.Done()
+		done <- cl.Migrate(e.Storage, job, e.migrateOptions())
+	}()
+	if !sync {
+		c.W.OK()
+		return
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		expired = time.After(timeout)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			c.ErrorString("ERR Migration failed: " + err.Error())
+			return
+		}
+		c.W.OK()
+	case <-expired:
+		c.ErrorString("ERR Migration timed out; it goes on in the background")
+	}
+}
+
+// migrateOptions reads the migrate-* settings for a new job.
+func (e *Env) migrateOptions() cluster.MigrateOptions {
+	cfg := e.Config
+	return cluster.MigrateOptions{
+		RawKeyValue:         cfg.MigrateType.Get() == "raw-key-value",
+		Password:            cfg.RequirePass.Get(),
+		KeysPerSecond:       int(cfg.MigrateSpeed.Get()),
+		BatchBytesPerSecond: int(cfg.MigrateBatchRateLimitMB.Get()) << 20,
+		PipelineSize:        int(cfg.MigratePipelineSize.Get()),
+		SequenceGap:         uint64(cfg.MigrateSequenceGap.Get()),
+		BatchBytes:          int(cfg.MigrateBatchSizeKB.Get()) << 10,
+		Timeout:             10 * time.Second,
+		Stop:                e.stop,
+	}
+}
+
+// clusterImport runs CLUSTER IMPORT slot|a-b 0|1|2, which a migrating node
+// sends: 0 starts an import over this connection (the range is emptied
+// first), 1 ends it, 2 fails it and drops what was imported.
+func clusterImport(c *Ctx, cl *cluster.Cluster) {
+	r, err := cluster.ParseRange(string(c.Args[2]))
+	if err != nil {
+		c.clusterError(err)
+		return
+	}
+	state, ok := c.Int(3)
+	if !ok {
+		return
+	}
+	switch state {
+	case 0:
+		if err = c.Env.Storage.DeleteSlots(slotRange(r)); err == nil {
+			err = cl.Import(r, cluster.StateStart, c.Client.ID)
+			c.Client.Importing = err == nil
+		}
+	case 1:
+		err = cl.Import(r, cluster.StateSuccess, c.Client.ID)
+		c.Client.Importing = false
+	case 2:
+		if err = cl.Import(r, cluster.StateError, c.Client.ID); err == nil {
+			err = c.Env.Storage.DeleteSlots(slotRange(r))
+		}
+		c.Client.Importing = false
+	default:
+		c.ErrorString("ERR Invalid import state")
+		return
+	}
+	c.clusterOK(err)
 }
 
 func (c *Ctx) clusterOK(err error) {
@@ -263,5 +405,8 @@ func cmdReadWrite(c *Ctx) {
 
 // ASKING
 //
-// Basalt never answers ASK, so ASKING has nothing to enable.
-func cmdAsking(c *Ctx) { c.W.OK() }
+// The next command may use the slots this node is importing.
+func cmdAsking(c *Ctx) {
+	c.Client.Asking = true
+	c.W.OK()
+}

@@ -35,7 +35,15 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		return
 	}
 	if e.Cluster != nil {
-		if err := e.route(cl, cmd, args); err != nil {
+		if cmd.Flags&Write != 0 {
+			e.Cluster.BeginWrite()
+			defer e.Cluster.EndWrite()
+		}
+		// ASKING lasts one command: the next one, unless it is ASKING,
+		// which sets it again.
+		asking := cl.Asking
+		cl.Asking = false
+		if err := e.route(cl, cmd, args, asking); err != nil {
 			cl.W.Error(err.Error())
 			return
 		}
@@ -81,7 +89,7 @@ func call(ctx *Ctx) {
 // route checks, in cluster mode, that this node serves the slot of the
 // command's keys, which must all be in one slot. Keyless commands run
 // locally.
-func (e *Env) route(cl *Client, cmd *Command, args [][]byte) error {
+func (e *Env) route(cl *Client, cmd *Command, args [][]byte, asking bool) error {
 	keys := cmd.keys(args)
 	if len(keys) == 0 {
 		return nil
@@ -92,7 +100,7 @@ func (e *Env) route(cl *Client, cmd *Command, args [][]byte) error {
 			return cluster.ErrCrossSlot
 		}
 	}
-	return e.Cluster.Route(int(slot), cmd.Flags&Write != 0, cl.ReadOnly)
+	return e.Cluster.Route(int(slot), cluster.Access{Write: cmd.Flags&Write != 0, ReadOnly: cl.ReadOnly, Importing: cl.Importing || asking})
 }
 
 // unknownCommand renders Redis's error for an unknown command: the name

@@ -1,10 +1,12 @@
 package commands
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
@@ -17,7 +19,28 @@ func init() {
 		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
 		&Command{Name: "info", Arity: -1, Handler: cmdInfo},
 		&Command{Name: "compact", Arity: 1, Flags: Admin, Handler: cmdCompact},
+		&Command{Name: "applybatch", Arity: -2, Flags: Write | Admin, Handler: cmdApplyBatch},
 	)
+}
+
+// APPLYBATCH batch [LOWPRI]
+//
+// Applies a raw RocksDB write batch, as a node migrating slots with
+// migrate-type raw-key-value sends them; replies with the batch's size.
+func cmdApplyBatch(c *Ctx) {
+	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.is(2, "lowpri")) {
+		c.ErrorString(errSyntax)
+		return
+	}
+	if _, err := c.Env.Storage.ApplyBatch(c.Args[1]); err != nil {
+		if errors.Is(err, storage.ErrBadBatch) {
+			c.ErrorString("ERR " + err.Error())
+			return
+		}
+		c.Error(err)
+		return
+	}
+	c.W.Int(int64(len(c.Args[1])))
 }
 
 // TIME

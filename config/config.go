@@ -24,24 +24,30 @@ var (
 // Config holds every setting. The exported fields are safe to read at any
 // time; only Set, Load and the namespace methods change them.
 type Config struct {
-	Bind                 Text
-	Port                 Int
-	Dir                  Text
-	Pidfile              Text
-	Workers              Int
-	Timeout              Int
-	MaxClients           Int
-	RequirePass          Text
-	ClusterEnabled       Bool
-	PersistClusterNodes  Bool
-	LogDir               Text
-	LogLevel             Enum
-	DBName               Text
-	ProtoMaxBulkLen      Int
-	SlowlogLogSlowerThan Int
-	SlowlogMaxLen        Int
-	RESP3Enabled         Bool
-	ReplNamespaceEnabled Bool
+	Bind                    Text
+	Port                    Int
+	Dir                     Text
+	Pidfile                 Text
+	Workers                 Int
+	Timeout                 Int
+	MaxClients              Int
+	RequirePass             Text
+	MigrateType             Enum
+	MigrateSpeed            Int
+	MigratePipelineSize     Int
+	MigrateSequenceGap      Int
+	MigrateBatchSizeKB      Int
+	MigrateBatchRateLimitMB Int
+	ClusterEnabled          Bool
+	PersistClusterNodes     Bool
+	LogDir                  Text
+	LogLevel                Enum
+	DBName                  Text
+	ProtoMaxBulkLen         Int
+	SlowlogLogSlowerThan    Int
+	SlowlogMaxLen           Int
+	RESP3Enabled            Bool
+	ReplNamespaceEnabled    Bool
 
 	CompactCron                   Cron
 	CompactionCheckerCron         Cron
@@ -133,6 +139,14 @@ func New() *Config {
 	c.add("compaction-checker-range", &c.compactionCheckerRange, "", rw, "deprecated: hours a-b, the same as compaction-checker-cron \"* a-b * * *\"")
 	c.add("force-compact-file-age", c.ForceCompactFileAge.bounds(0, math.MaxInt64), "172800", rw, "the checker compacts SST files older than this many seconds")
 	c.add("force-compact-file-min-deleted-percentage", c.ForceCompactFileMinDeletedPct.bounds(1, 100), "10", rw, "the checker compacts SST files with at least this share of reclaimable records")
+
+	c.MigrateType.allowed = []string{"redis-command", "raw-key-value"}
+	c.add("migrate-type", &c.MigrateType, "redis-command", rw, "slot migration sends restore commands (redis-command) or raw write batches (raw-key-value, APPLYBATCH)")
+	c.add("migrate-speed", c.MigrateSpeed.bounds(0, math.MaxInt32), "4096", rw, "keys per second a slot migration sends (0: no limit)")
+	c.add("migrate-pipeline-size", c.MigratePipelineSize.bounds(1, math.MaxInt32), "16", rw, "commands a slot migration sends before reading their replies")
+	c.add("migrate-sequence-gap", c.MigrateSequenceGap.bounds(1, math.MaxInt32), "10000", rw, "WAL writes left to send below which a migration stops writes to its slots and finishes")
+	c.add("migrate-batch-size-kb", c.MigrateBatchSizeKB.bounds(1, math.MaxInt32), "16", rw, "size of one raw-key-value batch, KB")
+	c.add("migrate-batch-rate-limit-mb", c.MigrateBatchRateLimitMB.bounds(0, math.MaxInt32), "16", rw, "raw-key-value bytes per second, MB (0: no limit)")
 
 	c.add("rocksdb.block_cache_size", r.BlockCacheSize.bounds(0, 1<<30), "4096", ro, "block cache shared by all column families, MB")
 	c.add("rocksdb.write_buffer_size", r.WriteBufferSize.bounds(1, 4096), "64", ro, "memtable size, MB")

@@ -10,15 +10,25 @@ import (
 
 // clusterNodes starts n cluster-mode nodes with ids made of one repeated
 // hex digit each.
-func clusterNodes(t *testing.T, n int) ([]*proc, []string) {
+func clusterNodes(t *testing.T, n int, extra ...string) ([]*proc, []string) {
 	t.Helper()
 	var nodes []*proc
 	var ids []string
 	for i := 0; i < n; i++ {
-		nodes = append(nodes, startBasalt(t, "--cluster-enabled", "yes"))
+		nodes = append(nodes, startBasalt(t, append([]string{"--cluster-enabled", "yes"}, extra...)...))
 		ids = append(ids, strings.Repeat(strconv.FormatInt(int64(10+i), 16), 40))
 	}
 	return nodes, ids
+}
+
+// mastersText is the SETNODES text of masters, one per node, with the
+// slot ranges given for each ("" for none).
+func mastersText(nodes []*proc, ids, ranges []string) string {
+	var text strings.Builder
+	for i, p := range nodes {
+		text.WriteString(strings.TrimSpace(ids[i]+" 127.0.0.1 "+strconv.Itoa(p.Port)+" master - "+ranges[i]) + "\n")
+	}
+	return text.String()
 }
 
 // pushTopology sends SETNODES to every node.
@@ -41,11 +51,8 @@ func TestClusterThreeNodes(t *testing.T) {
 		t.Errorf("GET before SETNODES: %v", err)
 	}
 	ranges := []string{"0-5460", "5461-10922", "10923-16383"}
-	var text strings.Builder
-	for i, p := range nodes {
-		text.WriteString(ids[i] + " 127.0.0.1 " + strconv.Itoa(p.Port) + " master - " + ranges[i] + "\n")
-	}
-	pushTopology(t, nodes, text.String(), 1)
+	text := mastersText(nodes, ids, ranges)
+	pushTopology(t, nodes, text, 1)
 	info := first.Do(ctx, "CLUSTER", "INFO").String()
 	for _, want := range []string{"cluster_state:ok", "cluster_slots_assigned:16384", "cluster_known_nodes:3", "cluster_size:3", "cluster_current_epoch:1"} {
 		if !strings.Contains(info, want) {
@@ -149,15 +156,12 @@ func TestClusterThreeNodes(t *testing.T) {
 	if v := first.Do(ctx, "CLUSTERX", "VERSION").Val(); v != "1" {
 		t.Errorf("version after a malformed SETNODES = %v", v)
 	}
-	if err := first.Do(ctx, "CLUSTERX", "SETNODES", text.String(), 0).Err(); err == nil || err.Error() != "ERR Invalid cluster version" {
+	if err := first.Do(ctx, "CLUSTERX", "SETNODES", text, 0).Err(); err == nil || err.Error() != "ERR Invalid cluster version" {
 		t.Errorf("older SETNODES: %v", err)
 	}
 
 	// A newer topology gives node 1's slots to node 2: node 1 redirects.
-	moved := ids[0] + " 127.0.0.1 " + strconv.Itoa(nodes[0].Port) + " master -\n" +
-		ids[1] + " 127.0.0.1 " + strconv.Itoa(nodes[1].Port) + " master - 0-10922\n" +
-		ids[2] + " 127.0.0.1 " + strconv.Itoa(nodes[2].Port) + " master - 10923-16383\n"
-	pushTopology(t, nodes, moved, 2)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"", "0-10922", "10923-16383"}), 2)
 	slot := first.ClusterKeySlot(ctx, "key:0").Val()
 	if slot <= 5460 {
 		if err := first.Get(ctx, "key:0").Err(); err == nil || err.Error() != "MOVED "+strconv.FormatInt(slot, 10)+" "+nodes[1].Addr() {

@@ -200,7 +200,7 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	if !ok {
 		return
 	}
-	s.env.Clients.Remove(sess.client)
+	s.env.Disconnected(sess.client)
 	s.conns.Done()
 }
 

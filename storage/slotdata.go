@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
@@ -212,6 +214,12 @@ func (k *SlotKey) EachElement(fn func(cf CF, ikey, sub, value []byte) error) err
 	return nil
 }
 
+// ParseNSKey splits a metadata key into namespace and user key; both
+// alias nsKey.
+func (s *Storage) ParseNSKey(nsKey []byte) (ns, key []byte, err error) {
+	return s.layout.ParseNSKey(nsKey)
+}
+
 // Change is one write to a slot range read from the WAL.
 type Change struct{ op op }
 
@@ -232,8 +240,8 @@ func (s *Storage) ChangedKey(c Change) ([]byte, error) {
 
 // ReadWAL calls fn with the writes to the slots of r of every batch
 // committed after sequence number after, in commit order, and returns the
-// last sequence number it read. The changes alias WAL memory and are
-// valid only during the call. A range deletion that may touch r fails
+// last sequence number it read. The changes slice is reused after the
+// call. A range deletion that may touch r fails
 // with ErrSlotsFlushed.
 func (s *Storage) ReadWAL(after uint64, r SlotRange, fn func([]Change) error) (uint64, error) {
 	latest := s.db.GetLatestSequenceNumber()
@@ -245,6 +253,32 @@ func (s *Storage) ReadWAL(after uint64, r SlotRange, fn func([]Change) error) (u
 	if err := s.Durable(latest); err != nil {
 		return after, err
 	}
+	last := after
+	for stuck := 0; last < latest; {
+		read, err := s.readWALFrom(last, latest, r, fn)
+		switch {
+		case err == nil:
+		case !errors.Is(err, errWALTail):
+			return read, err
+		case read > last:
+			stuck = 0
+		case stuck < 100:
+			stuck++
+			time.Sleep(time.Millisecond)
+		default:
+			return read, fmt.Errorf("storage: the WAL does not go past %d", read)
+		}
+		last = read
+	}
+	return last, nil
+}
+
+// errWALTail is RocksDB's "try again" at the end of the WAL file being
+// written: a new iterator reads on.
+var errWALTail = errors.New("storage: WAL iterator reached the tail")
+
+// readWALFrom is one pass of ReadWAL, with one WAL iterator.
+func (s *Storage) readWALFrom(after, latest uint64, r SlotRange, fn func([]Change) error) (uint64, error) {
 	wal, err := s.db.GetUpdatesSince(after + 1)
 	if err != nil {
 		return after, fmt.Errorf("storage: read WAL from %d: %w", after+1, err)
@@ -275,7 +309,13 @@ func (s *Storage) ReadWAL(after uint64, r SlotRange, fn func([]Change) error) (u
 		last = seq + count - 1
 	}
 	if err := wal.Err(); err != nil {
+		if strings.Contains(err.Error(), "Try again") {
+			return last, errWALTail
+		}
 		return last, fmt.Errorf("storage: read WAL: %w", err)
+	}
+	if last < latest {
+		return last, errWALTail
 	}
 	return last, nil
 }
