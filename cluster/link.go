@@ -11,13 +11,23 @@ import (
 )
 
 // link is the migration's connection to the destination node: a minimal
-// RESP2 client that pipelines commands and checks their replies.
+// RESP2 client that keeps up to window commands in flight. A goroutine
+// reads the replies as they come, so that the destination applies one
+// batch while the next is read and sent.
 type link struct {
 	conn    net.Conn
-	r       *bufio.Reader
 	w       *bufio.Writer
-	pending int // commands sent whose replies are unread
 	timeout time.Duration
+	window  int
+	pending int // commands sent whose replies are not consumed
+	replies chan result
+	closed  chan struct{}
+}
+
+// result is one reply, or the error that ended the reading.
+type result struct {
+	value any
+	err   error
 }
 
 // errReply is an error reply of the destination.
@@ -25,18 +35,51 @@ type errReply string
 
 func (e errReply) Error() string { return "destination replied: " + string(e) }
 
-func dialLink(addr string, timeout time.Duration) (*link, error) {
+func dialLink(addr string, timeout time.Duration, window int) (*link, error) {
 	conn, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	return &link{conn: conn, r: bufio.NewReaderSize(conn, 16<<10), w: bufio.NewWriterSize(conn, 64<<10), timeout: timeout}, nil
+	l := &link{conn: conn, w: bufio.NewWriterSize(conn, 64<<10), timeout: timeout, window: max(window, 1),
+		replies: make(chan result, max(window, 1)), closed: make(chan struct{})}
+	go l.readLoop(bufio.NewReaderSize(conn, 16<<10))
+	return l, nil
 }
 
-func (l *link) close() { l.conn.Close() }
+func (l *link) close() {
+	close(l.closed)
+	l.conn.Close()
+}
 
-// send queues one command.
+// readLoop hands every reply to the sender until the connection fails.
+func (l *link) readLoop(r *bufio.Reader) {
+	for {
+		v, err := readReply(r)
+		var bad errReply
+		fatal := err != nil && !errors.As(err, &bad)
+		select {
+		case l.replies <- result{v, err}:
+		case <-l.closed:
+			return
+		}
+		if fatal {
+			return
+		}
+	}
+}
+
+// send queues one command, first waiting for a reply if window commands
+// are in flight.
 func (l *link) send(args ...[]byte) error {
+	if l.pending >= l.window {
+		if err := l.flush(); err != nil {
+			return err
+		}
+		if _, err := l.next(); err != nil {
+			return err
+		}
+	}
+	l.conn.SetWriteDeadline(time.Now().Add(l.timeout))
 	l.w.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
 	for _, a := range args {
 		l.w.WriteString("$" + strconv.Itoa(len(a)) + "\r\n")
@@ -49,28 +92,37 @@ func (l *link) send(args ...[]byte) error {
 	return nil
 }
 
-// drain sends what is queued and reads every pending reply; the first
-// error reply fails it.
-func (l *link) drain() error {
-	l.conn.SetDeadline(time.Now().Add(l.timeout))
+func (l *link) flush() error {
+	l.conn.SetWriteDeadline(time.Now().Add(l.timeout))
 	if err := l.w.Flush(); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
-	var first error
-	for ; l.pending > 0; l.pending-- {
-		l.conn.SetReadDeadline(time.Now().Add(l.timeout))
-		_, err := l.read()
-		var bad errReply
-		switch {
-		case errors.As(err, &bad):
-			if first == nil {
-				first = err
-			}
-		case err != nil:
+	return nil
+}
+
+// next consumes the oldest pending reply.
+func (l *link) next() (any, error) {
+	select {
+	case r := <-l.replies:
+		l.pending--
+		return r.value, r.err
+	case <-time.After(l.timeout):
+		return nil, fmt.Errorf("no reply from the destination in %v", l.timeout)
+	}
+}
+
+// drain sends what is queued and consumes every pending reply; the first
+// error fails it.
+func (l *link) drain() error {
+	if err := l.flush(); err != nil {
+		return err
+	}
+	for l.pending > 0 {
+		if _, err := l.next(); err != nil {
 			return err
 		}
 	}
-	return first
+	return nil
 }
 
 // do sends one command and returns its reply.
@@ -81,17 +133,15 @@ func (l *link) do(args ...[]byte) (any, error) {
 	if err := l.send(args...); err != nil {
 		return nil, err
 	}
-	if err := l.w.Flush(); err != nil {
-		return nil, fmt.Errorf("send: %w", err)
+	if err := l.flush(); err != nil {
+		return nil, err
 	}
-	l.conn.SetReadDeadline(time.Now().Add(l.timeout))
-	l.pending--
-	return l.read()
+	return l.next()
 }
 
-// read parses one reply: a string, an int64, nil, []any, or errReply.
-func (l *link) read() (any, error) {
-	line, err := l.r.ReadString('\n')
+// readReply parses one reply: a string, an int64, nil, []any, or errReply.
+func readReply(r *bufio.Reader) (any, error) {
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return nil, fmt.Errorf("read reply: %w", err)
 	}
@@ -116,14 +166,14 @@ func (l *link) read() (any, error) {
 		}
 		if kind == '$' {
 			buf := make([]byte, n+2)
-			if _, err := io.ReadFull(l.r, buf); err != nil {
+			if _, err := io.ReadFull(r, buf); err != nil {
 				return nil, fmt.Errorf("read reply: %w", err)
 			}
 			return string(buf[:n]), nil
 		}
 		items := make([]any, n)
 		for i := range items {
-			if items[i], err = l.read(); err != nil {
+			if items[i], err = readReply(r); err != nil {
 				return nil, err
 			}
 		}

@@ -90,7 +90,7 @@ func (m *migrator) rangeArg() []byte { return []byte(m.job.Range.String()) }
 
 func (m *migrator) run() error {
 	var err error
-	if m.link, err = dialLink(m.job.Dst.Addr(), m.opts.Timeout); err != nil {
+	if m.link, err = dialLink(m.job.Dst.Addr(), m.opts.Timeout, m.opts.PipelineSize); err != nil {
 		return err
 	}
 	if m.opts.Password != "" {
@@ -155,7 +155,6 @@ func (m *migrator) abort() {
 	if m.link == nil {
 		return
 	}
-	m.link.pending = 0 // replies of a failed pipeline no longer matter
 	m.link.timeout = min(m.link.timeout, 3*time.Second)
 	if _, err := m.link.do([]byte("CLUSTER"), []byte("IMPORT"), m.rangeArg(), []byte("2")); err != nil {
 		slog.Warn("could not tell the destination that the import failed", "err", err)
@@ -223,7 +222,7 @@ func (m *migrator) resendWritten(seq uint64) (uint64, error) {
 		if k == nil {
 			_, key, err := m.s.ParseNSKey(nsKey)
 			if err == nil {
-				err = m.queue([]byte("DEL"), key)
+				err = m.link.send([]byte("DEL"), key)
 			}
 			if err != nil {
 				return seq, err
@@ -265,7 +264,7 @@ func (m *migrator) sendKey(k *storage.SlotKey, replace bool) error {
 		return fmt.Errorf("redis-command migration cannot carry keys of namespace %q: use migrate-type raw-key-value", k.Namespace)
 	}
 	if replace {
-		if err := m.queue([]byte("DEL"), k.Key); err != nil {
+		if err := m.link.send([]byte("DEL"), k.Key); err != nil {
 			return err
 		}
 	}
@@ -273,7 +272,7 @@ func (m *migrator) sendKey(k *storage.SlotKey, replace bool) error {
 		return err
 	}
 	if k.Meta.Expire > 0 {
-		return m.queue([]byte("PEXPIREAT"), k.Key, strconv.AppendInt(nil, k.Meta.Expire, 10))
+		return m.link.send([]byte("PEXPIREAT"), k.Key, strconv.AppendInt(nil, k.Meta.Expire, 10))
 	}
 	return nil
 }
@@ -293,7 +292,7 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	t := k.Meta.Type
 	if t == metadata.TypeString {
 		m.bytes += int64(len(k.Key) + len(k.Value))
-		return m.queue([]byte("SET"), k.Key, k.Value)
+		return m.link.send([]byte("SET"), k.Key, k.Value)
 	}
 	name, ok := restoreCommands[t]
 	if !ok {
@@ -320,14 +319,14 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 		}
 		m.bytes += int64(len(sub) + len(value))
 		if n++; n%elementsPerCommand == 0 {
-			err := m.queue(args...)
+			err := m.link.send(args...)
 			args = args[:2]
 			return err
 		}
 		return nil
 	})
 	if err == nil && len(args) > 2 {
-		err = m.queue(args...)
+		err = m.link.send(args...)
 	}
 	return err
 }
@@ -343,17 +342,6 @@ func formatScore(f float64) []byte {
 	return strconv.AppendFloat(nil, f, 'g', -1, 64)
 }
 
-// queue sends a command, reading the replies of the pipeline when full.
-func (m *migrator) queue(args ...[]byte) error {
-	if err := m.link.send(args...); err != nil {
-		return err
-	}
-	if m.link.pending >= m.opts.PipelineSize {
-		return m.link.drain()
-	}
-	return nil
-}
-
 // sendRaw sends the raw batch as one APPLYBATCH.
 func (m *migrator) sendRaw() error {
 	if m.raw.Len() == 0 {
@@ -362,7 +350,7 @@ func (m *migrator) sendRaw() error {
 	data := m.raw.Bytes()
 	m.bytes += int64(len(data))
 	m.bytePace.wait(float64(len(data)))
-	err := m.queue([]byte("APPLYBATCH"), data)
+	err := m.link.send([]byte("APPLYBATCH"), data)
 	m.raw.Reset()
 	return err
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/linxGnu/grocksdb"
 )
 
 // RocksDB's WriteBatch wire format, which slot migration sends between
@@ -198,15 +200,22 @@ func (r *rawReader) slice() []byte {
 }
 
 // ApplyBatch applies a raw write batch (APPLYBATCH) atomically and
-// returns how many records it held. Pop hints are dropped: the batch may
-// add elements behind them.
+// returns how many records it held. Once parsed, and so known to name
+// only this database's column families, the bytes go to RocksDB as they
+// are. Pop hints are dropped: the batch may add elements behind them.
 func (s *Storage) ApplyBatch(data []byte) (int, error) {
 	ops, err := s.parseRawBatch(data)
 	if err != nil {
 		return 0, err
 	}
-	b := s.newBatch()
-	b.ops = ops
+	wb := grocksdb.WriteBatchFrom(data)
+	defer wb.Destroy()
 	s.hints.reset()
-	return len(ops), b.commit()
+	s.writeMu.Lock()
+	err = s.db.Write(s.writeOptions(), wb)
+	s.writeMu.Unlock()
+	if err != nil {
+		return 0, fmt.Errorf("storage: apply batch: %w", err)
+	}
+	return len(ops), nil
 }
