@@ -327,6 +327,23 @@ func (s *Storage) newIterator(cf CF, lower, upper []byte, snap *grocksdb.Snapsho
 	return iterator{Iterator: s.db.NewIteratorCF(ro, s.cfs[cf]), ro: ro}
 }
 
+// scan calls fn with every record of cf in [lower, upper) as of snap (nil:
+// the latest), in key order, until fn fails. key and value are valid only
+// during the call.
+func (s *Storage) scan(cf CF, lower, upper []byte, snap *grocksdb.Snapshot, fn func(key, value []byte) error) error {
+	it := s.newIterator(cf, lower, upper, snap)
+	defer it.close()
+	for it.SeekToFirst(); it.Valid(); it.Next() {
+		if err := fn(it.keyData(), it.valueData()); err != nil {
+			return err
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("storage: iterate %s: %w", cf, err)
+	}
+	return nil
+}
+
 func (it iterator) close() {
 	it.Iterator.Close()
 	it.ro.Destroy()

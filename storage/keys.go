@@ -328,14 +328,11 @@ func (db DB) copyElements(b *batch, m metadata.Metadata, src []byte, to DB, dst 
 	for _, cf := range subkeyCFs(m.Type) {
 		srcPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, src, m.Version)
 		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, to.ns, dst, m.Version)
-		it := db.s.newIterator(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), nil)
-		for it.SeekToFirst(); it.Valid(); it.Next() {
-			sub := it.keyData()[len(srcPrefix):]
-			// The value points into the iterator: the batch needs a copy.
-			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], sub...), append([]byte(nil), it.valueData()...))
-		}
-		err := it.Err()
-		it.close()
+		err := db.s.scan(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), nil, func(ikey, value []byte) error {
+			// The record points into the iterator: the batch needs copies.
+			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], ikey[len(srcPrefix):]...), append([]byte(nil), value...))
+			return nil
+		})
 		if err != nil {
 			return err
 		}

@@ -141,18 +141,13 @@ func (sn *Snapshot) EachKey(r SlotRange, fn func(*SlotKey) error) error {
 	now := nowMs()
 	for _, ns := range nss {
 		lower, upper := slotBounds(ns, r)
-		it := sn.s.newIterator(CFMetadata, lower, upper, sn.snap)
-		for it.SeekToFirst(); it.Valid() && err == nil; it.Next() {
-			var k *SlotKey
-			k, err = sn.slotKey(it.keyData(), it.valueData(), now)
-			if err == nil && k != nil {
-				err = fn(k)
+		err := sn.s.scan(CFMetadata, lower, upper, sn.snap, func(nsKey, raw []byte) error {
+			k, err := sn.slotKey(nsKey, raw, now)
+			if err != nil || k == nil {
+				return err
 			}
-		}
-		if err == nil {
-			err = it.Err()
-		}
-		it.close()
+			return fn(k)
+		})
 		if err != nil {
 			return err
 		}
@@ -197,16 +192,9 @@ func (k *SlotKey) EachElement(fn func(cf CF, ikey, sub, value []byte) error) err
 	lower := s.layout.AppendSubkeyPrefix(nil, string(k.Namespace), k.Key, k.Meta.Version)
 	upper := metadata.PrefixEnd(lower)
 	for _, cf := range subkeyCFs(k.Meta.Type) {
-		it := s.newIterator(cf, lower, upper, k.sn.snap)
-		var err error
-		for it.SeekToFirst(); it.Valid() && err == nil; it.Next() {
-			ikey := it.keyData()
-			err = fn(cf, ikey, ikey[len(lower):], it.valueData())
-		}
-		if err == nil {
-			err = it.Err()
-		}
-		it.close()
+		err := s.scan(cf, lower, upper, k.sn.snap, func(ikey, value []byte) error {
+			return fn(cf, ikey, ikey[len(lower):], value)
+		})
 		if err != nil {
 			return err
 		}
