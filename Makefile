@@ -22,7 +22,8 @@ run: build
 	./$(BIN) --dir ./data
 
 test: deps build
-	BASALT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
+	@./scripts/install-promtool.sh bin
+	BASALT_BIN=$(CURDIR)/$(BIN) PROMTOOL=$(CURDIR)/bin/promtool $(GO) test $(TESTFLAGS) $(PKGS)
 	$(GO) build -race -o $(BIN)-race ./cmd/basalt
 	BASALT_RACE=1 BASALT_BIN=$(CURDIR)/$(BIN)-race $(GO) test $(TESTFLAGS) ./it
 

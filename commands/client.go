@@ -42,6 +42,12 @@ type Client struct {
 	// command finished, which covers everything that command wrote or saw.
 	SyncTo uint64
 
+	// pushes carries messages to a client that receives them (MONITOR);
+	// it belongs to the connection's goroutine. monitor is set once the
+	// client is a monitor; CLIENT LIST reads it from others.
+	pushes  chan []byte
+	monitor atomic.Bool
+
 	ctx        Ctx
 	lastActive atomic.Int64 // Unix ms of the last command
 	lastCmd    atomic.Pointer[Command]
@@ -123,6 +129,9 @@ func (cs *Clients) Add(c *Client, max int) bool {
 // running over it failed: what it imported is dropped.
 func (e *Env) Disconnected(c *Client) {
 	e.Clients.Remove(c)
+	if c.monitor.Load() {
+		e.monitors.remove(c)
+	}
 	if !c.Importing || e.Cluster == nil {
 		return
 	}

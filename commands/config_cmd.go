@@ -81,8 +81,7 @@ func configRewrite(c *Ctx) {
 // resetStats zeroes the counters INFO stats and commandstats report.
 func (e *Env) resetStats() {
 	for _, cmd := range table.byName {
-		cmd.calls.Store(0)
-		cmd.usec.Store(0)
+		cmd.stats.reset()
 	}
 	for _, n := range []interface{ Store(int64) }{
 		&e.Stats.ConnectionsReceived, &e.Stats.RejectedConnections, &e.Stats.CommandsProcessed,

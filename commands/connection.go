@@ -290,7 +290,11 @@ func (cl *Client) describe(now time.Time) string {
 	field("name", name)
 	field("age", itoa(int64(now.Sub(cl.Created).Seconds())))
 	field("idle", itoa(int64(now.Sub(cl.IdleSince()).Seconds())))
-	field("flags", "N")
+	flags := "N"
+	if cl.monitor.Load() {
+		flags = "O"
+	}
+	field("flags", flags)
 	field("db", "0")
 	field("sub", "0")
 	field("psub", "0")

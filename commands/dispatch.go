@@ -48,6 +48,10 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 			return
 		}
 	}
+	if cl.monitor.Load() && cmd.hasKeys() {
+		cl.W.Error("ERR Replica can't interact with the keyspace")
+		return
+	}
 	ctx := &cl.ctx
 	ctx.Args, ctx.cmd = args, cmd
 	ctx.DB = e.Storage.DB(cl.Namespace)
@@ -56,10 +60,14 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	cl.lastCmd.Store(cmd)
 	e.run(ctx)
 	elapsed := time.Since(start)
-	cmd.calls.Add(1)
-	cmd.usec.Add(elapsed.Microseconds())
+	cmd.stats.record(elapsed)
 	e.Stats.CommandsProcessed.Add(1)
 	e.slowlog.maybeAdd(e, cl, args, start, elapsed)
+	// Like Redis, monitors are not shown admin commands (MONITOR itself,
+	// CONFIG, ...).
+	if e.monitors.count() > 0 && cmd.Flags&Admin == 0 {
+		e.monitors.feed(cl, cmd, args, start)
+	}
 	ctx.Args = nil
 }
 

@@ -39,6 +39,7 @@ type Env struct {
 	cursors  cursorTable
 	slowlog  slowlog
 	keyspace keyspaceStats
+	monitors monitors
 	// background counts the goroutines reading storage on their own.
 	background sync.WaitGroup
 	stop       chan struct{}
@@ -83,6 +84,9 @@ type Stats struct {
 	// Instantaneous rates, sampled like Redis: the mean over the last
 	// samples taken every 100 ms.
 	opsRate, inRate, outRate rate
+	// engineRates follow storage.RateTickers: keys written and read,
+	// seeks, nexts, prevs per second, sampled every second.
+	engineRates [5]rate
 }
 
 const rateSamples = 16
@@ -116,11 +120,18 @@ func (r *rate) get() float64 { return floatFromBits(r.mean.Load()) }
 func (e *Env) sampleLoop() {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
+	tick := 0
 	for {
 		select {
 		case <-e.stop:
 			return
 		case now := <-t.C:
+			if tick++; tick%10 == 0 {
+				tickers := e.Storage.Tickers()
+				for i, rt := range storage.RateTickers {
+					e.Stats.engineRates[i].sample(now, int64(tickers[rt[1]]))
+				}
+			}
 			e.Stats.opsRate.sample(now, e.Stats.CommandsProcessed.Load())
 			e.Stats.inRate.sample(now, e.Stats.NetInputBytes.Load())
 			e.Stats.outRate.sample(now, e.Stats.NetOutputBytes.Load())

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // infoSections lists INFO's sections in order; the default ones are shown
@@ -15,7 +18,7 @@ import (
 var infoSections = []struct {
 	name      string
 	byDefault bool
-	write     func(e *Env, c *Ctx, b *infoBuilder)
+	write     func(e *Env, ns string, b *infoBuilder)
 }{
 	{"server", true, infoServer},
 	{"clients", true, infoClients},
@@ -32,10 +35,21 @@ var infoSections = []struct {
 
 // INFO [section [section ...]]
 func cmdInfo(c *Ctx) {
+	sections := make([]string, len(c.Args)-1)
+	for i, a := range c.Args[1:] {
+		sections[i] = string(a)
+	}
+	b := c.Env.info(c.DB.Namespace(), sections)
+	c.W.Verbatim(b.String())
+}
+
+// info renders the INFO sections asked for (none: the default ones) as
+// namespace ns sees them.
+func (e *Env) info(ns string, sections []string) *infoBuilder {
 	want := map[string]bool{}
-	all, everything := len(c.Args) == 1, false
-	for _, a := range c.Args[1:] {
-		s := strings.ToLower(string(a))
+	all, everything := len(sections) == 0, false
+	for _, a := range sections {
+		s := strings.ToLower(a)
 		switch s {
 		case "default":
 			all = true
@@ -45,19 +59,32 @@ func cmdInfo(c *Ctx) {
 			want[s] = true
 		}
 	}
-	var b infoBuilder
+	b := &infoBuilder{}
 	for _, sec := range infoSections {
 		if everything || (all && sec.byDefault) || want[sec.name] {
 			b.section(sec.name)
-			sec.write(c.Env, c, &b)
+			sec.write(e, ns, b)
 		}
 	}
-	c.W.Verbatim(b.String())
+	return b
+}
+
+// InfoField is one key:value line of INFO.
+type InfoField struct{ Section, Key, Value string }
+
+// InfoFields returns every field of INFO ALL as the default namespace
+// sees it: what /metrics exports.
+func (e *Env) InfoFields() []InfoField {
+	return e.info(metadata.DefaultNamespace, []string{"all"}).fields
 }
 
 // infoBuilder renders "# Section" headers and "key:value" lines, with a
-// blank line between sections.
-type infoBuilder struct{ strings.Builder }
+// blank line between sections, and keeps the fields.
+type infoBuilder struct {
+	strings.Builder
+	current string
+	fields  []InfoField
+}
 
 func (b *infoBuilder) section(name string) {
 	if b.Len() > 0 {
@@ -68,13 +95,16 @@ func (b *infoBuilder) section(name string) {
 		title = "RocksDB" // as Kvrocks writes it
 	}
 	b.WriteString("# " + title + "\r\n")
+	b.current = name
 }
 
 func (b *infoBuilder) field(key string, value any) {
-	fmt.Fprintf(b, "%s:%v\r\n", key, value)
+	v := fmt.Sprint(value)
+	b.WriteString(key + ":" + v + "\r\n")
+	b.fields = append(b.fields, InfoField{b.current, key, v})
 }
 
-func infoServer(e *Env, c *Ctx, b *infoBuilder) {
+func infoServer(e *Env, ns string, b *infoBuilder) {
 	mode := "standalone"
 	if e.Config.ClusterEnabled.Get() {
 		mode = "cluster"
@@ -118,10 +148,10 @@ func osName() string {
 	return str(u.Sysname) + " " + str(u.Release) + " " + str(u.Machine)
 }
 
-func infoClients(e *Env, c *Ctx, b *infoBuilder) {
+func infoClients(e *Env, ns string, b *infoBuilder) {
 	b.field("maxclients", e.Config.MaxClients.Get())
 	b.field("connected_clients", e.Clients.Count())
-	b.field("monitor_clients", 0)
+	b.field("monitor_clients", e.monitors.count())
 	b.field("blocked_clients", 0)
 }
 
@@ -160,7 +190,7 @@ func humanBytes(n int64) string {
 	return ""
 }
 
-func infoMemory(e *Env, c *Ctx, b *infoBuilder) {
+func infoMemory(e *Env, ns string, b *infoBuilder) {
 	rss, heap := processRSS(), goHeapBytes()
 	b.field("used_memory", heap)
 	b.field("used_memory_human", humanBytes(heap))
@@ -171,7 +201,7 @@ func infoMemory(e *Env, c *Ctx, b *infoBuilder) {
 	b.field("used_memory_startup", e.startupMemory)
 }
 
-func infoPersistence(e *Env, c *Ctx, b *infoBuilder) {
+func infoPersistence(e *Env, ns string, b *infoBuilder) {
 	b.field("loading", 0)
 	b.field("bgsave_in_progress", 0)
 	b.field("last_bgsave_time", -1)
@@ -179,7 +209,7 @@ func infoPersistence(e *Env, c *Ctx, b *infoBuilder) {
 	b.field("last_bgsave_time_sec", -1)
 }
 
-func infoStats(e *Env, c *Ctx, b *infoBuilder) {
+func infoStats(e *Env, ns string, b *infoBuilder) {
 	s := &e.Stats
 	b.field("total_connections_received", s.ConnectionsReceived.Load())
 	b.field("total_commands_processed", s.CommandsProcessed.Load())
@@ -198,13 +228,13 @@ func infoStats(e *Env, c *Ctx, b *infoBuilder) {
 	b.field("pubsub_patterns", 0)
 }
 
-func infoReplication(e *Env, c *Ctx, b *infoBuilder) {
+func infoReplication(e *Env, ns string, b *infoBuilder) {
 	b.field("role", "master")
 	b.field("connected_slaves", 0)
 	b.field("master_repl_offset", e.Storage.LatestSequence())
 }
 
-func infoCPU(e *Env, c *Ctx, b *infoBuilder) {
+func infoCPU(e *Env, ns string, b *infoBuilder) {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	tv := func(t syscall.Timeval) string { return fmt.Sprintf("%d.%06d", t.Sec, t.Usec) }
@@ -212,18 +242,13 @@ func infoCPU(e *Env, c *Ctx, b *infoBuilder) {
 	b.field("used_cpu_user", tv(ru.Utime))
 }
 
-func infoCommandStats(e *Env, c *Ctx, b *infoBuilder) {
-	for _, cmd := range sortedCommands() {
-		calls := cmd.calls.Load()
-		if calls == 0 {
-			continue
-		}
-		usec := cmd.usec.Load()
-		b.field("cmdstat_"+cmd.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f", calls, usec, float64(usec)/float64(calls)))
+func infoCommandStats(e *Env, ns string, b *infoBuilder) {
+	for _, st := range e.CommandStats() {
+		b.field("cmdstat_"+st.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f", st.Calls, st.Usec, float64(st.Usec)/float64(st.Calls)))
 	}
 }
 
-func infoCluster(e *Env, c *Ctx, b *infoBuilder) {
+func infoCluster(e *Env, ns string, b *infoBuilder) {
 	enabled := 0
 	if e.Config.ClusterEnabled.Get() {
 		enabled = 1
@@ -233,19 +258,49 @@ func infoCluster(e *Env, c *Ctx, b *infoBuilder) {
 
 // infoKeyspace shows the figures of the client's namespace as of its last
 // walk (see keyspaceStats), with the walk's time as Kvrocks does.
-func infoKeyspace(e *Env, c *Ctx, b *infoBuilder) {
-	st, at, err := e.keyspaceOf(c.DB.Namespace())
+func infoKeyspace(e *Env, ns string, b *infoBuilder) {
+	st, at, err := e.keyspaceOf(ns)
 	if err == nil {
 		fmt.Fprintf(b, "# Last DBSIZE SCAN time: %s\r\n", at.Format("Mon Jan _2 15:04:05 2006"))
 		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())
+	used := e.Storage.SSTBytes()
+	b.field("used_db_size", used)
+	b.field("max_db_size", 0)
+	b.field("used_percent", "0%")
+	total, free := diskSpace(e.Config.Dir.Get())
+	b.field("disk_capacity", total)
+	b.field("used_disk_size", total-free)
+	b.field("used_disk_percent", percent(total-free, total))
+}
+
+// diskSpace returns the size and free bytes of the file system holding
+// dir.
+func diskSpace(dir string) (total, free int64) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, 0
+	}
+	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize
+}
+
+// percent renders part/whole as Kvrocks does: a whole number and "%".
+func percent(part, whole int64) string {
+	if whole <= 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%d%%", part*100/whole)
 }
 
 // infoRocksDB shows what RocksDB's memtables, compactions and column
 // families are doing.
-func infoRocksDB(e *Env, c *Ctx, b *infoBuilder) {
+func infoRocksDB(e *Env, ns string, b *infoBuilder) {
 	for _, st := range e.Storage.RocksDBStats() {
 		b.field(st.Name, st.Value)
 	}
+	for i, t := range storage.RateTickers {
+		b.field(t[0]+"_per_sec", int64(e.Stats.engineRates[i].get()))
+	}
+	b.field("is_bgsaving", 0)
 }

@@ -85,3 +85,15 @@ func (s *slowlog) reset() {
 	defer s.mu.Unlock()
 	s.entries = nil
 }
+
+// SlowlogStats returns what the slow log holds: its length, and the id and
+// duration of its newest entry (-1 and 0 when empty).
+func (e *Env) SlowlogStats() (length int, lastID int64, last time.Duration) {
+	s := &e.slowlog
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.entries) == 0 {
+		return 0, -1, 0
+	}
+	return len(s.entries), s.entries[0].id, s.entries[0].duration
+}

@@ -3,7 +3,6 @@ package commands
 import (
 	"sort"
 	"strings"
-	"sync/atomic"
 )
 
 // Flag is a property of a command that Dispatch acts on.
@@ -45,8 +44,7 @@ type Command struct {
 	Keys    func(args [][]byte) [][]byte
 	Handler func(c *Ctx)
 
-	calls atomic.Int64 // for INFO commandstats
-	usec  atomic.Int64
+	stats commandStats
 }
 
 // Table maps lower-case command names to commands.
@@ -103,6 +101,9 @@ func (c *Command) arityOK(n int) bool {
 }
 
 // keys returns the key arguments of a call.
+// hasKeys reports whether the command works on keys.
+func (c *Command) hasKeys() bool { return c.FirstKey > 0 || c.Keys != nil }
+
 func (c *Command) keys(args [][]byte) [][]byte {
 	if c.Keys != nil {
 		return c.Keys(args)

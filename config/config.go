@@ -32,6 +32,7 @@ type Config struct {
 	Timeout                 Int
 	MaxClients              Int
 	RequirePass             Text
+	MetricsPort             Int
 	MigrateType             Enum
 	MigrateSpeed            Int
 	MigratePipelineSize     Int
@@ -140,6 +141,7 @@ func New() *Config {
 	c.add("force-compact-file-age", c.ForceCompactFileAge.bounds(0, math.MaxInt64), "172800", rw, "the checker compacts SST files older than this many seconds")
 	c.add("force-compact-file-min-deleted-percentage", c.ForceCompactFileMinDeletedPct.bounds(1, 100), "10", rw, "the checker compacts SST files with at least this share of reclaimable records")
 
+	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "0", ro, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
 	c.MigrateType.allowed = []string{"redis-command", "raw-key-value"}
 	c.add("migrate-type", &c.MigrateType, "redis-command", rw, "slot migration sends restore commands (redis-command) or raw write batches (raw-key-value, APPLYBATCH)")
 	c.add("migrate-speed", c.MigrateSpeed.bounds(0, math.MaxInt32), "4096", rw, "keys per second a slot migration sends (0: no limit)")

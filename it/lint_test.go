@@ -22,9 +22,11 @@ func TestLint(t *testing.T) {
 var forbidden = map[string][]string{
 	"metadata":      {"storage", "commands", "server", "config", "resp", "compactfilter"},
 	"compactfilter": {"storage", "commands", "server", "config", "resp"},
-	"storage":       {"commands", "server", "resp"},
+	"storage":       {"commands", "server", "resp", "cluster", "metrics"},
 	"config":        {"storage", "commands", "server", "metadata"},
-	"commands":      {"server"},
+	"commands":      {"server", "metrics"},
+	"metrics":       {"server"},
+	"cluster":       {"commands", "server", "metrics"},
 	"resp":          {"storage", "commands", "server", "config", "metadata"},
 	"num":           {"storage", "commands", "server", "config", "metadata"},
 	"glob":          {"storage", "commands", "server", "config", "metadata"},

@@ -18,6 +18,7 @@ import (
 	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/commands"
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metrics"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
 	"github.com/tidwall/redcon"
@@ -59,6 +60,15 @@ func Run(cfg *config.Config) error {
 		env.Close()
 		st.Close()
 		return err
+	}
+	if port := cfg.MetricsPort.Get(); port > 0 {
+		addr := net.JoinHostPort(cfg.BindAddrs()[0], strconv.FormatInt(port, 10))
+		if s.metrics, err = metrics.Serve(addr, env); err != nil {
+			s.closeListeners()
+			env.Close()
+			st.Close()
+			return err
+		}
 	}
 	if err := writePidfile(cfg.Pidfile.Get()); err != nil {
 		s.closeListeners()
@@ -115,7 +125,8 @@ type Server struct {
 	cfg     *config.Config
 	servers []*redcon.Server
 	lns     []net.Listener
-	conns   sync.WaitGroup // one per open connection
+	conns   sync.WaitGroup  // one per open connection
+	metrics *metrics.Server // nil when metrics-port is 0
 }
 
 func (s *Server) listen() error {
@@ -149,6 +160,9 @@ func (s *Server) addrs() []string {
 
 // closeListeners stops accepting and closes every connection.
 func (s *Server) closeListeners() {
+	if s.metrics != nil {
+		s.metrics.Close()
+	}
 	for _, srv := range s.servers {
 		srv.Close()
 	}
@@ -177,6 +191,9 @@ func (l *listener) Accept() (net.Conn, error) {
 // session is the per-connection state kept in the redcon context.
 type session struct {
 	client *commands.Client
+	// detached is set when the connection leaves redcon's loop for
+	// serveDetached, which then owns its end.
+	detached bool
 }
 
 func (s *Server) accept(conn redcon.Conn) bool {
@@ -197,7 +214,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 
 func (s *Server) closed(conn redcon.Conn, err error) {
 	sess, ok := conn.Context().(*session)
-	if !ok {
+	if !ok || sess.detached {
 		return
 	}
 	s.env.Disconnected(sess.client)
@@ -221,6 +238,11 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	if cl.CloseAfterReply {
 		conn.Close()
+		return
+	}
+	if cl.Pushes() != nil && !sess.detached {
+		sess.detached = true
+		go s.serveDetached(conn.Detach(), cl)
 	}
 }
 

@@ -174,6 +174,7 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 	o.SetKeepLogFileNum(8)
 	o.SetEnableWriteThreadAdaptiveYield(false)
 	o.SetManualWALFlush(true) // see commit.go
+	o.EnableStatistics()      // see stats.go
 	// Some RocksDB builds default to debug logging, which writes a LOG line
 	// per WAL flush.
 	o.SetInfoLogLevel(grocksdb.InfoInfoLogLevel)

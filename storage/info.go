@@ -34,6 +34,17 @@ func (s *Storage) RocksDBVersion() string {
 // replication offset Kvrocks reports as master_repl_offset and sequence.
 func (s *Storage) LatestSequence() uint64 { return s.db.GetLatestSequenceNumber() }
 
+// SSTBytes returns the size of the database's SST files: the used_db_size
+// of INFO keyspace.
+func (s *Storage) SSTBytes() int64 {
+	total := uint64(0)
+	for _, h := range s.cfs {
+		v, _ := s.db.GetIntPropertyCF("rocksdb.total-sst-files-size", h)
+		total += v
+	}
+	return int64(total)
+}
+
 // Stat is one field of INFO's rocksdb section.
 type Stat struct {
 	Name  string
@@ -66,6 +77,9 @@ var dbStats = [][2]string{
 	{"num_live_versions", "rocksdb.num-live-versions"},
 	{"num_super_version", "rocksdb.current-super-version-number"},
 	{"num_background_errors", "rocksdb.background-errors"},
+	{"is_write_stopped", "rocksdb.is-write-stopped"},
+	{"actual_delayed_write_rate", "rocksdb.actual-delayed-write-rate"},
+	{"total_sst_files_size", "rocksdb.total-sst-files-size"},
 }
 
 // dbWide are the properties RocksDB keeps for the whole database rather
@@ -73,14 +87,18 @@ var dbStats = [][2]string{
 var dbWide = map[string]bool{
 	"rocksdb.num-snapshots": true, "rocksdb.num-running-flushes": true,
 	"rocksdb.num-running-compactions": true, "rocksdb.background-errors": true,
+	"rocksdb.is-write-stopped": true, "rocksdb.actual-delayed-write-rate": true,
 }
 
 // RocksDBStats returns the figures of INFO's rocksdb section, with
 // Kvrocks's field names where Kvrocks has them.
 func (s *Storage) RocksDBStats() []Stat {
-	out := []Stat{
-		{"block_cache_usage", s.cache.GetUsage()},
-		{"block_cache_pinned_usage", s.cache.GetPinnedUsage()},
+	out := []Stat{{"block_cache_usage", s.cache.GetUsage()}}
+	// The column families share one block cache, whose pinned usage
+	// Kvrocks shows under each of them.
+	pinned := s.cache.GetPinnedUsage()
+	for cf := range s.cfs {
+		out = append(out, Stat{"block_cache_pinned_usage[" + cfNames[cf] + "]", pinned})
 	}
 	for _, st := range perCFStats {
 		for cf, h := range s.cfs {
@@ -99,6 +117,10 @@ func (s *Storage) RocksDBStats() []Stat {
 			}
 		}
 		out = append(out, Stat{st[0], total})
+	}
+	tickers := s.Tickers()
+	for _, st := range tickerStats {
+		out = append(out, Stat{st[0], tickers[st[1]]})
 	}
 	compacting := uint64(0)
 	if s.compacting.Load() > 0 {

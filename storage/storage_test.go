@@ -460,3 +460,31 @@ func TestAlgebraAcrossChunks(t *testing.T) {
 		t.Fatalf("ZDIFF = %d", len(zdiff))
 	}
 }
+
+func TestRocksDBStatsCountWork(t *testing.T) {
+	db := newTestDB(t)
+	for i := 0; i < 100; i++ {
+		if _, err := db.Set([]byte(fmt.Sprint("k", i)), []byte("v"), SetArgs{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := db.Get([]byte("k1")); err != nil {
+		t.Fatal(err)
+	}
+	tickers := db.s.Tickers()
+	if tickers["rocksdb.number.keys.written"] < 100 || tickers["rocksdb.number.keys.read"] < 1 {
+		t.Fatalf("tickers after 100 writes and a read: written %d, read %d", tickers["rocksdb.number.keys.written"], tickers["rocksdb.number.keys.read"])
+	}
+	if _, ok := tickers["rocksdb.db.get.micros.sum"]; !ok {
+		t.Fatalf("no histogram sum parsed")
+	}
+	stats := map[string]uint64{}
+	for _, st := range db.s.RocksDBStats() {
+		stats[st.Name] = st.Value
+	}
+	for _, name := range []string{"block_cache_hit", "flush_count", "compaction_write_bytes", "write_stall_micros", "is_write_stopped", "total_sst_files_size"} {
+		if _, ok := stats[name]; !ok {
+			t.Errorf("RocksDBStats lacks %s", name)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func init() {
+	register(&Command{Name: "monitor", Arity: 1, Flags: Admin | NoMulti, Handler: cmdMonitor})
+}
+
+// pushBacklog bounds the messages waiting for a slow receiver; past it the
+// receiver is disconnected rather than let memory grow.
+const pushBacklog = 8192
+
+// MONITOR
+//
+// The connection then receives every command the server runs, one line
+// each; the server hands it to a loop that writes what is pushed (see
+// Client.Pushes).
+func cmdMonitor(c *Ctx) {
+	cl := c.Client
+	if cl.pushes == nil {
+		cl.pushes = make(chan []byte, pushBacklog)
+	}
+	if !cl.monitor.Swap(true) {
+		c.Env.monitors.add(cl)
+	}
+	c.W.OK()
+}
+
+// Pushes returns the messages pushed to the client, or nil when nothing
+// is ever pushed to it: the server then serves it the ordinary way.
+func (c *Client) Pushes() <-chan []byte { return c.pushes }
+
+// push queues a message for the client without blocking; a client whose
+// backlog is full is disconnected.
+func (c *Client) push(msg []byte) {
+	select {
+	case c.pushes <- msg:
+	default:
+		c.Kill()
+	}
+}
+
+// monitors are the clients in MONITOR mode.
+type monitors struct {
+	n  atomic.Int32
+	mu sync.Mutex
+	m  map[*Client]bool
+}
+
+func (ms *monitors) add(c *Client) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.m == nil {
+		ms.m = map[*Client]bool{}
+	}
+	ms.m[c] = true
+	ms.n.Store(int32(len(ms.m)))
+}
+
+func (ms *monitors) remove(c *Client) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	delete(ms.m, c)
+	ms.n.Store(int32(len(ms.m)))
+}
+
+// count returns how many clients are monitoring.
+func (ms *monitors) count() int { return int(ms.n.Load()) }
+
+// feed sends the line of a command run by cl to every monitor, as Redis
+// writes it: +<unix time.µs> [0 <addr>] "arg" ... with the arguments of
+// AUTH and HELLO redacted.
+func (ms *monitors) feed(cl *Client, cmd *Command, args [][]byte, at time.Time) {
+	line := make([]byte, 0, 64)
+	line = append(line, '+')
+	line = strconv.AppendInt(line, at.Unix(), 10)
+	line = append(line, '.')
+	usec := strconv.AppendInt(nil, int64(at.Nanosecond()/1000), 10)
+	for i := len(usec); i < 6; i++ {
+		line = append(line, '0')
+	}
+	line = append(line, usec...)
+	line = append(line, " [0 "...)
+	line = append(line, cl.Addr...)
+	line = append(line, ']')
+	redact := cmd.Name == "auth" || cmd.Name == "hello"
+	for i, a := range args {
+		line = append(line, ' ')
+		if redact && i > 0 {
+			a = []byte("(redacted)")
+		}
+		line = appendQuoted(line, a)
+	}
+	line = append(line, "\r\n"...)
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	for m := range ms.m {
+		m.push(line)
+	}
+}
+
+// appendQuoted appends s in double quotes with Redis's escapes (sdscatrepr).
+func appendQuoted(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, ch := range s {
+		switch ch {
+		case '\\', '"':
+			dst = append(dst, '\\', ch)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\a':
+			dst = append(dst, '\\', 'a')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		default:
+			if ch >= 0x20 && ch < 0x7f {
+				dst = append(dst, ch)
+			} else {
+				dst = append(dst, '\\', 'x', hex[ch>>4], hex[ch&0xf])
+			}
+		}
+	}
+	return append(dst, '"')
+}
