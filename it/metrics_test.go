@@ -219,6 +219,23 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Log("promtool not installed: scrape not checked with it")
 	}
 
+	// SLOWLOG records a slow command (every command, at threshold 0), and
+	// the slow log metrics follow it.
+	must(t, c.ConfigSet(ctx, "slowlog-log-slower-than", "0").Err())
+	must(t, c.Set(ctx, "slowkey", "v", 0).Err())
+	entries, err := c.SlowLogGet(ctx, 1).Result()
+	if err != nil || len(entries) != 1 || strings.Join(entries[0].Args, " ") != "set slowkey v" {
+		t.Fatalf("SLOWLOG GET 1 = %+v, %v", entries, err)
+	}
+	slow := scrape(t, url)
+	length := c.Do(ctx, "SLOWLOG", "LEN").Val().(int64)
+	if metricValue(slow, "kvrocks_slowlog_last_id") < float64(entries[0].ID) || metricValue(slow, "kvrocks_slowlog_length") > float64(length) ||
+		metricValue(slow, "kvrocks_slowlog_length") < 1 {
+		t.Errorf("slow log metrics: last id %v length %v; SLOWLOG id %d, LEN %d", metricValue(slow, "kvrocks_slowlog_last_id"),
+			metricValue(slow, "kvrocks_slowlog_length"), entries[0].ID, length)
+	}
+	must(t, c.ConfigSet(ctx, "slowlog-log-slower-than", "200000").Err())
+
 	// CONFIG RESETSTAT zeroes the command counters.
 	must(t, c.ConfigResetStat(ctx).Err())
 	if v := metricValue(scrape(t, url), "kvrocks_commands_total", "cmd", "set"); v > 0 {
