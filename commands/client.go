@@ -34,6 +34,10 @@ type Client struct {
 	// Importing is set on the connection a migrating node imports slots
 	// through (CLUSTER IMPORT ... 0): it may write the importing slots.
 	Importing bool
+	// tx is the open MULTI, nil outside one; watched are the WATCHed
+	// keys.
+	tx      *transaction
+	watched []watchedKey
 	// Asking is set by ASKING for the next command only: it may use the
 	// slots being imported.
 	Asking bool
@@ -132,6 +136,7 @@ func (e *Env) Disconnected(c *Client) {
 	if c.monitor.Load() {
 		e.monitors.remove(c)
 	}
+	e.watches.unwatch(c)
 	if !c.Importing || e.Cluster == nil {
 		return
 	}

@@ -15,23 +15,16 @@ import (
 // Dispatch runs one request of a client and writes its reply to the
 // client's writer. Every decision that depends on the kind of command
 // (arity, authentication, admin rights, key locks, statistics) is made
-// here from the command table.
+// here from the command table. Inside MULTI, commands are checked and
+// queued instead.
 func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	cmd := lookup(args[0])
-	if cmd == nil {
-		cl.W.Error(unknownCommand(args))
+	if cl.tx != nil && (cmd == nil || cmd.Flags&TxControl == 0) {
+		e.queue(cl, cmd, args)
 		return
 	}
-	if !cmd.arityOK(len(args)) {
-		cl.W.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
-		return
-	}
-	if !cl.Authed && cmd.Flags&NoAuth == 0 {
-		cl.W.Error(errNoAuth)
-		return
-	}
-	if cmd.Flags&Admin != 0 && !cl.Admin {
-		cl.W.Error("ERR admin permission required to perform the command")
+	if refusal := e.refuse(cl, cmd, args); refusal != "" {
+		cl.W.Error(refusal)
 		return
 	}
 	if e.Cluster != nil {
@@ -48,11 +41,40 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 			return
 		}
 	}
-	if cl.monitor.Load() && cmd.hasKeys() {
-		cl.W.Error("ERR Replica can't interact with the keyspace")
-		return
+	// Commands share the gate; an Exclusive one (EXEC) holds it alone, so
+	// that nobody sees a transaction half done.
+	if cmd.Flags&Exclusive != 0 {
+		e.gate.Lock()
+		defer e.gate.Unlock()
+	} else {
+		e.gate.RLock()
+		defer e.gate.RUnlock()
 	}
-	ctx := &cl.ctx
+	e.execute(&cl.ctx, cmd, args)
+}
+
+// refuse returns the error reply that stops a command before it runs, or
+// "": unknown command, wrong arity, no authentication, no admin right, a
+// monitor touching keys.
+func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
+	switch {
+	case cmd == nil:
+		return unknownCommand(args)
+	case !cmd.arityOK(len(args)):
+		return "ERR wrong number of arguments for '" + cmd.Name + "' command"
+	case !cl.Authed && cmd.Flags&NoAuth == 0:
+		return errNoAuth
+	case cmd.Flags&Admin != 0 && !cl.Admin:
+		return "ERR admin permission required to perform the command"
+	case cl.monitor.Load() && cmd.hasKeys():
+		return "ERR Replica can't interact with the keyspace"
+	}
+	return ""
+}
+
+// execute runs a command that passed the checks, and accounts for it.
+func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
+	cl := ctx.Client
 	ctx.Args, ctx.cmd = args, cmd
 	ctx.DB = e.Storage.DB(cl.Namespace)
 	start := time.Now()
@@ -71,13 +93,32 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	ctx.Args = nil
 }
 
-// run calls the handler, under the key locks of write commands.
+// run calls the handler, under the key locks of write commands. While
+// some client WATCHes, a write that changed the database (its sequence
+// number moved) touches its keys, under their locks.
 func (e *Env) run(ctx *Ctx) {
-	if ctx.cmd.Flags&Write == 0 || ctx.cmd.Flags&LocksItself != 0 {
+	if ctx.cmd.Flags&Write == 0 {
 		call(ctx)
 		return
 	}
-	e.Storage.Locks.Do(ctx.Client.Namespace, ctx.cmd.keys(ctx.Args), func() { call(ctx) })
+	ns := ctx.Client.Namespace
+	keys := ctx.cmd.keys(ctx.Args)
+	body := func() {
+		if e.watches.count.Load() == 0 {
+			call(ctx)
+			return
+		}
+		before := e.Storage.LatestSequence()
+		call(ctx)
+		if e.Storage.LatestSequence() != before {
+			e.watches.touch(ns, keys)
+		}
+	}
+	if ctx.cmd.Flags&LocksItself != 0 {
+		body()
+		return
+	}
+	e.Storage.Locks.Do(ns, keys, body)
 }
 
 // call runs the handler, then records how far the WAL must be flushed

@@ -40,6 +40,9 @@ type Env struct {
 	slowlog  slowlog
 	keyspace keyspaceStats
 	monitors monitors
+	watches  watches
+	// gate is held shared by every command and exclusively by EXEC.
+	gate sync.RWMutex
 	// background counts the goroutines reading storage on their own.
 	background sync.WaitGroup
 	stop       chan struct{}

@@ -19,6 +19,7 @@ const (
 	Loading                      // allowed while loading
 	Exclusive                    // runs alone: no other command runs meanwhile
 	LocksItself                  // a write that locks its keys itself (keys of several namespaces)
+	TxControl                    // runs at once inside MULTI instead of being queued
 )
 
 var flagNames = []struct {

@@ -532,6 +532,47 @@ func sameReply(cmd []string, a, b any) bool {
 	return d <= tol && d >= -tol
 }
 
+// txTracker follows MULTI in a stream, so that EXEC's array of replies is
+// compared reply by reply, each normalized for its own command.
+type txTracker struct {
+	open   bool
+	queued [][]string
+	exec   [][]string // the commands of the EXEC being compared
+}
+
+// track notes the effect of cmd, given the oracle's reply; it reports
+// whether cmd is an EXEC whose replies follow the queued commands.
+func (tx *txTracker) track(cmd []string, v any, err error) bool {
+	switch name := strings.ToUpper(cmd[0]); {
+	case name == "MULTI" && err == nil:
+		tx.open, tx.queued = true, nil
+	case name == "DISCARD" && tx.open:
+		tx.open = false
+	case name == "EXEC" && tx.open:
+		tx.open, tx.exec = false, tx.queued
+		return true
+	case tx.open && v == "QUEUED":
+		tx.queued = append(tx.queued, cmd)
+	}
+	return false
+}
+
+func (tx *txTracker) normalize(v any, err error) any {
+	list, ok := v.([]any)
+	if err != nil || !ok || len(list) != len(tx.exec) {
+		return normalize([]string{"EXEC"}, v, err)
+	}
+	out := make([]any, len(list))
+	for i, item := range list {
+		itemErr, _ := item.(error)
+		if itemErr != nil {
+			item = nil
+		}
+		out[i] = normalize(tx.exec[i], item, itemErr)
+	}
+	return out
+}
+
 func TestDifferentialStringsAndKeys(t *testing.T) {
 	runDifferential(t, func(g *diffGen) {})
 }
@@ -576,6 +617,7 @@ func runDifferential(t *testing.T, setup func(g *diffGen)) {
 			g := &diffGen{r: rand.New(rand.NewSource(seed)), now: time.Now().UnixMilli()}
 			setup(g)
 			var history []string
+			tx := &txTracker{}
 			for i := 0; i < steps; i++ {
 				cmd := g.next()
 				args := make([]any, len(cmd))
@@ -586,6 +628,9 @@ func runDifferential(t *testing.T, setup func(g *diffGen)) {
 				ov, oerr := o.Do(ctx, args...).Result()
 				history = append(history, fmt.Sprintf("%q", cmd))
 				got, want := normalize(cmd, bv, berr), normalize(cmd, ov, oerr)
+				if tx.track(cmd, ov, oerr) {
+					got, want = tx.normalize(bv, berr), tx.normalize(ov, oerr)
+				}
 				if !sameReply(cmd, got, want) {
 					from := max(0, len(history)-15)
 					t.Fatalf("step %d: %q\nbasalt:       %#v\nredis-server: %#v\nlast commands:\n%s",

@@ -1,0 +1,221 @@
+package commands
+
+import (
+	"bytes"
+	"hash/maphash"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/cluster"
+	"github.com/basaltdb/basalt/metadata"
+)
+
+func init() {
+	register(
+		&Command{Name: "multi", Arity: 1, Flags: Fast | TxControl | NoMulti, Handler: cmdMulti},
+		&Command{Name: "exec", Arity: 1, Flags: TxControl | Exclusive | NoMulti, Handler: cmdExec},
+		&Command{Name: "discard", Arity: 1, Flags: Fast | TxControl | NoMulti, Handler: cmdDiscard},
+		&Command{Name: "watch", Arity: -2, Flags: Fast | TxControl | NoMulti, FirstKey: 1, LastKey: -1, Handler: cmdWatch},
+		&Command{Name: "unwatch", Arity: 1, Flags: Fast, Handler: cmdUnwatch},
+	)
+}
+
+// transaction is a client's MULTI state: the commands queued, and whether
+// one was refused, which makes EXEC fail.
+type transaction struct {
+	cmds  []*Command
+	args  [][][]byte
+	dirty bool
+	slot  int // cluster mode: the slot of the first key, -1 before one
+}
+
+// queue checks a command sent inside MULTI and queues it: QUEUED, or the
+// error that dooms the transaction.
+func (e *Env) queue(cl *Client, cmd *Command, args [][]byte) {
+	tx := cl.tx
+	refusal := e.refuse(cl, cmd, args)
+	if refusal == "" && cmd.Flags&NoMulti != 0 {
+		refusal = "ERR Command not allowed inside a transaction"
+	}
+	if refusal == "" && e.Cluster != nil {
+		refusal = e.routeQueued(cl, tx, cmd, args)
+	}
+	if refusal != "" {
+		tx.dirty = true
+		cl.W.Error(refusal)
+		return
+	}
+	// The server reuses the argument buffers: queue copies.
+	owned := make([][]byte, len(args))
+	for i, a := range args {
+		owned[i] = bytes.Clone(a)
+	}
+	tx.cmds, tx.args = append(tx.cmds, cmd), append(tx.args, owned)
+	cl.W.Simple("QUEUED")
+}
+
+// routeQueued checks, in cluster mode, that a queued command's keys are
+// served here and share the slot of the transaction's other keys.
+func (e *Env) routeQueued(cl *Client, tx *transaction, cmd *Command, args [][]byte) string {
+	keys := cmd.keys(args)
+	if len(keys) == 0 {
+		return ""
+	}
+	if err := e.route(cl, cmd, args, false); err != nil {
+		return err.Error()
+	}
+	slot := int(metadata.HashSlot(keys[0]))
+	if tx.slot >= 0 && tx.slot != slot {
+		return cluster.ErrCrossSlot.Error()
+	}
+	tx.slot = slot
+	return ""
+}
+
+// MULTI
+func cmdMulti(c *Ctx) {
+	if c.Client.tx != nil {
+		c.ErrorString("ERR MULTI calls can not be nested")
+		return
+	}
+	c.Client.tx = &transaction{slot: -1}
+	c.W.OK()
+}
+
+// DISCARD
+func cmdDiscard(c *Ctx) {
+	if c.Client.tx == nil {
+		c.ErrorString("ERR DISCARD without MULTI")
+		return
+	}
+	c.Client.tx = nil
+	c.Env.watches.unwatch(c.Client)
+	c.W.OK()
+}
+
+// EXEC
+//
+// EXEC holds the command gate alone (it is Exclusive): no other command
+// runs while the queued ones do, so none sees the transaction half done.
+// A command that fails does not undo the others, as in Redis.
+func cmdExec(c *Ctx) {
+	cl, e := c.Client, c.Env
+	tx := cl.tx
+	if tx == nil {
+		c.ErrorString("ERR EXEC without MULTI")
+		return
+	}
+	cl.tx = nil
+	changed := e.watches.changed(cl)
+	e.watches.unwatch(cl)
+	switch {
+	case tx.dirty:
+		c.ErrorString("EXECABORT Transaction discarded because of previous errors.")
+		return
+	case changed:
+		c.W.NullArray()
+		return
+	}
+	c.W.Array(len(tx.cmds))
+	sub := Ctx{W: c.W, Client: cl, Env: e}
+	for i, cmd := range tx.cmds {
+		e.execute(&sub, cmd, tx.args[i])
+	}
+}
+
+// WATCH key [key ...]
+func cmdWatch(c *Ctx) {
+	if c.Client.tx != nil {
+		c.ErrorString("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	keys := c.Args[1:]
+	// Under the keys' locks, no write to them is half done: each write
+	// either finished before (and is not seen as a change) or starts
+	// after, when it sees the watch and touches the key.
+	c.Env.Storage.Locks.Do(c.Client.Namespace, keys, func() {
+		for _, k := range keys {
+			c.Env.watches.watch(c, k)
+		}
+	})
+	c.W.OK()
+}
+
+// UNWATCH
+func cmdUnwatch(c *Ctx) {
+	c.Env.watches.unwatch(c.Client)
+	c.W.OK()
+}
+
+// watches detects writes to WATCHed keys. Each key hashes to one of a
+// fixed set of stamps, which every write to it bumps while anyone
+// watches; a write without keys (FLUSHALL) bumps the epoch, which every
+// watch depends on. Two keys sharing a stamp can only make an EXEC fail
+// without need, never succeed wrongly.
+type watches struct {
+	count  atomic.Int64 // clients watching
+	epoch  atomic.Uint64
+	stamps [1 << 14]atomic.Uint64
+}
+
+var watchSeed = maphash.MakeSeed()
+
+// watchedKey is one WATCHed key: the stamp and epoch when watched, and
+// its expiry then (0: none), which EXEC checks too.
+type watchedKey struct {
+	stamp    int
+	value    uint64
+	epoch    uint64
+	expireAt int64
+}
+
+func stampOf(ns string, key []byte) int {
+	var h maphash.Hash
+	h.SetSeed(watchSeed)
+	h.WriteString(ns)
+	h.WriteByte(0)
+	h.Write(key)
+	return int(h.Sum64() % (1 << 14))
+}
+
+func (w *watches) watch(c *Ctx, key []byte) {
+	cl := c.Client
+	if cl.watched == nil {
+		w.count.Add(1)
+	}
+	at, found, _ := c.DB.ExpireAt(key)
+	if !found {
+		at = 0
+	}
+	i := stampOf(cl.Namespace, key)
+	cl.watched = append(cl.watched, watchedKey{stamp: i, value: w.stamps[i].Load(), epoch: w.epoch.Load(), expireAt: at})
+}
+
+// touch records a write to keys of namespace ns (none: everything).
+func (w *watches) touch(ns string, keys [][]byte) {
+	if len(keys) == 0 {
+		w.epoch.Add(1)
+		return
+	}
+	for _, k := range keys {
+		w.stamps[stampOf(ns, k)].Add(1)
+	}
+}
+
+// changed reports whether a key cl watches was written or has expired.
+func (w *watches) changed(cl *Client) bool {
+	now := time.Now().UnixMilli()
+	for _, k := range cl.watched {
+		if w.stamps[k.stamp].Load() != k.value || w.epoch.Load() != k.epoch || (k.expireAt > 0 && k.expireAt <= now) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watches) unwatch(cl *Client) {
+	if cl.watched != nil {
+		cl.watched = nil
+		w.count.Add(-1)
+	}
+}
