@@ -49,8 +49,14 @@ type Client struct {
 	// pushes carries messages to a client that receives them (MONITOR);
 	// it belongs to the connection's goroutine. monitor is set once the
 	// client is a monitor; CLIENT LIST reads it from others.
-	pushes  chan []byte
-	monitor atomic.Bool
+	pushes    chan []byte
+	pushLimit int64        // bytes of unsent messages before disconnection
+	pushBytes atomic.Int64 // bytes pushed and not yet written
+	monitor   atomic.Bool
+	// subs are the client's subscriptions per kind (channel, pattern,
+	// shard channel); subN their counts, which CLIENT LIST reads.
+	subs [numKinds]map[string]bool
+	subN [numKinds]atomic.Int64
 
 	ctx        Ctx
 	lastActive atomic.Int64 // Unix ms of the last command
@@ -137,6 +143,7 @@ func (e *Env) Disconnected(c *Client) {
 		e.monitors.remove(c)
 	}
 	e.watches.unwatch(c)
+	e.pubsub.unsubscribeAll(c)
 	if !c.Importing || e.Cluster == nil {
 		return
 	}

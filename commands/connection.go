@@ -12,9 +12,9 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "ping", Arity: -1, Flags: Fast, Handler: cmdPing},
+		&Command{Name: "ping", Arity: -1, Flags: Fast | SubscriberOK, Handler: cmdPing},
 		&Command{Name: "echo", Arity: 2, Flags: Fast, Handler: cmdEcho},
-		&Command{Name: "quit", Arity: -1, Flags: NoAuth | Fast, Handler: cmdQuit},
+		&Command{Name: "quit", Arity: -1, Flags: NoAuth | Fast | SubscriberOK, Handler: cmdQuit},
 		&Command{Name: "select", Arity: 2, Flags: Fast, Handler: cmdSelect},
 		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast, Handler: cmdAuth},
 		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast, Handler: cmdHello},
@@ -23,7 +23,19 @@ func init() {
 }
 
 // PING [message]
+//
+// A RESP2 subscriber gets ["pong", message], as in Redis.
 func cmdPing(c *Ctx) {
+	if c.Client.subscriptions() > 0 && c.W.Protocol() == 2 && len(c.Args) <= 2 {
+		c.W.Array(2)
+		c.W.BulkString("pong")
+		if len(c.Args) == 2 {
+			c.W.Bulk(c.Args[1])
+		} else {
+			c.W.BulkString("")
+		}
+		return
+	}
 	switch len(c.Args) {
 	case 1:
 		c.W.Simple("PONG")
@@ -296,9 +308,9 @@ func (cl *Client) describe(now time.Time) string {
 	}
 	field("flags", flags)
 	field("db", "0")
-	field("sub", "0")
-	field("psub", "0")
-	field("ssub", "0")
+	field("sub", itoa(cl.subN[kindChannel].Load()))
+	field("psub", itoa(cl.subN[kindPattern].Load()))
+	field("ssub", itoa(cl.subN[kindShard].Load()))
 	field("multi", "-1")
 	field("cmd", cmd)
 	field("user", "default")

@@ -68,6 +68,8 @@ func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
 		return "ERR admin permission required to perform the command"
 	case cl.monitor.Load() && cmd.hasKeys():
 		return "ERR Replica can't interact with the keyspace"
+	case cmd.Flags&SubscriberOK == 0 && cl.W.Protocol() == 2 && cl.subscriptions() > 0:
+		return "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 	}
 	return ""
 }

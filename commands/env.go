@@ -41,6 +41,7 @@ type Env struct {
 	keyspace keyspaceStats
 	monitors monitors
 	watches  watches
+	pubsub   pubsub
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// background counts the goroutines reading storage on their own.

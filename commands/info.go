@@ -224,8 +224,8 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("sync_partial_err", 0)
 	b.field("keyspace_hits", s.KeyspaceHits.Load())
 	b.field("keyspace_misses", s.KeyspaceMisses.Load())
-	b.field("pubsub_channels", 0)
-	b.field("pubsub_patterns", 0)
+	b.field("pubsub_channels", e.pubsub.distinct(kindChannel))
+	b.field("pubsub_patterns", e.pubsub.distinct(kindPattern))
 }
 
 func infoReplication(e *Env, ns string, b *infoBuilder) {

@@ -22,22 +22,38 @@ const pushBacklog = 8192
 // Client.Pushes).
 func cmdMonitor(c *Ctx) {
 	cl := c.Client
-	if cl.pushes == nil {
-		cl.pushes = make(chan []byte, pushBacklog)
-	}
+	cl.startPushes(c.Env)
 	if !cl.monitor.Swap(true) {
 		c.Env.monitors.add(cl)
 	}
 	c.W.OK()
 }
 
+// startPushes makes the client one that messages are pushed to.
+func (c *Client) startPushes(e *Env) {
+	if c.pushes == nil {
+		c.pushes = make(chan []byte, pushBacklog)
+		c.pushLimit = e.Config.PubsubOutputBufferLimitMB.Get() << 20
+	}
+}
+
 // Pushes returns the messages pushed to the client, or nil when nothing
-// is ever pushed to it: the server then serves it the ordinary way.
+// is ever pushed to it: the server then serves it the ordinary way. The
+// server calls Delivered once it wrote each.
 func (c *Client) Pushes() <-chan []byte { return c.pushes }
 
-// push queues a message for the client without blocking; a client whose
-// backlog is full is disconnected.
+// Delivered accounts a pushed message as written to the connection.
+func (c *Client) Delivered(msg []byte) { c.pushBytes.Add(-int64(len(msg))) }
+
+// push queues a message for the client without blocking. A client whose
+// unsent messages pass its limit (pubsub-output-buffer-limit-mb) or the
+// backlog is disconnected: it does not read fast enough, and publishers
+// must not wait for it nor memory grow for it.
 func (c *Client) push(msg []byte) {
+	if c.pushLimit > 0 && c.pushBytes.Add(int64(len(msg))) > c.pushLimit {
+		c.Kill()
+		return
+	}
 	select {
 	case c.pushes <- msg:
 	default:

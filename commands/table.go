@@ -10,16 +10,17 @@ type Flag uint32
 
 // Command flags.
 const (
-	Write       Flag = 1 << iota // modifies data: its keys are locked while it runs
-	ReadOnly                     // reads data only
-	Admin                        // refused to namespace (non-admin) users
-	NoAuth                       // allowed before AUTH
-	Fast                         // O(1) or O(log n); reported by COMMAND
-	NoMulti                      // not allowed inside MULTI
-	Loading                      // allowed while loading
-	Exclusive                    // runs alone: no other command runs meanwhile
-	LocksItself                  // a write that locks its keys itself (keys of several namespaces)
-	TxControl                    // runs at once inside MULTI instead of being queued
+	Write        Flag = 1 << iota // modifies data: its keys are locked while it runs
+	ReadOnly                      // reads data only
+	Admin                         // refused to namespace (non-admin) users
+	NoAuth                        // allowed before AUTH
+	Fast                          // O(1) or O(log n); reported by COMMAND
+	NoMulti                       // not allowed inside MULTI
+	Loading                       // allowed while loading
+	Exclusive                     // runs alone: no other command runs meanwhile
+	LocksItself                   // a write that locks its keys itself (keys of several namespaces)
+	TxControl                     // runs at once inside MULTI instead of being queued
+	SubscriberOK                  // allowed to a RESP2 client with subscriptions
 )
 
 var flagNames = []struct {

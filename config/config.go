@@ -24,31 +24,32 @@ var (
 // Config holds every setting. The exported fields are safe to read at any
 // time; only Set, Load and the namespace methods change them.
 type Config struct {
-	Bind                    Text
-	Port                    Int
-	Dir                     Text
-	Pidfile                 Text
-	Workers                 Int
-	Timeout                 Int
-	MaxClients              Int
-	RequirePass             Text
-	MetricsPort             Int
-	MigrateType             Enum
-	MigrateSpeed            Int
-	MigratePipelineSize     Int
-	MigrateSequenceGap      Int
-	MigrateBatchSizeKB      Int
-	MigrateBatchRateLimitMB Int
-	ClusterEnabled          Bool
-	PersistClusterNodes     Bool
-	LogDir                  Text
-	LogLevel                Enum
-	DBName                  Text
-	ProtoMaxBulkLen         Int
-	SlowlogLogSlowerThan    Int
-	SlowlogMaxLen           Int
-	RESP3Enabled            Bool
-	ReplNamespaceEnabled    Bool
+	Bind                      Text
+	Port                      Int
+	Dir                       Text
+	Pidfile                   Text
+	Workers                   Int
+	Timeout                   Int
+	MaxClients                Int
+	RequirePass               Text
+	MetricsPort               Int
+	PubsubOutputBufferLimitMB Int
+	MigrateType               Enum
+	MigrateSpeed              Int
+	MigratePipelineSize       Int
+	MigrateSequenceGap        Int
+	MigrateBatchSizeKB        Int
+	MigrateBatchRateLimitMB   Int
+	ClusterEnabled            Bool
+	PersistClusterNodes       Bool
+	LogDir                    Text
+	LogLevel                  Enum
+	DBName                    Text
+	ProtoMaxBulkLen           Int
+	SlowlogLogSlowerThan      Int
+	SlowlogMaxLen             Int
+	RESP3Enabled              Bool
+	ReplNamespaceEnabled      Bool
 
 	CompactCron                   Cron
 	CompactionCheckerCron         Cron
@@ -141,6 +142,7 @@ func New() *Config {
 	c.add("force-compact-file-age", c.ForceCompactFileAge.bounds(0, math.MaxInt64), "172800", rw, "the checker compacts SST files older than this many seconds")
 	c.add("force-compact-file-min-deleted-percentage", c.ForceCompactFileMinDeletedPct.bounds(1, 100), "10", rw, "the checker compacts SST files with at least this share of reclaimable records")
 
+	c.add("pubsub-output-buffer-limit-mb", c.PubsubOutputBufferLimitMB.bounds(0, 1<<20), "32", rw, "disconnect a subscriber (or MONITOR) whose unsent messages pass this many MB (0: only the 8192-message backlog limits it)")
 	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "0", ro, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
 	c.MigrateType.allowed = []string{"redis-command", "raw-key-value"}
 	c.add("migrate-type", &c.MigrateType, "redis-command", rw, "slot migration sends restore commands (redis-command) or raw write batches (raw-key-value, APPLYBATCH)")

@@ -118,6 +118,16 @@ func (w *Writer) NullArray() {
 // Array starts an array of n elements; the caller writes them next.
 func (w *Writer) Array(n int) { w.header('*', int64(n)) }
 
+// Push starts an out-of-band message of n elements (RESP3 push type, an
+// array in RESP2): pub/sub messages and subscription replies.
+func (w *Writer) Push(n int) {
+	if w.proto == 3 {
+		w.header('>', int64(n))
+		return
+	}
+	w.header('*', int64(n))
+}
+
 // Map starts a map of n key/value pairs (a flat array of 2n in RESP2).
 func (w *Writer) Map(n int) {
 	if w.proto == 3 {

@@ -28,10 +28,22 @@ func (s *Server) serveDetached(dc redcon.DetachedConn, cl *commands.Client) {
 		for {
 			select {
 			case msg := <-cl.Pushes():
-				if err := write(msg); err != nil {
+				// Write what else is queued with it: one flush for a
+				// burst of messages.
+				batch := append([]byte(nil), msg...)
+				for more := true; more && len(batch) < 64<<10; {
+					select {
+					case next := <-cl.Pushes():
+						batch = append(batch, next...)
+					default:
+						more = false
+					}
+				}
+				if err := write(batch); err != nil {
 					cl.Kill()
 					return
 				}
+				cl.Delivered(batch)
 			case <-done:
 				return
 			}

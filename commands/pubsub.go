@@ -1,0 +1,302 @@
+package commands
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/basaltdb/basalt/glob"
+	"github.com/basaltdb/basalt/resp"
+)
+
+func init() {
+	register(
+		&Command{Name: "subscribe", Arity: -2, Flags: NoMulti | SubscriberOK, Handler: cmdSubscribe},
+		&Command{Name: "unsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, Handler: cmdUnsubscribe},
+		&Command{Name: "psubscribe", Arity: -2, Flags: NoMulti | SubscriberOK, Handler: cmdPSubscribe},
+		&Command{Name: "punsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, Handler: cmdPUnsubscribe},
+		&Command{Name: "ssubscribe", Arity: -2, Flags: NoMulti | SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSSubscribe},
+		&Command{Name: "sunsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSUnsubscribe},
+		&Command{Name: "publish", Arity: 3, Flags: Fast, Handler: cmdPublish},
+		&Command{Name: "spublish", Arity: 3, Flags: Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPublish},
+		&Command{Name: "pubsub", Arity: -2, Handler: cmdPubSub},
+	)
+}
+
+// Pub/sub follows Redis: a subscribed client receives messages pushed
+// through its connection (see Client.Pushes), in publish order, as RESP2
+// arrays or RESP3 pushes. Channels are per namespace, as in Kvrocks. A
+// subscriber whose unsent messages pass pubsub-output-buffer-limit-mb is
+// disconnected; publishers never wait for subscribers.
+
+// subscription kinds: channels, patterns, shard channels.
+const (
+	kindChannel = iota
+	kindPattern
+	kindShard
+	numKinds
+)
+
+var kindVerbs = [numKinds][2]string{
+	{"subscribe", "unsubscribe"}, {"psubscribe", "punsubscribe"}, {"ssubscribe", "sunsubscribe"},
+}
+
+// pubsub is the server's registry of subscriptions.
+type pubsub struct {
+	mu sync.RWMutex
+	// subs maps namespace + "\x00" + name to its subscribers, per kind.
+	subs [numKinds]map[string]map[*Client]bool
+	// counts are the subscriptions of each kind, for PUBLISH's fast path.
+	counts [numKinds]atomic.Int64
+}
+
+func subKey(ns, name string) string { return ns + "\x00" + name }
+
+// subscribe adds or removes one subscription of cl; it returns whether
+// that changed anything.
+func (ps *pubsub) set(cl *Client, kind int, name string, on bool) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	k := subKey(cl.Namespace, name)
+	m := ps.subs[kind][k]
+	if on == m[cl] {
+		return false
+	}
+	if on {
+		if ps.subs[kind] == nil {
+			ps.subs[kind] = map[string]map[*Client]bool{}
+		}
+		if m == nil {
+			m = map[*Client]bool{}
+			ps.subs[kind][k] = m
+		}
+		m[cl] = true
+		ps.counts[kind].Add(1)
+	} else {
+		delete(m, cl)
+		if len(m) == 0 {
+			delete(ps.subs[kind], k)
+		}
+		ps.counts[kind].Add(-1)
+	}
+	return true
+}
+
+// publish pushes a message to the subscribers of channel in namespace ns
+// (kindChannel and matching patterns, or kindShard) and returns how many
+// received it.
+func (ps *pubsub) publish(ns, channel string, msg []byte, shard bool) int64 {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	kind, verb := kindChannel, "message"
+	if shard {
+		kind, verb = kindShard, "smessage"
+	}
+	n := int64(0)
+	for cl := range ps.subs[kind][subKey(ns, channel)] {
+		cl.pushMessage(verb, "", channel, msg)
+		n++
+	}
+	if shard || ps.counts[kindPattern].Load() == 0 {
+		return n
+	}
+	prefix := ns + "\x00"
+	for k, clients := range ps.subs[kindPattern] {
+		pattern, ok := strings.CutPrefix(k, prefix)
+		if !ok || !glob.Match([]byte(pattern), []byte(channel), false) {
+			continue
+		}
+		for cl := range clients {
+			cl.pushMessage("pmessage", pattern, channel, msg)
+			n++
+		}
+	}
+	return n
+}
+
+// names returns the subscribed names of kind in namespace ns matching
+// pattern (nil: all), sorted.
+func (ps *pubsub) names(ns string, kind int, pattern []byte) []string {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	var out []string
+	for k := range ps.subs[kind] {
+		if name, ok := strings.CutPrefix(k, ns+"\x00"); ok && (pattern == nil || glob.Match(pattern, []byte(name), false)) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (ps *pubsub) numSub(ns string, kind int, name string) int {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	return len(ps.subs[kind][subKey(ns, name)])
+}
+
+// distinct returns how many channels (or patterns) of a kind have
+// subscribers, in all namespaces: INFO's pubsub_channels and
+// pubsub_patterns.
+func (ps *pubsub) distinct(kind int) int {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	return len(ps.subs[kind])
+}
+
+// pushMessage queues a message for a subscriber in its protocol.
+func (c *Client) pushMessage(verb, pattern, channel string, msg []byte) {
+	w := resp.NewWriter()
+	w.SetProtocol(int(c.proto.Load()))
+	if pattern != "" {
+		w.Push(4)
+		w.BulkString(verb)
+		w.BulkString(pattern)
+	} else {
+		w.Push(3)
+		w.BulkString(verb)
+	}
+	w.BulkString(channel)
+	w.Bulk(msg)
+	c.push(w.Bytes())
+}
+
+// subscriptions returns how many channels, patterns and shard channels
+// the client is subscribed to.
+func (c *Client) subscriptions() int {
+	n := 0
+	for _, s := range c.subs {
+		n += len(s)
+	}
+	return n
+}
+
+// subscribeTo subscribes the client to names of kind, replying for each.
+func subscribeTo(c *Ctx, kind int, names [][]byte) {
+	cl := c.Client
+	cl.startPushes(c.Env)
+	if cl.subs[kind] == nil {
+		cl.subs[kind] = map[string]bool{}
+	}
+	for _, n := range names {
+		name := string(n)
+		if c.Env.pubsub.set(cl, kind, name, true) {
+			cl.subs[kind][name] = true
+		}
+		subscriptionReply(c, kindVerbs[kind][0], name, true, len(cl.subs[kind]))
+	}
+	cl.subN[kind].Store(int64(len(cl.subs[kind])))
+}
+
+// unsubscribeFrom unsubscribes the client from names of kind (none: all),
+// replying for each.
+func unsubscribeFrom(c *Ctx, kind int, names [][]byte) {
+	cl := c.Client
+	var list []string
+	for _, n := range names {
+		list = append(list, string(n))
+	}
+	if len(names) == 0 {
+		for name := range cl.subs[kind] {
+			list = append(list, name)
+		}
+		sort.Strings(list)
+		if len(list) == 0 {
+			subscriptionReply(c, kindVerbs[kind][1], "", false, 0)
+		}
+	}
+	for _, name := range list {
+		c.Env.pubsub.set(cl, kind, name, false)
+		delete(cl.subs[kind], name)
+		subscriptionReply(c, kindVerbs[kind][1], name, true, len(cl.subs[kind]))
+	}
+	cl.subN[kind].Store(int64(len(cl.subs[kind])))
+}
+
+// subscriptionReply writes [verb, name, count]; Redis counts channels and
+// patterns together, shard channels apart.
+func subscriptionReply(c *Ctx, verb, name string, named bool, kindCount int) {
+	count := kindCount
+	if verb != "ssubscribe" && verb != "sunsubscribe" {
+		count = len(c.Client.subs[kindChannel]) + len(c.Client.subs[kindPattern])
+	}
+	c.W.Push(3)
+	c.W.BulkString(verb)
+	if named {
+		c.W.BulkString(name)
+	} else {
+		c.W.Null()
+	}
+	c.W.Int(int64(count))
+}
+
+// unsubscribeAll drops every subscription of a closing client.
+func (ps *pubsub) unsubscribeAll(cl *Client) {
+	for kind, names := range cl.subs {
+		for name := range names {
+			ps.set(cl, kind, name, false)
+		}
+	}
+}
+
+// SUBSCRIBE channel [channel ...]
+func cmdSubscribe(c *Ctx) { subscribeTo(c, kindChannel, c.Args[1:]) }
+
+// UNSUBSCRIBE [channel ...]
+func cmdUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindChannel, c.Args[1:]) }
+
+// PSUBSCRIBE pattern [pattern ...]
+func cmdPSubscribe(c *Ctx) { subscribeTo(c, kindPattern, c.Args[1:]) }
+
+// PUNSUBSCRIBE [pattern ...]
+func cmdPUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindPattern, c.Args[1:]) }
+
+// SSUBSCRIBE shardchannel [shardchannel ...]
+func cmdSSubscribe(c *Ctx) { subscribeTo(c, kindShard, c.Args[1:]) }
+
+// SUNSUBSCRIBE [shardchannel ...]
+func cmdSUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindShard, c.Args[1:]) }
+
+// PUBLISH channel message
+func cmdPublish(c *Ctx) {
+	c.W.Int(c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), c.Args[2], false))
+}
+
+// SPUBLISH shardchannel message
+func cmdSPublish(c *Ctx) {
+	c.W.Int(c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), c.Args[2], true))
+}
+
+// PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT |
+// SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...]
+func cmdPubSub(c *Ctx) {
+	ps, ns := &c.Env.pubsub, c.Client.Namespace
+	sub := strings.ToLower(string(c.Args[1]))
+	switch {
+	case (sub == "channels" || sub == "shardchannels") && len(c.Args) <= 3:
+		kind := kindChannel
+		if sub == "shardchannels" {
+			kind = kindShard
+		}
+		var pattern []byte
+		if len(c.Args) == 3 {
+			pattern = c.Args[2]
+		}
+		c.W.BulkStrings(ps.names(ns, kind, pattern))
+	case sub == "numsub" || sub == "shardnumsub":
+		kind := kindChannel
+		if sub == "shardnumsub" {
+			kind = kindShard
+		}
+		c.W.Map(len(c.Args) - 2)
+		for _, name := range c.Args[2:] {
+			c.W.Bulk(name)
+			c.W.Int(int64(ps.numSub(ns, kind, string(name))))
+		}
+	case sub == "numpat" && len(c.Args) == 2:
+		c.W.Int(int64(len(ps.names(ns, kindPattern, nil))))
+	default:
+		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try PUBSUB HELP.")
+	}
+}
