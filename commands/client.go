@@ -34,6 +34,12 @@ type Client struct {
 	// Importing is set on the connection a migrating node imports slots
 	// through (CLUSTER IMPORT ... 0): it may write the importing slots.
 	Importing bool
+	// waiter is set while a blocking command waits (blocked: it must wait
+	// now). WatchClose, set by the server, watches for the peer closing
+	// the connection while the client waits, until stop is called.
+	waiter     *waiter
+	blocked    bool
+	WatchClose func() (closed <-chan struct{}, stop func())
 	// tx is the open MULTI, nil outside one; watched are the WATCHed
 	// keys.
 	tx      *transaction
@@ -152,6 +158,13 @@ func (e *Env) Disconnected(c *Client) {
 			slog.Error("drop the slots of a broken import", "slots", r.String(), "err", err)
 		}
 	}
+}
+
+// Get returns the client with id, or nil.
+func (cs *Clients) Get(id int64) *Client {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.byID[id]
 }
 
 // Remove unregisters a client.

@@ -187,13 +187,15 @@ func (c *Ctx) setName(name []byte) bool {
 	return true
 }
 
-// CLIENT LIST | INFO | ID | GETNAME | SETNAME | SETINFO | KILL | HELP
+// CLIENT LIST | INFO | ID | GETNAME | SETNAME | SETINFO | KILL | UNBLOCK |
+// HELP
 func cmdClient(c *Ctx) {
 	dispatchSub(c, clientSubcommands)
 }
 
 var clientSubcommands = map[string]subcommand{
 	"id":      {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
+	"unblock": {-3, clientUnblock},
 	"getname": {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
 	"setname": {3, func(c *Ctx) {
 		if c.setName(c.Args[2]) {
@@ -395,4 +397,29 @@ func (c *Ctx) killClient(cl *Client) {
 		return
 	}
 	cl.Kill()
+}
+
+// clientUnblock runs CLIENT UNBLOCK id [TIMEOUT | ERROR]: 1 if the client
+// was blocked (it then gets its timeout reply, or an UNBLOCKED error).
+func clientUnblock(c *Ctx) {
+	id, ok := num.ParseInt(c.Args[2])
+	if !ok {
+		c.ErrorString(errNotInteger)
+		return
+	}
+	withError := false
+	switch {
+	case len(c.Args) == 3 || (len(c.Args) == 4 && c.is(3, "timeout")):
+	case len(c.Args) == 4 && c.is(3, "error"):
+		withError = true
+	default:
+		c.ErrorString("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+		return
+	}
+	target := c.Env.Clients.Get(id)
+	if target != nil && c.Env.blocking.unblockClient(target, withError) {
+		c.W.Int(1)
+		return
+	}
+	c.W.Int(0)
 }

@@ -20,6 +20,7 @@ type Ctx struct {
 	Client *Client
 	Env    *Env
 	cmd    *Command
+	inExec bool // the command runs inside EXEC: blocking commands do not block
 }
 
 // Standard Redis error replies.

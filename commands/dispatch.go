@@ -16,8 +16,35 @@ import (
 // client's writer. Every decision that depends on the kind of command
 // (arity, authentication, admin rights, key locks, statistics) is made
 // here from the command table. Inside MULTI, commands are checked and
-// queued instead.
+// queued instead. A blocking command that found nothing makes the
+// connection wait here, holding no lock, and try again when woken.
 func (e *Env) Dispatch(cl *Client, args [][]byte) {
+	e.dispatch(cl, args)
+	for cl.blocked {
+		cl.blocked = false
+		w := cl.waiter
+		outcome := w.await()
+		if outcome == woken {
+			e.dispatch(cl, args)
+			continue
+		}
+		switch outcome {
+		case timedOut:
+			w.null(cl.W)
+		case unblockedWithError:
+			cl.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		}
+		e.blocking.remove(w)
+		// A wake meant for this waiter goes to the next one.
+		keys := make([][]byte, len(w.keys))
+		for i, k := range w.keys {
+			keys[i] = []byte(k)
+		}
+		e.blocking.written(w.ns, keys, cl)
+	}
+}
+
+func (e *Env) dispatch(cl *Client, args [][]byte) {
 	cmd := lookup(args[0])
 	if cl.tx != nil && (cmd == nil || cmd.Flags&TxControl == 0) {
 		e.queue(cl, cmd, args)
@@ -96,8 +123,9 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 }
 
 // run calls the handler, under the key locks of write commands. While
-// some client WATCHes, a write that changed the database (its sequence
-// number moved) touches its keys, under their locks.
+// some client WATCHes or blocks, a write that changed the database (its
+// sequence number moved) touches its keys and wakes their oldest
+// waiters, under the keys' locks.
 func (e *Env) run(ctx *Ctx) {
 	if ctx.cmd.Flags&Write == 0 {
 		call(ctx)
@@ -106,7 +134,7 @@ func (e *Env) run(ctx *Ctx) {
 	ns := ctx.Client.Namespace
 	keys := ctx.cmd.keys(ctx.Args)
 	body := func() {
-		if e.watches.count.Load() == 0 {
+		if e.watches.count.Load() == 0 && e.blocking.count.Load() == 0 {
 			call(ctx)
 			return
 		}
@@ -114,6 +142,7 @@ func (e *Env) run(ctx *Ctx) {
 		call(ctx)
 		if e.Storage.LatestSequence() != before {
 			e.watches.touch(ns, keys)
+			e.blocking.written(ns, keys, ctx.Client)
 		}
 	}
 	if ctx.cmd.Flags&LocksItself != 0 {

@@ -42,6 +42,7 @@ type Env struct {
 	monitors monitors
 	watches  watches
 	pubsub   pubsub
+	blocking blocking
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// background counts the goroutines reading storage on their own.

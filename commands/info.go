@@ -152,7 +152,7 @@ func infoClients(e *Env, ns string, b *infoBuilder) {
 	b.field("maxclients", e.Config.MaxClients.Get())
 	b.field("connected_clients", e.Clients.Count())
 	b.field("monitor_clients", e.monitors.count())
-	b.field("blocked_clients", 0)
+	b.field("blocked_clients", e.blocking.count.Load())
 }
 
 // processRSS reads the resident set size from /proc.

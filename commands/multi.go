@@ -117,7 +117,7 @@ func cmdExec(c *Ctx) {
 		return
 	}
 	c.W.Array(len(tx.cmds))
-	sub := Ctx{W: c.W, Client: cl, Env: e}
+	sub := Ctx{W: c.W, Client: cl, Env: e, inExec: true}
 	for i, cmd := range tx.cmds {
 		e.execute(&sub, cmd, tx.args[i])
 	}

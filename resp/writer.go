@@ -236,6 +236,9 @@ func (w *Writer) DeferSet() Deferred {
 	return Deferred{pos: len(w.buf), kind: '*', factor: 1}
 }
 
+// Truncate drops what was written after the first n bytes.
+func (w *Writer) Truncate(n int) { w.buf = w.buf[:n] }
+
 // Abandon drops everything written since d, so that an error can be
 // replied instead of the aggregate.
 func (w *Writer) Abandon(d Deferred) { w.buf = w.buf[:d.pos] }

@@ -207,6 +207,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		return false
 	}
 	fc.authed = func() bool { return cl.Authed }
+	cl.WatchClose = closeWatcher(fc.Conn)
 	s.conns.Add(1)
 	conn.SetContext(&session{client: cl})
 	return true
