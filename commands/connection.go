@@ -188,7 +188,7 @@ func (c *Ctx) setName(name []byte) bool {
 }
 
 // CLIENT LIST | INFO | ID | GETNAME | SETNAME | SETINFO | KILL | UNBLOCK |
-// HELP
+// PAUSE | UNPAUSE | HELP
 func cmdClient(c *Ctx) {
 	dispatchSub(c, clientSubcommands)
 }
@@ -196,6 +196,8 @@ func cmdClient(c *Ctx) {
 var clientSubcommands = map[string]subcommand{
 	"id":      {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
 	"unblock": {-3, clientUnblock},
+	"pause":   {-3, clientPause},
+	"unpause": {2, func(c *Ctx) { c.Env.pause.set(0, false); c.W.OK() }},
 	"getname": {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
 	"setname": {3, func(c *Ctx) {
 		if c.setName(c.Args[2]) {
@@ -422,4 +424,26 @@ func clientUnblock(c *Ctx) {
 		return
 	}
 	c.W.Int(0)
+}
+
+// clientPause runs CLIENT PAUSE timeout-ms [WRITE | ALL]: commands (or
+// only writes) from every client wait until the timeout or CLIENT
+// UNPAUSE. The Kvrocks controller pauses writes for a manual failover.
+func clientPause(c *Ctx) {
+	ms, ok := num.ParseInt(c.Args[2])
+	if !ok || ms < 0 {
+		c.ErrorString("ERR timeout is not an integer or out of range")
+		return
+	}
+	all := true
+	switch {
+	case len(c.Args) == 3 || (len(c.Args) == 4 && c.is(3, "all")):
+	case len(c.Args) == 4 && c.is(3, "write"):
+		all = false
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	c.Env.pause.set(time.Duration(ms)*time.Millisecond, all)
+	c.W.OK()
 }

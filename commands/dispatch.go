@@ -68,6 +68,7 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 			return
 		}
 	}
+	e.pause.wait(cmd, cmd.Flags&Write != 0 || (cl.tx != nil && cl.tx.writes()))
 	// Commands share the gate; an Exclusive one (EXEC) holds it alone, so
 	// that nobody sees a transaction half done.
 	if cmd.Flags&Exclusive != 0 {

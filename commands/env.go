@@ -43,6 +43,7 @@ type Env struct {
 	watches  watches
 	pubsub   pubsub
 	blocking blocking
+	pause    pause
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// background counts the goroutines reading storage on their own.

@@ -29,6 +29,16 @@ type transaction struct {
 	slot  int // cluster mode: the slot of the first key, -1 before one
 }
 
+// writes reports whether a queued command writes.
+func (tx *transaction) writes() bool {
+	for _, cmd := range tx.cmds {
+		if cmd.Flags&Write != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // queue checks a command sent inside MULTI and queues it: QUEUED, or the
 // error that dooms the transaction.
 func (e *Env) queue(cl *Client, cmd *Command, args [][]byte) {

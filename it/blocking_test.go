@@ -218,3 +218,52 @@ func waitBlocked(t *testing.T, c *redis.Client, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestClientPauseAndReset checks CLIENT PAUSE WRITE|ALL, CLIENT UNPAUSE
+// and RESET.
+func TestClientPauseAndReset(t *testing.T) {
+	p := startBasalt(t)
+	admin, other := p.client(t, 2), p.client(t, 2)
+	must(t, other.Set(ctx, "k", "v", 0).Err())
+
+	must(t, admin.Do(ctx, "CLIENT", "PAUSE", 300, "WRITE").Err())
+	start := time.Now()
+	must(t, other.Get(ctx, "k").Err())
+	if d := time.Since(start); d > 150*time.Millisecond {
+		t.Errorf("a read waited %v under CLIENT PAUSE WRITE", d)
+	}
+	must(t, other.Set(ctx, "k", "w", 0).Err())
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("a write ran after %v under a 300 ms CLIENT PAUSE WRITE", d)
+	}
+
+	must(t, admin.Do(ctx, "CLIENT", "PAUSE", 60000).Err())
+	done := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		other.Get(ctx, "k")
+		done <- time.Since(start)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	must(t, admin.Do(ctx, "CLIENT", "UNPAUSE").Err())
+	if d := <-done; d < 90*time.Millisecond || d > 5*time.Second {
+		t.Errorf("a read under CLIENT PAUSE ALL, unpaused after 100 ms, took %v", d)
+	}
+
+	r := dial(t, p)
+	r.do("MULTI")
+	r.do("CLIENT", "SETNAME", "x")
+	if got := r.do("RESET"); got != "+RESET\r\n" {
+		t.Errorf("RESET: %q", got)
+	}
+	if got := r.do("EXEC"); got != "-ERR EXEC without MULTI\r\n" {
+		t.Errorf("EXEC after RESET: %q", got)
+	}
+	r.do("SUBSCRIBE", "c")
+	if got := r.do("RESET"); got != "+RESET\r\n" {
+		t.Errorf("RESET in subscriber mode: %q", got)
+	}
+	if got := r.do("GET", "k"); got != "$1\r\nw\r\n" {
+		t.Errorf("GET after RESET: %q", got)
+	}
+}

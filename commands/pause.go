@@ -1,0 +1,85 @@
+package commands
+
+import (
+	"sync"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+func init() {
+	register(&Command{Name: "reset", Arity: 1, Flags: NoAuth | Fast | TxControl | SubscriberOK, Handler: cmdReset})
+}
+
+// RESET
+//
+// Returns the connection to its state after connecting: no transaction,
+// no watched key, no subscription, not monitoring, RESP2, no name, READWRITE,
+// and not authenticated when a password is required.
+func cmdReset(c *Ctx) {
+	cl, e := c.Client, c.Env
+	cl.tx = nil
+	e.watches.unwatch(cl)
+	e.pubsub.unsubscribeAll(cl)
+	for kind := range cl.subs {
+		cl.subs[kind] = nil
+		cl.subN[kind].Store(0)
+	}
+	if cl.monitor.Swap(false) {
+		e.monitors.remove(cl)
+	}
+	cl.setProtocol(2)
+	cl.mu.Lock()
+	cl.mu.name = ""
+	cl.mu.Unlock()
+	cl.ReadOnly, cl.Asking = false, false
+	if e.Config.RequirePass.Get() != "" {
+		cl.Authed, cl.Admin = false, false
+	}
+	cl.Namespace = metadata.DefaultNamespace
+	c.W.Simple("RESET")
+}
+
+// pause is the state of CLIENT PAUSE: until when commands wait, and
+// whether all of them or only writes.
+type pause struct {
+	mu    sync.Mutex
+	until time.Time
+	all   bool
+	// lifted is closed when the pause is lifted or replaced, to wake the
+	// commands waiting.
+	lifted chan struct{}
+}
+
+// set pauses writes (or all commands) for d; CLIENT PAUSE with d 0 and
+// CLIENT UNPAUSE lift the pause.
+func (p *pause) set(d time.Duration, all bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lifted != nil {
+		close(p.lifted)
+	}
+	p.until, p.all, p.lifted = time.Now().Add(d), all, make(chan struct{})
+}
+
+// wait returns once cmd, which writes or not, may run: at once unless a
+// pause covers it. CLIENT itself is never paused, so that CLIENT UNPAUSE
+// gets through.
+func (p *pause) wait(cmd *Command, writes bool) {
+	for {
+		p.mu.Lock()
+		left := time.Until(p.until)
+		covered := left > 0 && (p.all || writes) && cmd.Name != "client"
+		lifted := p.lifted
+		p.mu.Unlock()
+		if !covered {
+			return
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-lifted:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
