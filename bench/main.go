@@ -53,6 +53,11 @@ func main() {
 			}
 		}
 	}
+	fmt.Println()
+	fanB, fanR := benchFanOut(basalt.port, 20000), benchFanOut(redis.port, 20000)
+	fmt.Printf("%-40s %-4s %14.0f %14.0f %8.2f\n", "PUBLISH to 100 subscribers (msgs/s)", "-", fanB, fanR, fanB/fanR)
+	queueB, queueR := benchQueue(basalt.port, 50000), benchQueue(redis.port, 50000)
+	fmt.Printf("%-40s %-4s %14.0f %14.0f %8.2f\n", "LPUSH -> BRPOP queue (items/s)", "-", queueB, queueR, queueB/queueR)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, *clients, *requests)
 	}

@@ -140,3 +140,29 @@ func TestExecIsAtomic(t *testing.T) {
 		t.Errorf("EXEC alone: %v", err)
 	}
 }
+
+// TestTransactionsInClusterMode checks that a transaction's keys must
+// share a slot, and that shard channels route by slot.
+func TestTransactionsInClusterMode(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-8191", "8192-16383"}), 1)
+	r := dial(t, nodes[0])
+	// "{a}" hashes to 15495 (node 1), "{b}" to 3300 and "{c}" to 7365 (node 0).
+	for _, tc := range []struct{ args, want string }{
+		{"MULTI", "+OK\r\n"},
+		{"SET {b}1 x", "+QUEUED\r\n"},
+		{"SET {c}1 x", "-CROSSSLOT Keys in request don't hash to the same slot\r\n"},
+		{"SET {a}1 x", "-MOVED 15495 " + nodes[1].Addr() + "\r\n"},
+		{"EXEC", "-EXECABORT Transaction discarded because of previous errors.\r\n"},
+		{"MULTI", "+OK\r\n"},
+		{"SET {b}1 x", "+QUEUED\r\n"},
+		{"GET {b}1", "+QUEUED\r\n"},
+		{"EXEC", "*2\r\n+OK\r\n$1\r\nx\r\n"},
+		{"SPUBLISH {a}ch m", "-MOVED 15495 " + nodes[1].Addr() + "\r\n"},
+		{"SPUBLISH {b}ch m", ":0\r\n"},
+	} {
+		if got := r.do(strings.Fields(tc.args)...); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
