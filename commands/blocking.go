@@ -60,15 +60,9 @@ func blpop(c *Ctx, left bool) {
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
 func cmdBLMove(c *Ctx) {
-	srcLeft, ok := c.side(3)
-	if !ok {
-		return
+	if srcLeft, dstLeft, ok := c.sides(3); ok {
+		blockingTry(c, c.Args[1:2], c.Args[5], nullBulk, func() { lmove(c, srcLeft, dstLeft) })
 	}
-	dstLeft, ok := c.side(4)
-	if !ok {
-		return
-	}
-	blockingTry(c, c.Args[1:2], c.Args[5], nullBulk, func() { lmove(c, srcLeft, dstLeft) })
 }
 
 // BRPOPLPUSH source destination timeout

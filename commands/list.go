@@ -292,15 +292,17 @@ func (c *Ctx) side(i int) (left, ok bool) {
 
 // LMOVE source destination LEFT | RIGHT LEFT | RIGHT
 func cmdLMove(c *Ctx) {
-	srcLeft, ok := c.side(3)
-	if !ok {
-		return
+	if srcLeft, dstLeft, ok := c.sides(3); ok {
+		lmove(c, srcLeft, dstLeft)
 	}
-	dstLeft, ok := c.side(4)
-	if !ok {
-		return
+}
+
+// sides parses the LEFT|RIGHT LEFT|RIGHT of LMOVE and BLMOVE at i.
+func (c *Ctx) sides(i int) (srcLeft, dstLeft, ok bool) {
+	if srcLeft, ok = c.side(i); ok {
+		dstLeft, ok = c.side(i + 1)
 	}
-	lmove(c, srcLeft, dstLeft)
+	return srcLeft, dstLeft, ok
 }
 
 // RPOPLPUSH source destination

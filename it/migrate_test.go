@@ -355,6 +355,25 @@ func checkModel(t *testing.T, c *redis.Client, model map[string]*keyState) {
 	}
 }
 
+// repeatUntil calls fn in a goroutine counted by wg until stop is closed
+// or fn returns false.
+func repeatUntil(stop <-chan struct{}, wg *sync.WaitGroup, fn func() bool) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if !fn() {
+				return
+			}
+		}
+	}()
+}
+
 func raceBuild() bool { return os.Getenv("BASALT_RACE") != "" }
 
 func TestSlotMigrationUnderLoad(t *testing.T) {
@@ -399,18 +418,7 @@ func migrateUnderLoad(t *testing.T, mode string) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					w.step()
-				}
-			}
-		}()
+		repeatUntil(stop, &wg, func() bool { w.step(); return true })
 	}
 	time.Sleep(200 * time.Millisecond)
 	start := time.Now()

@@ -100,28 +100,20 @@ func TestExecIsAtomic(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		r := p.client(t, 2)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				vals, err := r.MGet(ctx, "{a}x", "{a}y").Result()
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				x, _ := strconv.Atoi(vals[0].(string))
-				y, _ := strconv.Atoi(vals[1].(string))
-				if x+y != 100 {
-					t.Errorf("a reader saw x=%d y=%d mid-transaction", x, y)
-					return
-				}
+		repeatUntil(stop, &wg, func() bool {
+			vals, err := r.MGet(ctx, "{a}x", "{a}y").Result()
+			if err != nil {
+				t.Error(err)
+				return false
 			}
-		}()
+			x, _ := strconv.Atoi(vals[0].(string))
+			y, _ := strconv.Atoi(vals[1].(string))
+			if x+y != 100 {
+				t.Errorf("a reader saw x=%d y=%d mid-transaction", x, y)
+				return false
+			}
+			return true
+		})
 	}
 	for i := 0; i < 500; i++ {
 		_, err := w.TxPipelined(ctx, func(p redis.Pipeliner) error {
