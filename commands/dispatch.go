@@ -54,8 +54,10 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		cl.W.Error(refusal)
 		return
 	}
+	// EXEC writes when its queued commands do.
+	writes := cmd.Flags&Write != 0 || (cl.tx != nil && cl.tx.writes())
 	if e.Cluster != nil {
-		if cmd.Flags&Write != 0 {
+		if writes {
 			e.Cluster.BeginWrite()
 			defer e.Cluster.EndWrite()
 		}
@@ -68,7 +70,7 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 			return
 		}
 	}
-	e.pause.wait(cmd, cmd.Flags&Write != 0 || (cl.tx != nil && cl.tx.writes()))
+	e.pause.wait(cmd, writes)
 	// Commands share the gate; an Exclusive one (EXEC) holds it alone, so
 	// that nobody sees a transaction half done.
 	if cmd.Flags&Exclusive != 0 {

@@ -126,6 +126,16 @@ func cmdExec(c *Ctx) {
 		c.W.NullArray()
 		return
 	}
+	// In cluster mode the slot may have moved, or entered the last phase
+	// of a migration, since the commands were queued: nothing runs then.
+	if e.Cluster != nil {
+		for i, cmd := range tx.cmds {
+			if err := e.route(cl, cmd, tx.args[i], false); err != nil {
+				c.ErrorString(err.Error())
+				return
+			}
+		}
+	}
 	c.W.Array(len(tx.cmds))
 	sub := Ctx{W: c.W, Client: cl, Env: e, inExec: true}
 	for i, cmd := range tx.cmds {
