@@ -197,7 +197,7 @@ var clientSubcommands = map[string]subcommand{
 	"id":      {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
 	"unblock": {-3, clientUnblock},
 	"pause":   {-3, clientPause},
-	"unpause": {2, func(c *Ctx) { c.Env.pause.set(0, false); c.W.OK() }},
+	"unpause": {2, func(c *Ctx) { c.Env.pause.start(0, false); c.W.OK() }},
 	"getname": {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
 	"setname": {3, func(c *Ctx) {
 		if c.setName(c.Args[2]) {
@@ -444,6 +444,6 @@ func clientPause(c *Ctx) {
 		c.ErrorString(errSyntax)
 		return
 	}
-	c.Env.pause.set(time.Duration(ms)*time.Millisecond, all)
+	c.Env.pause.start(time.Duration(ms)*time.Millisecond, all)
 	c.W.OK()
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
@@ -43,32 +44,39 @@ func cmdReset(c *Ctx) {
 // pause is the state of CLIENT PAUSE: until when commands wait, and
 // whether all of them or only writes.
 type pause struct {
-	mu    sync.Mutex
-	until time.Time
-	all   bool
-	// lifted is closed when the pause is lifted or replaced, to wake the
-	// commands waiting.
+	// set is true from CLIENT PAUSE until a command sees the pause over:
+	// every command reads it, so that no lock is taken when no pause is.
+	set atomic.Bool
+	mu  sync.Mutex
+	// until, all and lifted are guarded by mu. lifted is closed when the
+	// pause is lifted or replaced, to wake the commands waiting.
+	until  time.Time
+	all    bool
 	lifted chan struct{}
 }
 
-// set pauses writes (or all commands) for d; CLIENT PAUSE with d 0 and
+// start pauses writes (or all commands) for d; CLIENT PAUSE with d 0 and
 // CLIENT UNPAUSE lift the pause.
-func (p *pause) set(d time.Duration, all bool) {
+func (p *pause) start(d time.Duration, all bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.lifted != nil {
 		close(p.lifted)
 	}
 	p.until, p.all, p.lifted = time.Now().Add(d), all, make(chan struct{})
+	p.set.Store(d > 0)
 }
 
 // wait returns once cmd, which writes or not, may run: at once unless a
 // pause covers it. CLIENT itself is never paused, so that CLIENT UNPAUSE
 // gets through.
 func (p *pause) wait(cmd *Command, writes bool) {
-	for {
+	for p.set.Load() {
 		p.mu.Lock()
 		left := time.Until(p.until)
+		if left <= 0 {
+			p.set.Store(false)
+		}
 		covered := left > 0 && (p.all || writes) && cmd.Name != "client"
 		lifted := p.lifted
 		p.mu.Unlock()
