@@ -147,9 +147,14 @@ func parseTimeout(c *Ctx, arg []byte) (time.Duration, bool) {
 		c.ErrorString("ERR timeout is not a float or out of range")
 		return 0, false
 	}
-	if f < 0 {
+	// Redis counts in milliseconds: beyond int64 its timeout wraps
+	// negative, and it says so.
+	if f < 0 || f*1000 >= math.MaxInt64 {
 		c.ErrorString("ERR timeout is negative")
 		return 0, false
+	}
+	if f*float64(time.Second) >= math.MaxInt64 {
+		return 0, true // centuries: the same as forever
 	}
 	return time.Duration(f * float64(time.Second)), true
 }

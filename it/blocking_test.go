@@ -92,6 +92,7 @@ func TestBlockingSemantics(t *testing.T) {
 	}
 	wantErr(t, c.Do(ctx, "BLPOP", "k", "-1").Err(), "ERR timeout is negative")
 	wantErr(t, c.Do(ctx, "BLPOP", "k", "abc").Err(), "ERR timeout is not a float or out of range")
+	wantErr(t, c.Do(ctx, "BLPOP", "k", "1e300").Err(), "ERR timeout is negative")
 
 	// Three waiters in order; pushes serve them in that order.
 	type result struct {
