@@ -94,8 +94,9 @@ func (ps *pubsub) publish(ns, channel string, msg []byte, shard bool) int64 {
 		kind, verb = kindShard, "smessage"
 	}
 	n := int64(0)
+	direct := messageBytes{verb: verb, channel: channel, msg: msg}
 	for cl := range ps.subs[kind][subKey(ns, channel)] {
-		cl.pushMessage(verb, "", channel, msg)
+		cl.push(direct.encoded(int(cl.proto.Load())))
 		n++
 	}
 	if shard || ps.counts[kindPattern].Load() == 0 {
@@ -107,8 +108,9 @@ func (ps *pubsub) publish(ns, channel string, msg []byte, shard bool) int64 {
 		if !ok || !glob.Match([]byte(pattern), []byte(channel), false) {
 			continue
 		}
+		matched := messageBytes{verb: "pmessage", pattern: pattern, channel: channel, msg: msg}
 		for cl := range clients {
-			cl.pushMessage("pmessage", pattern, channel, msg)
+			cl.push(matched.encoded(int(cl.proto.Load())))
 			n++
 		}
 	}
@@ -145,21 +147,33 @@ func (ps *pubsub) distinct(kind int) int {
 	return len(ps.subs[kind])
 }
 
-// pushMessage queues a message for a subscriber in its protocol.
-func (c *Client) pushMessage(verb, pattern, channel string, msg []byte) {
+// messageBytes is one message as pushed to subscribers: encoded once per
+// protocol and shared, since the subscribers' writers only read it.
+type messageBytes struct {
+	verb, pattern, channel string
+	msg                    []byte
+	resp                   [2][]byte // RESP2, RESP3
+}
+
+func (m *messageBytes) encoded(proto int) []byte {
+	i := min(max(proto-2, 0), 1)
+	if m.resp[i] != nil {
+		return m.resp[i]
+	}
 	w := resp.NewWriter()
-	w.SetProtocol(int(c.proto.Load()))
-	if pattern != "" {
+	w.SetProtocol(proto)
+	if m.pattern != "" {
 		w.Push(4)
-		w.BulkString(verb)
-		w.BulkString(pattern)
+		w.BulkString(m.verb)
+		w.BulkString(m.pattern)
 	} else {
 		w.Push(3)
-		w.BulkString(verb)
+		w.BulkString(m.verb)
 	}
-	w.BulkString(channel)
-	w.Bulk(msg)
-	c.push(w.Bytes())
+	w.BulkString(m.channel)
+	w.Bulk(m.msg)
+	m.resp[i] = w.Bytes()
+	return m.resp[i]
 }
 
 // subscriptions returns how many channels, patterns and shard channels

@@ -30,11 +30,13 @@ func (s *Server) serveDetached(dc redcon.DetachedConn, cl *commands.Client) {
 			case msg := <-cl.Pushes():
 				// Write what else is queued with it: one flush for a
 				// burst of messages.
-				batch := append([]byte(nil), msg...)
+				// Messages are shared between receivers: never append to
+				// one.
+				batch := msg
 				for more := true; more && len(batch) < 64<<10; {
 					select {
 					case next := <-cl.Pushes():
-						batch = append(batch, next...)
+						batch = append(batch[:len(batch):len(batch)], next...)
 					default:
 						more = false
 					}

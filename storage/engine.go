@@ -39,6 +39,7 @@ func (cf CF) String() string { return cfNames[cf] }
 type Storage struct {
 	db       *grocksdb.DB
 	cfs      [numCF]*grocksdb.ColumnFamilyHandle
+	cfIDs    [numCF]uint32                  // RocksDB's ids of cfs, as raw write batches name them
 	foreign  []*grocksdb.ColumnFamilyHandle // column families of other versions, kept open because RocksDB requires it
 	cfOpts   []*grocksdb.Options
 	dbOpts   *grocksdb.Options
@@ -99,7 +100,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 	s.db = db
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
-			s.cfs[id] = handles[i]
+			s.cfs[id], s.cfIDs[id] = handles[i], handles[i].ID()
 		} else {
 			s.foreign = append(s.foreign, handles[i])
 		}

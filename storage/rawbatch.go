@@ -66,7 +66,7 @@ func (b *RawBatch) Bytes() []byte {
 }
 
 func (b *RawBatch) add(o op) {
-	id := uint64(b.s.cfs[o.cf].ID())
+	id := uint64(b.s.cfIDs[o.cf])
 	switch o.kind {
 	case opPut:
 		b.buf = append(b.buf, recCFPut)
@@ -157,8 +157,8 @@ func (s *Storage) parseRecord(r *rawReader, t byte) (o *op, counted bool, err er
 }
 
 func (s *Storage) cfByID(id uint64) (CF, bool) {
-	for cf, h := range s.cfs {
-		if h != nil && uint64(h.ID()) == id {
+	for cf, cid := range s.cfIDs {
+		if s.cfs[cf] != nil && uint64(cid) == id {
 			return CF(cf), true
 		}
 	}
