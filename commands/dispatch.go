@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/basaltdb/basalt/storage"
 	"log/slog"
 	"math"
 	"runtime/debug"
@@ -126,9 +127,8 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 }
 
 // run calls the handler, under the key locks of write commands. While
-// some client WATCHes or blocks, a write that changed the database (its
-// sequence number moved) touches its keys and wakes their oldest
-// waiters, under the keys' locks.
+// some client WATCHes or blocks, a write that changed the database touches
+// its keys and wakes their oldest waiters, under the keys' locks.
 func (e *Env) run(ctx *Ctx) {
 	if ctx.cmd.Flags&Write == 0 {
 		call(ctx)
@@ -136,23 +136,33 @@ func (e *Env) run(ctx *Ctx) {
 	}
 	ns := ctx.Client.Namespace
 	keys := ctx.cmd.keys(ctx.Args)
-	body := func() {
+	body := func(g *storage.Group) {
+		db := ctx.DB
+		ctx.DB = db.In(g)
 		if e.watches.count.Load() == 0 && e.blocking.count.Load() == 0 {
 			call(ctx)
-			return
+		} else {
+			before := e.Storage.Writes()
+			call(ctx)
+			if e.Storage.Writes() != before {
+				e.watches.touch(ns, keys)
+				e.blocking.written(ns, keys, ctx.Client)
+			}
 		}
-		before := e.Storage.LatestSequence()
-		call(ctx)
-		if e.Storage.LatestSequence() != before {
-			e.watches.touch(ns, keys)
-			e.blocking.written(ns, keys, ctx.Client)
-		}
+		ctx.DB = db
 	}
 	if ctx.cmd.Flags&LocksItself != 0 {
-		body()
+		body(nil)
 		return
 	}
-	e.Storage.Locks.Do(ns, keys, body)
+	replied := ctx.W.Len()
+	if err := e.Storage.Locks.Do(ns, keys, body); err != nil {
+		// The reply was written before the write failed to apply.
+		ctx.W.Truncate(replied)
+		ctx.Error(err)
+	}
+	// The group's writes were applied after call read the sequence.
+	ctx.Client.SyncTo = e.Storage.LatestSequence()
 }
 
 // call runs the handler, then records how far the WAL must be flushed

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"github.com/basaltdb/basalt/storage"
 	"hash/maphash"
 	"sync/atomic"
 	"time"
@@ -153,7 +154,8 @@ func cmdWatch(c *Ctx) {
 	// Under the keys' locks, no write to them is half done: each write
 	// either finished before (and is not seen as a change) or starts
 	// after, when it sees the watch and touches the key.
-	c.Env.Storage.Locks.Do(c.Client.Namespace, keys, func() {
+	// The function writes nothing, so Do cannot fail.
+	c.Env.Storage.Locks.Do(c.Client.Namespace, keys, func(*storage.Group) {
 		for _, k := range keys {
 			c.Env.watches.watch(c, k)
 		}

@@ -83,9 +83,12 @@ func cmdMoveX(c *Ctx) {
 	to := c.Env.Storage.DB(ns)
 	var moved bool
 	var err error
-	c.Env.Storage.Locks.DoAcross([]storage.Key{{NS: c.DB.Namespace(), Name: key}, {NS: ns, Name: key}}, func() {
-		moved, err = c.DB.MoveTo(key, to)
+	applyErr := c.Env.Storage.Locks.DoAcross([]storage.Key{{NS: c.DB.Namespace(), Name: key}, {NS: ns, Name: key}}, func(g *storage.Group) {
+		moved, err = c.DB.In(g).MoveTo(key, to.In(g))
 	})
+	if err == nil {
+		err = applyErr
+	}
 	if c.ok(err) {
 		c.intBool(moved)
 	}

@@ -65,7 +65,7 @@ func (c *collection) prefix() (lower, upper []byte) {
 
 // getElement reads one element's value; found is false when absent.
 func (c *collection) getElement(cf CF, sub []byte) ([]byte, bool, error) {
-	return c.db.s.get(cf, c.subkey(sub), nil)
+	return c.db.get(cf, c.subkey(sub), nil)
 }
 
 // getElements reads many elements in one round trip; absent ones are nil.
@@ -74,7 +74,7 @@ func (c *collection) getElements(cf CF, subs [][]byte) ([][]byte, error) {
 	for i, s := range subs {
 		keys[i] = c.subkey(s)
 	}
-	return c.db.s.multiGet(cf, keys)
+	return c.db.multiGet(cf, keys)
 }
 
 // saveMeta adds the metadata write to b: the record is deleted when the
@@ -97,7 +97,7 @@ func (c *collection) saveMeta(b *batch) {
 // iterator and are valid only during the call.
 func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, fn func(sub, value []byte) bool) error {
 	lower, upper := c.prefix()
-	it := c.db.s.newIterator(cf, lower, upper, snap)
+	it := c.db.newIterator(cf, lower, upper, snap)
 	defer it.close()
 	if from != nil {
 		it.Seek(append(lower[:len(lower):len(lower)], from...))
@@ -125,7 +125,7 @@ type view struct {
 // readView opens a snapshot and reads a live collection of type t in it;
 // the view is nil (and needs no release) when the key is absent.
 func (db DB) readView(key []byte, t metadata.Type) (*view, error) {
-	snap := db.s.db.NewSnapshot()
+	snap := db.snapshot()
 	c, err := db.readAt(snap, key, t)
 	if err != nil || c == nil {
 		db.s.db.ReleaseSnapshot(snap)

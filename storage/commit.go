@@ -40,6 +40,7 @@ type op struct {
 // given must stay unmodified until commit returns.
 type batch struct {
 	s   *Storage
+	g   *Group // the group the batch joins; nil: it is written by itself
 	ops []op
 }
 
@@ -98,15 +99,29 @@ func (p writeBatches) close() {
 }
 
 // commit applies the batch atomically. Its effects are visible when commit
-// returns; they are durable after the next Durable.
+// returns (in a group: to the group's members, and to everyone once the
+// group is flushed); they are durable after the next Durable.
 func (b *batch) commit() error {
 	if len(b.ops) == 0 {
 		return nil
 	}
-	s := b.s
+	b.s.writes.Add(1)
+	if b.g != nil {
+		return b.g.add(b.ops)
+	}
+	return b.s.write(b.ops)
+}
+
+// Writes counts the batches committed so far. A command holding its keys'
+// locks compares it before and after to learn whether it wrote (another
+// command's write in between can only make it think so needlessly).
+func (s *Storage) Writes() uint64 { return s.writes.Load() }
+
+// write applies ops with one RocksDB write.
+func (s *Storage) write(ops []op) error {
 	wb := s.writeBatches.get()
 	bytes := 0
-	for _, o := range b.ops {
+	for _, o := range ops {
 		bytes += len(o.key) + len(o.value)
 		h := s.cfs[o.cf]
 		switch o.kind {

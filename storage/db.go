@@ -11,6 +11,7 @@ import (
 type DB struct {
 	s  *Storage
 	ns string
+	g  *Group // the lock holder's write group, see In
 }
 
 // DB returns the view of namespace ns.
@@ -43,7 +44,7 @@ type record struct {
 // lookup reads the metadata of nsKey. found is false when the key is absent
 // or dead (expired, or an emptied collection).
 func (db DB) lookup(nsKey []byte) (rec record, found bool, err error) {
-	raw, found, err := db.s.get(CFMetadata, nsKey, nil)
+	raw, found, err := db.get(CFMetadata, nsKey, nil)
 	if err != nil || !found {
 		return rec, false, err
 	}

@@ -64,6 +64,7 @@ type Storage struct {
 	// parking goroutines on a Go mutex costs less than RocksDB's own
 	// write-group handoffs, which put OS threads to sleep on futexes.
 	writeMu      sync.Mutex
+	writes       atomic.Uint64 // batches committed, see Writes
 	writeBatches writeBatches
 	filters      filters
 	closing      atomic.Bool  // set once Close has begun
@@ -107,6 +108,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 	}
 	s.wal.flushed.Store(db.GetLatestSequenceNumber())
 	s.writeBatches = make(writeBatches, 64)
+	s.Locks.s = s
 	s.readOpts = grocksdb.NewDefaultReadOptions()
 	for noWAL := range s.writeOpts {
 		wo := grocksdb.NewDefaultWriteOptions()
@@ -397,11 +399,4 @@ func (s *Storage) multiGetWith(ro *grocksdb.ReadOptions, cf CF, keys [][]byte) (
 		}
 	}
 	return out, nil
-}
-
-// delete removes one record.
-func (s *Storage) delete(cf CF, key []byte) error {
-	b := s.newBatch()
-	b.del(cf, key)
-	return b.commit()
 }

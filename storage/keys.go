@@ -25,7 +25,7 @@ func (db DB) liveMany(keys [][]byte) (nsKeys [][]byte, alive []bool, err error) 
 	for i, k := range keys {
 		nsKeys[i] = db.nsKey(k)
 	}
-	raws, err := db.s.multiGet(CFMetadata, nsKeys)
+	raws, err := db.multiGet(CFMetadata, nsKeys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +59,7 @@ func (db DB) Del(keys [][]byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	var n int64
 	seen := map[string]bool{}
 	for i, a := range alive {
@@ -105,7 +105,7 @@ func (db DB) Expire(key []byte, atMs int64, cond ExpireCond) (bool, error) {
 		return false, nil
 	}
 	if atMs <= nowMs() {
-		return true, db.s.delete(CFMetadata, nsKey)
+		return true, db.delete(CFMetadata, nsKey)
 	}
 	return true, db.rewriteExpire(nsKey, rec, atMs)
 }
@@ -115,7 +115,7 @@ func (db DB) rewriteExpire(nsKey []byte, rec record, atMs int64) error {
 	m := rec.meta
 	m.Expire = atMs
 	v := m.AppendTo(make([]byte, 0, len(rec.raw)+4))
-	return db.s.put(CFMetadata, nsKey, append(v, rec.rest...))
+	return db.put(CFMetadata, nsKey, append(v, rec.rest...))
 }
 
 // Persist removes a key's expiry and reports whether it had one.
@@ -148,7 +148,7 @@ type ScanArgs struct {
 // starts at (nil when the namespace has been walked to its end).
 func (db DB) Scan(a ScanArgs) (keys [][]byte, next []byte, err error) {
 	lower, upper := db.scanRange(a.Match)
-	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	it := db.newIterator(CFMetadata, lower, upper, nil)
 	defer it.close()
 	if a.From != nil {
 		it.Seek(a.From)
@@ -201,7 +201,7 @@ func (db DB) visible(nsKey, value []byte, now int64, match []byte, t metadata.Ty
 // Keys returns every live key matching the pattern.
 func (db DB) Keys(match []byte) ([][]byte, error) {
 	lower, upper := db.scanRange(match)
-	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	it := db.newIterator(CFMetadata, lower, upper, nil)
 	defer it.close()
 	now := nowMs()
 	var keys [][]byte
@@ -224,7 +224,7 @@ type KeyStats struct {
 // Stats walks the namespace and counts its live keys.
 func (db DB) Stats() (KeyStats, error) {
 	lower, upper := db.prefix()
-	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	it := db.newIterator(CFMetadata, lower, upper, nil)
 	defer it.close()
 	now := nowMs()
 	var st KeyStats
@@ -258,7 +258,7 @@ const randomKeyWalk = 64
 // over a random number of live keys, wrapping around at the end.
 func (db DB) RandomKey() ([]byte, error) {
 	lower, upper := db.prefix()
-	it := db.s.newIterator(CFMetadata, lower, upper, nil)
+	it := db.newIterator(CFMetadata, lower, upper, nil)
 	defer it.close()
 	it.SeekToFirst()
 	if !it.Valid() {
@@ -328,7 +328,7 @@ func (db DB) copyElements(b *batch, m metadata.Metadata, src []byte, to DB, dst 
 	for _, cf := range subkeyCFs(m.Type) {
 		srcPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, src, m.Version)
 		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, to.ns, dst, m.Version)
-		err := db.s.scan(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), nil, func(ikey, value []byte) error {
+		err := db.scan(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), func(ikey, value []byte) error {
 			// The record points into the iterator: the batch needs copies.
 			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], ikey[len(srcPrefix):]...), append([]byte(nil), value...))
 			return nil
@@ -366,7 +366,7 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 // namespace to, with its elements, in one batch.
 func (db DB) moveRecord(rec record, src []byte, to DB, dst []byte) error {
 	srcKey, dstKey := db.nsKey(src), to.nsKey(dst)
-	b := db.s.newBatch()
+	b := db.newBatch()
 	if err := db.copyElements(b, rec.meta, src, to, dst); err != nil {
 		return err
 	}
@@ -393,7 +393,7 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 			return false, err
 		}
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	if err := db.copyElements(b, rec.meta, src, db, dst); err != nil {
 		return false, err
 	}
@@ -423,7 +423,7 @@ var elementCFs = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream}
 // Flush deletes every key of the namespace with range deletions.
 func (db DB) Flush() error {
 	lower, upper := db.prefix()
-	b := db.s.newBatch()
+	b := db.newBatch()
 	for _, cf := range elementCFs {
 		b.delRange(cf, lower, upper)
 	}

@@ -40,7 +40,7 @@ func (db DB) Push(key []byte, elems [][]byte, left, onlyExisting bool) (int64, e
 	if err != nil || (onlyExisting && !c.exists) {
 		return 0, err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	c.push(b, elems, left)
 	c.saveMeta(b)
 	return int64(c.meta.Size), b.commit()
@@ -57,7 +57,7 @@ func (c *collection) pop(b *batch, left bool, count int64) ([][]byte, error) {
 			keys[i] = c.at(c.meta.Tail - 1 - i)
 		}
 	}
-	values, err := c.db.s.multiGet(CFDefault, keys)
+	values, err := c.db.multiGet(CFDefault, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (db DB) Pop(key []byte, left bool, count int64) ([][]byte, error) {
 	if err != nil || !c.exists {
 		return nil, err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	values, err := c.pop(b, left, count)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (db DB) LIndex(key []byte, index int64) ([]byte, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	return db.s.get(CFDefault, c.at(c.meta.Head+pos), nil)
+	return db.get(CFDefault, c.at(c.meta.Head+pos), nil)
 }
 
 // LSet overwrites the element at index.
@@ -128,7 +128,7 @@ func (db DB) LSet(key []byte, index int64, value []byte) error {
 	if !ok {
 		return ErrIndexOutOfRange
 	}
-	return db.s.put(CFDefault, c.at(c.meta.Head+pos), value)
+	return db.put(CFDefault, c.at(c.meta.Head+pos), value)
 }
 
 // listRange normalises LRANGE/LTRIM bounds to logical positions; ok is
@@ -177,7 +177,7 @@ func (db DB) LTrim(key []byte, start, stop int64) error {
 	if err != nil || !c.exists {
 		return err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	from, to, ok := listRange(int64(c.meta.Size), start, stop)
 	if !ok {
 		c.meta.Size = 0
@@ -202,7 +202,7 @@ func (c *collection) elementsBetween(from, to uint64) ([][]byte, error) {
 	for i := from; i < to; i++ {
 		keys = append(keys, c.at(i))
 	}
-	return c.db.s.multiGet(CFDefault, keys)
+	return c.db.multiGet(CFDefault, keys)
 }
 
 // LInsert inserts elem before or after the first occurrence of pivot and
@@ -221,7 +221,7 @@ func (db DB) LInsert(key []byte, before bool, pivot, elem []byte) (int64, error)
 	if !before {
 		q++
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	if q <= c.meta.Size-q {
 		// Move [0, q) down one index.
 		moved, err := c.elementsBetween(c.meta.Head, c.meta.Head+q)
@@ -271,7 +271,7 @@ func (c *collection) find(elem []byte) (uint64, bool, error) {
 // limit (0: all), looking at no more than maxLen elements (0: all).
 func (c *collection) matches(elem []byte, fromRight bool, skip, limit, maxLen int64) ([]uint64, error) {
 	lower, upper := c.prefix()
-	it := c.db.s.newIterator(CFDefault, lower, upper, nil)
+	it := c.db.newIterator(CFDefault, lower, upper, nil)
 	defer it.close()
 	// Seek to the ends the metadata gives, not to the ends of the prefix:
 	// pops leave tombstones beyond them.
@@ -317,7 +317,7 @@ func (db DB) LRem(key []byte, count int64, elem []byte) (int64, error) {
 		return 0, err
 	}
 	k := uint64(len(hits))
-	b := db.s.newBatch()
+	b := db.newBatch()
 	if k == c.meta.Size {
 		c.meta.Size = 0
 		c.saveMeta(b)
@@ -411,7 +411,7 @@ func (db DB) LMove(src, dst []byte, srcLeft, dstLeft bool) (elem []byte, found b
 			return nil, false, err
 		}
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	values, err := from.pop(b, srcLeft, 1)
 	if err != nil {
 		return nil, false, err

@@ -10,7 +10,8 @@ import (
 const lockStripes = 1 << 14
 
 // maxCombined bounds how many waiting critical sections one holder runs
-// before it hands the stripe over, so that its own client is not starved.
+// before it hands the stripe over, so that its own client is not kept
+// waiting for too long.
 const maxCombined = 32
 
 // Locks serialises read-modify-writes of the same key without a global
@@ -23,8 +24,10 @@ const maxCombined = 32
 // letting the stripe go. On a hot key this runs the commands of every
 // client back to back on one goroutine, instead of waking each waiter in
 // turn through the scheduler, which on a small machine cost more than the
-// critical sections themselves.
+// critical sections themselves. The sections a holder runs share one write
+// Group, flushed before any of them returns.
 type Locks struct {
+	s       *Storage // whose writes the groups apply; nil in tests that write nothing
 	stripes [lockStripes]stripe
 }
 
@@ -37,10 +40,11 @@ type stripe struct {
 
 // lockWaiter is a goroutine waiting for a stripe. When run is set, the
 // holder may run it instead of handing the stripe over; done is signalled
-// either way, and handed tells which.
+// either way, and handed tells which. err is the outcome of a run.
 type lockWaiter struct {
-	run    func()
+	run    func(*Group)
 	handed bool
+	err    error
 	done   chan struct{}
 }
 
@@ -60,16 +64,19 @@ func stripeOf(ns string, key []byte) uint32 {
 }
 
 // Do runs fn while holding the stripes of keys in namespace ns, and returns
-// once fn has run. fn may run on another goroutine (the holder of the
-// stripe), so it must not depend on which goroutine runs it, must not take
-// locks itself and must not panic.
-func (l *Locks) Do(ns string, keys [][]byte, fn func()) {
+// once fn has run and its writes are applied. fn gets the write group its
+// writes must join (through DB.In). It may run on another goroutine (the
+// holder of the stripe), so it must not depend on which goroutine runs it,
+// must not take locks itself and must not panic. The error is set when
+// fn's writes could not be applied: whatever fn replied must be replaced
+// by it.
+func (l *Locks) Do(ns string, keys [][]byte, fn func(*Group)) error {
 	var inline [4]uint32
 	ids := inline[:0]
 	for _, k := range keys {
 		ids = append(ids, stripeOf(ns, k))
 	}
-	l.run(ids, fn)
+	return l.run(ids, fn)
 }
 
 // Key names a key of a namespace.
@@ -79,78 +86,107 @@ type Key struct {
 }
 
 // DoAcross is Do for keys of several namespaces.
-func (l *Locks) DoAcross(keys []Key, fn func()) {
+func (l *Locks) DoAcross(keys []Key, fn func(*Group)) error {
 	ids := make([]uint32, 0, len(keys))
 	for _, k := range keys {
 		ids = append(ids, stripeOf(k.NS, k.Name))
 	}
-	l.run(ids, fn)
+	return l.run(ids, fn)
 }
 
 // run holds the stripes ids (in any order, repeats allowed) around fn.
-func (l *Locks) run(ids []uint32, fn func()) {
+func (l *Locks) run(ids []uint32, fn func(*Group)) error {
 	if len(ids) > 1 {
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
 	}
 	if len(ids) == 1 {
 		st := &l.stripes[ids[0]]
-		if st.acquire(fn) {
-			fn()
-			st.release()
+		if handed, err := st.acquire(fn); !handed {
+			return err
 		}
-		return
+		return st.lead(l.s, fn)
 	}
 	for _, id := range ids {
 		l.stripes[id].acquire(nil)
 	}
-	fn()
+	g := newGroup(l.s)
+	g.run(fn)
+	g.flush()
+	err := g.result(0)
+	g.free()
 	for i := len(ids) - 1; i >= 0; i-- {
-		l.stripes[ids[i]].release()
+		l.stripes[ids[i]].handOver()
 	}
+	return err
 }
 
 // acquire takes the stripe and returns true, or, when run is set and the
-// holder ran it, returns false.
-func (st *stripe) acquire(run func()) bool {
+// holder ran it, returns false and the run's outcome.
+func (st *stripe) acquire(run func(*Group)) (handed bool, err error) {
 	st.mu.Lock()
 	if !st.held {
 		st.held = true
 		st.mu.Unlock()
-		return true
+		return true, nil
 	}
 	w := waiterPool.Get().(*lockWaiter)
-	w.run, w.handed = run, false
+	w.run, w.handed, w.err = run, false, nil
 	st.waiters = append(st.waiters, w)
 	st.mu.Unlock()
 	<-w.done
-	handed := w.handed
-	w.run = nil
+	handed, err = w.handed, w.err
+	w.run, w.err = nil, nil
 	waiterPool.Put(w)
-	return handed
+	return handed, err
 }
 
-// release runs the waiting critical sections it may run, then hands the
-// stripe to the next waiter, or frees it when none is left.
-func (st *stripe) release() {
-	for budget := maxCombined; ; budget-- {
+// lead runs fn, the holder's own critical section, then the waiting ones it
+// may run, all in one group; flushes the group; answers the waiters it ran
+// and hands the stripe over. It returns fn's outcome.
+func (st *stripe) lead(s *Storage, fn func(*Group)) error {
+	g := newGroup(s)
+	g.run(fn)
+	var inline [maxCombined]*lockWaiter
+	ran := inline[:0]
+	for len(ran) < maxCombined {
 		st.mu.Lock()
-		if st.next == len(st.waiters) {
-			st.held = false
-			st.waiters, st.next = st.waiters[:0], 0
+		if st.next == len(st.waiters) || st.waiters[st.next].run == nil {
 			st.mu.Unlock()
-			return
+			break
 		}
 		w := st.waiters[st.next]
 		st.waiters[st.next] = nil
 		st.next++
 		st.mu.Unlock()
-		if w.run == nil || budget == 0 {
-			w.handed = true
-			w.done <- struct{}{}
-			return
-		}
-		w.run()
+		g.run(w.run)
+		ran = append(ran, w)
+	}
+	g.flush()
+	for i, w := range ran {
+		w.err = g.result(i + 1)
 		w.done <- struct{}{}
 	}
+	err := g.result(0)
+	g.free()
+	st.handOver()
+	return err
+}
+
+// handOver gives the stripe to the next waiter, or frees it when none is
+// left.
+func (st *stripe) handOver() {
+	st.mu.Lock()
+	if st.next == len(st.waiters) {
+		st.held = false
+		st.waiters, st.next = st.waiters[:0], 0
+		st.mu.Unlock()
+		return
+	}
+	w := st.waiters[st.next]
+	st.waiters[st.next] = nil
+	st.next++
+	st.mu.Unlock()
+	w.handed = true
+	w.done <- struct{}{}
 }

@@ -94,7 +94,7 @@ func floydSample(n, k int64) []int64 {
 // rather than exactly uniform over the elements.
 func (v *view) seekSample(cf CF, count int64, distinct bool) ([]Element, error) {
 	lower, upper := v.prefix()
-	it := v.db.s.newIterator(cf, lower, upper, v.snap)
+	it := v.db.newIterator(cf, lower, upper, v.snap)
 	defer it.close()
 	v.seekEnd(it, lower, cf, false)
 	if !it.Valid() {

@@ -83,7 +83,7 @@ func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
 	if err != nil || len(elems) == 0 {
 		return nil, err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	members := make([][]byte, len(elems))
 	for i, e := range elems {
 		members[i] = e.Sub
@@ -98,7 +98,7 @@ func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
 // spopWindow live ones, found from the pop hint.
 func (v *view) frontSample(count int64) ([]Element, error) {
 	lower, upper := v.prefix()
-	it := v.db.s.newIterator(CFDefault, lower, upper, v.snap)
+	it := v.db.newIterator(CFDefault, lower, upper, v.snap)
 	defer it.close()
 	var window []Element
 	for v.seekEnd(it, lower, CFDefault, false); it.Valid() && int64(len(window)) < count+spopWindow; it.Next() {
@@ -132,7 +132,7 @@ func (db DB) SMove(src, dst, member []byte) (bool, error) {
 	if bytes.Equal(src, dst) {
 		return true, nil
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	b.del(CFDefault, from.subkey(member))
 	from.meta.Size--
 	from.saveMeta(b)
@@ -166,7 +166,7 @@ const membershipChunk = 256
 // valid only during the call. Every key must hold a set or be absent; an
 // absent key is an empty set.
 func (db DB) SetCombine(op SetOp, keys [][]byte, fn func(member []byte) bool) error {
-	snap := db.s.db.NewSnapshot()
+	snap := db.snapshot()
 	defer db.s.db.ReleaseSnapshot(snap)
 	sets := make([]*collection, len(keys))
 	anyAbsent := false
@@ -297,7 +297,7 @@ func firstError(errs ...error) error {
 func (db DB) SetStore(op SetOp, dst []byte, keys [][]byte) (int64, error) {
 	out := &collection{db: db, nsKey: db.nsKey(dst), key: dst}
 	out.meta = metadata.New(metadata.TypeSet, db.s.versions.Next(nowTime()))
-	b := db.s.newBatch()
+	b := db.newBatch()
 	err := db.SetCombine(op, keys, func(m []byte) bool {
 		b.put(CFDefault, out.subkey(m), nil)
 		out.meta.Size++

@@ -7,7 +7,7 @@ import "github.com/basaltdb/basalt/metadata"
 // keys are one contiguous range of the metadata column family.
 func (db DB) KeysInSlot(slot uint16, limit int64) (keys [][]byte, count int64, err error) {
 	lower := metadata.AppendSlotPrefix(nil, db.ns, slot)
-	it := db.s.newIterator(CFMetadata, lower, metadata.PrefixEnd(lower), nil)
+	it := db.newIterator(CFMetadata, lower, metadata.PrefixEnd(lower), nil)
 	defer it.close()
 	now := nowMs()
 	for it.SeekToFirst(); it.Valid(); it.Next() {

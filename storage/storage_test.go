@@ -237,7 +237,7 @@ func TestLocksExcludeSameKey(t *testing.T) {
 				if (g+i)%3 == 0 {
 					keys = append(keys, b(fmt.Sprintf("other:%d", i)), b("hot"))
 				}
-				l.Do("ns", keys, func() {
+				l.Do("ns", keys, func(*Group) {
 					if inside.Add(1) != 1 {
 						overlaps.Add(1)
 					}
@@ -254,10 +254,10 @@ func TestLocksExcludeSameKey(t *testing.T) {
 
 	held := make(chan struct{})
 	release := make(chan struct{})
-	go l.Do("ns", [][]byte{b("hot")}, func() { close(held); <-release })
+	go l.Do("ns", [][]byte{b("hot")}, func(*Group) { close(held); <-release })
 	<-held
 	other := make(chan struct{})
-	go l.Do("ns", [][]byte{b("cold")}, func() { close(other) })
+	go l.Do("ns", [][]byte{b("cold")}, func(*Group) { close(other) })
 	select {
 	case <-other:
 	case <-time.After(5 * time.Second):

@@ -62,7 +62,7 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 			}
 		}
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	for i, m := range members {
 		cur, exists := current[string(m)]
 		if (f.NX && exists) || (f.XX && !exists) {
@@ -132,7 +132,7 @@ func (db DB) ZRem(key []byte, members [][]byte) (int64, error) {
 	if len(gone) == 0 {
 		return 0, nil
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	c.removeMembers(b, gone)
 	c.saveMeta(b)
 	return int64(len(gone)), b.commit()
@@ -235,7 +235,7 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 		return c.walkLex(snap, r, fn)
 	}
 	lower, upper := c.prefix()
-	it := c.db.s.newIterator(CFZSetScore, lower, upper, snap)
+	it := c.db.newIterator(CFZSetScore, lower, upper, snap)
 	defer it.close()
 	step := it.Next
 	if r.Rev {
@@ -291,7 +291,7 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 // walkLex walks members in lex order through the default column family.
 func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member []byte, score float64) bool) error {
 	lower, upper := c.prefix()
-	it := c.db.s.newIterator(CFDefault, lower, upper, snap)
+	it := c.db.newIterator(CFDefault, lower, upper, snap)
 	defer it.close()
 	step := it.Next
 	if r.Rev {
@@ -361,7 +361,7 @@ func (db DB) ZRemRange(key []byte, r ZRange) (int64, error) {
 	if err != nil || len(gone) == 0 {
 		return 0, err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	c.removeMembers(b, gone)
 	c.saveMeta(b)
 	return int64(len(gone)), b.commit()
@@ -378,7 +378,7 @@ func (db DB) ZPop(key []byte, max bool, count int64) ([]ScoredMember, error) {
 	if err != nil || len(popped) == 0 {
 		return popped, err
 	}
-	b := db.s.newBatch()
+	b := db.newBatch()
 	c.removeMembers(b, popped)
 	c.saveMeta(b)
 	return popped, b.commit()
@@ -440,7 +440,7 @@ func (db DB) ZRangeStore(dst, src []byte, r ZRange) (int64, error) {
 func (db DB) ZStore(dst []byte, ms []ScoredMember) (int64, error) {
 	out := &collection{db: db, nsKey: db.nsKey(dst), key: dst}
 	out.meta = metadata.New(metadata.TypeZSet, db.s.versions.Next(nowTime()))
-	b := db.s.newBatch()
+	b := db.newBatch()
 	for _, m := range ms {
 		b.put(CFDefault, out.subkey(m.Member), metadata.AppendScore(nil, m.Score))
 		b.put(CFZSetScore, out.subkey(scoreSub(m.Score, m.Member)), nil)

@@ -122,7 +122,7 @@ func (db DB) ZCheckSources(keys [][]byte) error {
 // sets (or sets) at keys, weighted and aggregated as ZUNION/ZINTER do, and
 // returns it ordered by score then member. weights may be nil (all 1).
 func (db DB) ZCombine(op SetOp, keys [][]byte, weights []float64, agg Aggregate, limit int64) ([]ScoredMember, error) {
-	snap := db.s.db.NewSnapshot()
+	snap := db.snapshot()
 	defer db.s.db.ReleaseSnapshot(snap)
 	srcs := make([]*zsource, len(keys))
 	for i, k := range keys {

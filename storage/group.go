@@ -1,0 +1,301 @@
+package storage
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// A Group collects the writes of the critical sections that one holder of
+// a lock stripe runs back to back (see Locks), and applies them with one
+// RocksDB write before any of their clients is answered. On a hot key this
+// turns the metadata reads and writes of N commands into one each, and N
+// RocksDB writes into one: a later write of the same record replaces the
+// earlier one in the group instead of adding a memtable entry.
+//
+// Reads through a DB bound to the group (DB.In) see its pending writes:
+// point reads look them up first; iterators and snapshots, which cannot
+// merge them, have them written out first. Reads from outside the group
+// never see them, so no client can observe a write before it is applied.
+//
+// A Group is used by one goroutine at a time: the stripe's holder.
+type Group struct {
+	s   *Storage
+	ops []op
+	// index maps a key to the position in ops of its last op; it covers
+	// ops[:indexed] and is built only once a second batch or a read needs
+	// it, so a group of one command pays nothing for it.
+	index   [numCF]map[string]int
+	indexed int
+	arena   arena
+	// member counts the critical sections run so far; pendingFrom is the
+	// first of them with an op in ops.
+	member      int
+	pendingFrom int
+	// failedFrom is the first member whose writes were lost with err; the
+	// members from it on are answered with err. -1: none failed.
+	failedFrom int
+	err        error
+}
+
+var groups = sync.Pool{New: func() any { return &Group{failedFrom: -1} }}
+
+func newGroup(s *Storage) *Group {
+	g := groups.Get().(*Group)
+	g.s = s
+	return g
+}
+
+// free returns a flushed group to the pool.
+func (g *Group) free() {
+	g.s, g.member, g.failedFrom, g.err = nil, 0, -1, nil
+	groups.Put(g)
+}
+
+// run runs fn as the group's next member.
+func (g *Group) run(fn func(*Group)) {
+	fn(g)
+	g.member++
+}
+
+// result is the outcome of member m once the group is flushed.
+func (g *Group) result(m int) error {
+	if g.failedFrom >= 0 && m >= g.failedFrom {
+		return g.err
+	}
+	return nil
+}
+
+// add takes over the ops of one committed batch, copying their bytes,
+// since a caller may reuse its slices once commit returns.
+func (g *Group) add(ops []op) error {
+	if g.err != nil {
+		return g.err
+	}
+	if len(g.ops) == 0 {
+		g.pendingFrom = g.member
+		for _, o := range ops {
+			g.ops = append(g.ops, g.own(o))
+		}
+	} else {
+		g.indexAll()
+		for _, o := range ops {
+			g.replaceOrAppend(g.own(o))
+		}
+	}
+	if hasDeleteRange(ops) {
+		// Point lookups cannot tell what a pending range deletion hides.
+		g.flush()
+	}
+	return g.err
+}
+
+func hasDeleteRange(ops []op) bool {
+	for _, o := range ops {
+		if o.kind == opDeleteRange {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Group) own(o op) op {
+	o.key, o.value = g.arena.copy(o.key), g.arena.copy(o.value)
+	return o
+}
+
+// replaceOrAppend adds an indexed op; a point op on a key the group
+// already writes replaces the earlier op, which the batch would overwrite
+// anyway.
+func (g *Group) replaceOrAppend(o op) {
+	if o.kind != opDeleteRange {
+		if i, ok := g.cfIndex(o.cf)[arenaString(o.key)]; ok {
+			g.ops[i] = o
+			return
+		}
+	}
+	g.ops = append(g.ops, o)
+	g.indexAll()
+}
+
+// indexAll indexes the ops not indexed yet.
+func (g *Group) indexAll() {
+	for ; g.indexed < len(g.ops); g.indexed++ {
+		o := g.ops[g.indexed]
+		if o.kind != opDeleteRange {
+			g.cfIndex(o.cf)[arenaString(o.key)] = g.indexed
+		}
+	}
+}
+
+func (g *Group) cfIndex(cf CF) map[string]int {
+	if g.index[cf] == nil {
+		g.index[cf] = make(map[string]int)
+	}
+	return g.index[cf]
+}
+
+// pending tells what the group's pending writes say about key: put with
+// its value (owned by the group: copy it), deleted, or nothing.
+type pending uint8
+
+const (
+	notPending pending = iota
+	pendingPut
+	pendingDelete
+)
+
+func (g *Group) lookup(cf CF, key []byte) ([]byte, pending) {
+	if len(g.ops) == 0 {
+		return nil, notPending
+	}
+	g.indexAll()
+	i, ok := g.index[cf][string(key)]
+	if !ok {
+		return nil, notPending
+	}
+	if g.ops[i].kind == opDelete {
+		return nil, pendingDelete
+	}
+	return g.ops[i].value, pendingPut
+}
+
+// flush applies the pending writes with one RocksDB write. A failure is
+// kept: it fails every member from the first one whose write was lost,
+// and the group takes no more writes.
+func (g *Group) flush() {
+	if len(g.ops) == 0 {
+		return
+	}
+	if err := g.s.write(g.ops); err != nil {
+		g.err, g.failedFrom = err, g.pendingFrom
+	}
+	clear(g.ops)
+	g.ops, g.indexed = g.ops[:0], 0
+	for _, m := range g.index {
+		clear(m)
+	}
+	g.arena.reset()
+}
+
+// arena holds the bytes of a group's ops. Slices it hands out stay valid
+// until reset: a full chunk is left to the slices pointing into it and a
+// new one started.
+type arena []byte
+
+const arenaChunk = 64 << 10
+
+func (a *arena) copy(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if cap(*a)-len(*a) < len(b) {
+		*a = make([]byte, 0, max(arenaChunk, len(b)))
+	}
+	n := len(*a)
+	*a = append(*a, b...)
+	return (*a)[n:len(*a):len(*a)]
+}
+
+func (a *arena) reset() {
+	if cap(*a) > arenaChunk {
+		*a = nil
+		return
+	}
+	*a = (*a)[:0]
+}
+
+// arenaString views bytes of the arena as a string without copying them;
+// they are never modified until the index entry is cleared.
+func arenaString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// The reads and writes of a DB go through its group when it has one.
+
+// In returns the view bound to group g (nil: none): its writes join g and
+// its reads see g's pending writes. Locks hands out groups.
+func (db DB) In(g *Group) DB {
+	db.g = g
+	return db
+}
+
+func (db DB) newBatch() *batch { return &batch{s: db.s, g: db.g} }
+
+// get appends the value of key in cf to dst; found is false when absent.
+func (db DB) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
+	if db.g != nil {
+		switch v, p := db.g.lookup(cf, key); p {
+		case pendingPut:
+			return append(dst, v...), true, nil
+		case pendingDelete:
+			return dst, false, nil
+		}
+	}
+	return db.s.get(cf, key, dst)
+}
+
+// multiGet reads many keys; absent ones are nil.
+func (db DB) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
+	if db.g == nil || len(db.g.ops) == 0 {
+		return db.s.multiGet(cf, keys)
+	}
+	out := make([][]byte, len(keys))
+	var rest [][]byte
+	var restAt []int
+	for i, k := range keys {
+		switch v, p := db.g.lookup(cf, k); p {
+		case pendingPut:
+			out[i] = append([]byte{}, v...)
+		case notPending:
+			rest, restAt = append(rest, k), append(restAt, i)
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	values, err := db.s.multiGet(cf, rest)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range restAt {
+		out[i] = values[j]
+	}
+	return out, nil
+}
+
+func (db DB) put(cf CF, key, value []byte) error {
+	b := db.newBatch()
+	b.put(cf, key, value)
+	return b.commit()
+}
+
+func (db DB) delete(cf CF, key []byte) error {
+	b := db.newBatch()
+	b.del(cf, key)
+	return b.commit()
+}
+
+// newIterator is Storage.newIterator over the group's writes too.
+func (db DB) newIterator(cf CF, lower, upper []byte, snap *grocksdb.Snapshot) iterator {
+	if db.g != nil {
+		db.g.flush()
+	}
+	return db.s.newIterator(cf, lower, upper, snap)
+}
+
+// scan is Storage.scan over the group's writes too.
+func (db DB) scan(cf CF, lower, upper []byte, fn func(key, value []byte) error) error {
+	if db.g != nil {
+		db.g.flush()
+	}
+	return db.s.scan(cf, lower, upper, nil, fn)
+}
+
+// snapshot takes a snapshot that includes the group's writes; release it
+// with db.s.db.ReleaseSnapshot.
+func (db DB) snapshot() *grocksdb.Snapshot {
+	if db.g != nil {
+		db.g.flush()
+	}
+	return db.s.db.NewSnapshot()
+}
