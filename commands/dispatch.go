@@ -72,8 +72,9 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		}
 	}
 	e.pause.wait(cmd, writes)
-	// Commands share the gate; an Exclusive one (EXEC) holds it alone, so
-	// that nobody sees a transaction half done.
+	// Commands share the gate; an Exclusive one holds it alone: nobody
+	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in
+	// flight, so none lands after them.
 	if cmd.Flags&Exclusive != 0 {
 		e.gate.Lock()
 		defer e.gate.Unlock()

@@ -13,8 +13,8 @@ func init() {
 	register(
 		&Command{Name: "time", Arity: 1, Flags: Fast, Handler: cmdTime},
 		&Command{Name: "dbsize", Arity: -1, Flags: ReadOnly, Handler: cmdDBSize},
-		&Command{Name: "flushdb", Arity: -1, Flags: Write, Handler: cmdFlushDB},
-		&Command{Name: "flushall", Arity: -1, Flags: Write | Admin, Handler: cmdFlushAll},
+		&Command{Name: "flushdb", Arity: -1, Flags: Write | Exclusive, Handler: cmdFlushDB},
+		&Command{Name: "flushall", Arity: -1, Flags: Write | Admin | Exclusive, Handler: cmdFlushAll},
 		&Command{Name: "shutdown", Arity: -1, Flags: Admin | NoMulti, Handler: cmdShutdown},
 		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
 		&Command{Name: "info", Arity: -1, Handler: cmdInfo},

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
@@ -104,15 +103,9 @@ func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, fn func(s
 	} else {
 		c.seekEnd(it, lower, cf, false)
 	}
-	for ; it.Valid(); it.Next() {
-		if !fn(it.keyData()[len(lower):], it.valueData()) {
-			break
-		}
-	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("storage: iterate: %w", err)
-	}
-	return nil
+	return it.walk(false, func(key, value []byte) bool {
+		return fn(key[len(lower):], value)
+	})
 }
 
 // view is a consistent read of one collection: its metadata and elements

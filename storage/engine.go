@@ -337,13 +337,17 @@ func (s *Storage) newIterator(cf CF, lower, upper []byte, snap *grocksdb.Snapsho
 func (s *Storage) scan(cf CF, lower, upper []byte, snap *grocksdb.Snapshot, fn func(key, value []byte) error) error {
 	it := s.newIterator(cf, lower, upper, snap)
 	defer it.close()
-	for it.SeekToFirst(); it.Valid(); it.Next() {
-		if err := fn(it.keyData(), it.valueData()); err != nil {
-			return err
-		}
+	it.SeekToFirst()
+	var fnErr error
+	err := it.walk(false, func(key, value []byte) bool {
+		fnErr = fn(key, value)
+		return fnErr == nil
+	})
+	if fnErr != nil {
+		return fnErr
 	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("storage: iterate %s: %w", cf, err)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cf, err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
 )
 
 // holdStripe holds the stripe of key until the returned function is
@@ -156,5 +157,64 @@ func TestGroupIteratorSeesPendingWrites(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGroupHotKeyIncrements runs read-modify-writes of one hot key from
+// many goroutines, combined into groups: every increment must see all the
+// ones before it, through point reads and multi-gets alike.
+func TestGroupHotKeyIncrements(t *testing.T) {
+	db := newTestDB(t)
+	key := b("hot")
+	// A sorted set under the same stripe, found by trying names.
+	var zkey []byte
+	for i := 0; zkey == nil; i++ {
+		if k := b(fmt.Sprint("z", i)); stripeOf(db.ns, k) == stripeOf(db.ns, key) {
+			zkey = k
+		}
+	}
+	const goroutines, each = 16, 200
+	var mu sync.Mutex
+	seen := make(map[int64]bool)
+	var wg sync.WaitGroup
+	for i := 0; i < goroutines; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < each; j++ {
+				var n int64
+				var err error
+				applyErr := db.s.Locks.Do(db.ns, [][]byte{key}, func(g *Group) {
+					in := db.In(g)
+					// ZADD INCR reads its member with a multi-get.
+					res, zerr := in.ZAdd(zkey, ZAddFlags{Incr: true}, []float64{1}, [][]byte{b("m")})
+					if n, err = in.HIncrBy(key, b("n"), 1); err == nil && zerr == nil && int64(res.Score) != n {
+						t.Errorf("HINCRBY gave %d, ZADD INCR %v", n, res.Score)
+					}
+					if zerr != nil {
+						err = zerr
+					}
+				})
+				if err != nil || applyErr != nil {
+					t.Error(err, applyErr)
+					return
+				}
+				// Applied once Do returns: visible to a plain read.
+				v, _, _ := db.HGet(key, b("n"))
+				if got, _ := num.ParseInt(v); got < n {
+					t.Errorf("HGET after HINCRBY returned %d = %q", n, v)
+				}
+				mu.Lock()
+				seen[n] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != goroutines*each {
+		t.Fatalf("%d distinct results of %d increments", len(seen), goroutines*each)
+	}
+	if v, _, _ := db.HGet(key, b("n")); string(v) != fmt.Sprint(goroutines*each) {
+		t.Fatalf("counter = %q", v)
 	}
 }

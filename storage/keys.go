@@ -156,16 +156,19 @@ func (db DB) Scan(a ScanArgs) (keys [][]byte, next []byte, err error) {
 		it.SeekToFirst()
 	}
 	now := nowMs()
-	for examined := 0; it.Valid(); it.Next() {
+	examined := 0
+	err = it.walk(false, func(nsKey, value []byte) bool {
 		if examined == a.Count {
-			return keys, append([]byte(nil), it.keyData()...), nil
+			next = append([]byte(nil), nsKey...)
+			return false
 		}
 		examined++
-		if k, ok := db.visible(it.keyData(), it.valueData(), now, a.Match, a.Type); ok {
+		if k, ok := db.visible(nsKey, value, now, a.Match, a.Type); ok {
 			keys = append(keys, k)
 		}
-	}
-	return keys, nil, it.Err()
+		return true
+	})
+	return keys, next, err
 }
 
 // scanRange bounds a scan of the namespace, narrowed to the literal prefix
@@ -205,12 +208,14 @@ func (db DB) Keys(match []byte) ([][]byte, error) {
 	defer it.close()
 	now := nowMs()
 	var keys [][]byte
-	for it.SeekToFirst(); it.Valid(); it.Next() {
-		if k, ok := db.visible(it.keyData(), it.valueData(), now, match, metadata.TypeNone); ok {
+	it.SeekToFirst()
+	err := it.walk(false, func(nsKey, value []byte) bool {
+		if k, ok := db.visible(nsKey, value, now, match, metadata.TypeNone); ok {
 			keys = append(keys, k)
 		}
-	}
-	return keys, it.Err()
+		return true
+	})
+	return keys, err
 }
 
 // KeyStats are the figures of INFO keyspace and DBSIZE.
@@ -229,24 +234,25 @@ func (db DB) Stats() (KeyStats, error) {
 	now := nowMs()
 	var st KeyStats
 	var ttlSum int64
-	for it.SeekToFirst(); it.Valid(); it.Next() {
-		v := it.valueData()
-		if _, ok := db.visible(it.keyData(), v, now, nil, metadata.TypeNone); !ok {
+	it.SeekToFirst()
+	err := it.walk(false, func(nsKey, v []byte) bool {
+		if _, ok := db.visible(nsKey, v, now, nil, metadata.TypeNone); !ok {
 			if _, expire, ok := metadata.PeekType(v); ok && expire != 0 && expire < now {
 				st.Expired++
 			}
-			continue
+			return true
 		}
 		st.Keys++
 		if _, expire, _ := metadata.PeekType(v); expire != 0 {
 			st.Expires++
 			ttlSum += expire - now
 		}
-	}
+		return true
+	})
 	if st.Expires > 0 {
 		st.AvgTTL = ttlSum / st.Expires
 	}
-	return st, it.Err()
+	return st, err
 }
 
 // randomKeyWalk bounds how many live keys RandomKey steps over after its

@@ -275,29 +275,29 @@ func (c *collection) matches(elem []byte, fromRight bool, skip, limit, maxLen in
 	defer it.close()
 	// Seek to the ends the metadata gives, not to the ends of the prefix:
 	// pops leave tombstones beyond them.
-	step := it.Next
 	if fromRight {
 		it.SeekForPrev(c.at(c.meta.Tail - 1))
-		step = it.Prev
 	} else {
 		it.Seek(c.at(c.meta.Head))
 	}
 	var out []uint64
-	for seen := int64(0); it.Valid() && (maxLen == 0 || seen < maxLen); step() {
+	seen := int64(0)
+	err := it.walk(fromRight, func(key, value []byte) bool {
+		if maxLen != 0 && seen == maxLen {
+			return false
+		}
 		seen++
-		if !bytes.Equal(it.valueData(), elem) {
-			continue
+		if !bytes.Equal(value, elem) {
+			return true
 		}
 		if skip > 0 {
 			skip--
-			continue
+			return true
 		}
-		out = append(out, binary.BigEndian.Uint64(it.keyData()[len(lower):]))
-		if limit != 0 && int64(len(out)) == limit {
-			break
-		}
-	}
-	return out, it.Err()
+		out = append(out, binary.BigEndian.Uint64(key[len(lower):]))
+		return limit == 0 || int64(len(out)) < limit
+	})
+	return out, err
 }
 
 // LRem removes count occurrences of elem (all with 0; from the right when

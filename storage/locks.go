@@ -142,14 +142,43 @@ func (st *stripe) acquire(run func(*Group)) (handed bool, err error) {
 }
 
 // lead runs fn, the holder's own critical section, then the waiting ones it
-// may run, all in one group; flushes the group; answers the waiters it ran
-// and hands the stripe over. It returns fn's outcome.
+// may run, in groups: it runs the sections queued so far in one group,
+// applies it and answers their clients, and goes on with the sections
+// queued meanwhile. Only when its budget is spent does it hand the stripe
+// to a waiter, since waking that goroutine leaves the stripe idle until
+// the scheduler runs it. It returns fn's outcome.
 func (st *stripe) lead(s *Storage, fn func(*Group)) error {
-	g := newGroup(s)
-	g.run(fn)
-	var inline [maxCombined]*lockWaiter
-	ran := inline[:0]
-	for len(ran) < maxCombined {
+	var err error
+	budget := maxCombined
+	for first := true; ; first = false {
+		g := newGroup(s)
+		if first {
+			g.run(fn)
+		}
+		ran := st.runQueued(g, &budget)
+		g.flush()
+		if first {
+			err = g.result(0)
+		}
+		for i, w := range ran {
+			w.err = g.result(g.member - len(ran) + i)
+			w.done <- struct{}{}
+		}
+		g.free()
+		if len(ran) == 0 || budget == 0 {
+			break
+		}
+	}
+	st.handOver()
+	return err
+}
+
+// runQueued runs the queued critical sections in g, from the oldest, until
+// one cannot be run for its owner (a multi-key holder) or the budget is
+// spent, and returns their waiters.
+func (st *stripe) runQueued(g *Group, budget *int) []*lockWaiter {
+	var ran []*lockWaiter
+	for ; *budget > 0; *budget-- {
 		st.mu.Lock()
 		if st.next == len(st.waiters) || st.waiters[st.next].run == nil {
 			st.mu.Unlock()
@@ -162,15 +191,7 @@ func (st *stripe) lead(s *Storage, fn func(*Group)) error {
 		g.run(w.run)
 		ran = append(ran, w)
 	}
-	g.flush()
-	for i, w := range ran {
-		w.err = g.result(i + 1)
-		w.done <- struct{}{}
-	}
-	err := g.result(0)
-	g.free()
-	st.handOver()
-	return err
+	return ran
 }
 
 // handOver gives the stripe to the next waiter, or frees it when none is

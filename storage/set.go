@@ -101,10 +101,12 @@ func (v *view) frontSample(count int64) ([]Element, error) {
 	it := v.db.newIterator(CFDefault, lower, upper, v.snap)
 	defer it.close()
 	var window []Element
-	for v.seekEnd(it, lower, CFDefault, false); it.Valid() && int64(len(window)) < count+spopWindow; it.Next() {
-		window = append(window, Element{Sub: append([]byte(nil), it.keyData()[len(lower):]...)})
-	}
-	if err := it.Err(); err != nil {
+	v.seekEnd(it, lower, CFDefault, false)
+	err := it.walk(false, func(key, _ []byte) bool {
+		window = append(window, Element{Sub: append([]byte(nil), key[len(lower):]...)})
+		return int64(len(window)) < count+spopWindow
+	})
+	if err != nil {
 		return nil, err
 	}
 	rand.Shuffle(len(window), func(i, j int) { window[i], window[j] = window[j], window[i] })

@@ -10,13 +10,15 @@ func (db DB) KeysInSlot(slot uint16, limit int64) (keys [][]byte, count int64, e
 	it := db.newIterator(CFMetadata, lower, metadata.PrefixEnd(lower), nil)
 	defer it.close()
 	now := nowMs()
-	for it.SeekToFirst(); it.Valid(); it.Next() {
-		if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
+	it.SeekToFirst()
+	err = it.walk(false, func(nsKey, value []byte) bool {
+		if k, ok := db.visible(nsKey, value, now, nil, metadata.TypeNone); ok {
 			if limit < 0 || int64(len(keys)) < limit {
 				keys = append(keys, k)
 			}
 			count++
 		}
-	}
-	return keys, count, it.Err()
+		return true
+	})
+	return keys, count, err
 }

@@ -237,10 +237,6 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 	lower, upper := c.prefix()
 	it := c.db.newIterator(CFZSetScore, lower, upper, snap)
 	defer it.close()
-	step := it.Next
-	if r.Rev {
-		step = it.Prev
-	}
 	skip, left := r.Offset, r.Count
 	switch {
 	case r.By == ByRank:
@@ -265,27 +261,30 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 		}
 		it.Seek(metadata.AppendScore(lower[:len(lower):len(lower)], from))
 	}
-	for ; it.Valid() && left != 0; step() {
-		sub := it.keyData()[len(lower):]
+	if left == 0 {
+		return nil
+	}
+	return it.walk(r.Rev, func(key, _ []byte) bool {
+		sub := key[len(lower):]
 		score := decodeScore(sub)
 		if r.By == ByScore {
 			if r.beforeScore(score) {
-				continue
+				return true
 			}
 			if r.pastScore(score) {
-				break
+				return false
 			}
 		}
 		if skip > 0 {
 			skip--
-			continue
+			return true
 		}
 		if !fn(sub[8:], score) {
-			break
+			return false
 		}
 		left--
-	}
-	return it.Err()
+		return left != 0
+	})
 }
 
 // walkLex walks members in lex order through the default column family.
@@ -293,9 +292,7 @@ func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member [
 	lower, upper := c.prefix()
 	it := c.db.newIterator(CFDefault, lower, upper, snap)
 	defer it.close()
-	step := it.Next
 	if r.Rev {
-		step = it.Prev
 		if r.LexMax.Inf == 0 {
 			it.SeekForPrev(append(lower[:len(lower):len(lower)], r.LexMax.Value...))
 		} else {
@@ -307,24 +304,27 @@ func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member [
 		c.seekEnd(it, lower, CFDefault, false)
 	}
 	skip, left := r.Offset, r.Count
-	for ; it.Valid() && left != 0; step() {
-		m := it.keyData()[len(lower):]
+	if left == 0 {
+		return nil
+	}
+	return it.walk(r.Rev, func(key, value []byte) bool {
+		m := key[len(lower):]
 		if (r.Rev && lexAbove(m, r.LexMax)) || (!r.Rev && lexBelow(m, r.LexMin)) {
-			continue
+			return true
 		}
 		if (r.Rev && lexBelow(m, r.LexMin)) || (!r.Rev && lexAbove(m, r.LexMax)) {
-			break
+			return false
 		}
 		if skip > 0 {
 			skip--
-			continue
+			return true
 		}
-		if !fn(m, decodeScore(it.valueData())) {
-			break
+		if !fn(m, decodeScore(value)) {
+			return false
 		}
 		left--
-	}
-	return it.Err()
+		return left != 0
+	})
 }
 
 // ZRangeWalk calls fn for the members of range r of a sorted set as of one

@@ -1,0 +1,128 @@
+package storage
+
+/*
+#include <stdint.h>
+#include <string.h>
+#include <rocksdb/c.h>
+
+typedef struct {
+	int    entries; // entries copied
+	size_t used;    // bytes of buf they fill
+	size_t need;    // when no entry fits: the size of the next one
+} basalt_fill_result;
+
+// basalt_iter_fill copies entries of it, from its current one, into buf,
+// each as (uint32 key length, key, uint32 value length, value), until max
+// are copied, the next one does not fit or the iterator is exhausted. It
+// moves it past every entry copied: forward, or backward when reverse.
+static basalt_fill_result basalt_iter_fill(rocksdb_iterator_t* it, int reverse, char* buf, size_t cap, int max) {
+	basalt_fill_result r = {0, 0, 0};
+	while (r.entries < max && rocksdb_iter_valid(it)) {
+		size_t klen, vlen;
+		const char* k = rocksdb_iter_key(it, &klen);
+		const char* v = rocksdb_iter_value(it, &vlen);
+		size_t size = 8 + klen + vlen;
+		if (r.used + size > cap) {
+			if (r.entries == 0) {
+				r.need = size;
+			}
+			break;
+		}
+		uint32_t k32 = (uint32_t)klen, v32 = (uint32_t)vlen;
+		char* p = buf + r.used;
+		memcpy(p, &k32, 4);
+		memcpy(p + 4, k, klen);
+		memcpy(p + 4 + klen, &v32, 4);
+		memcpy(p + 8 + klen, v, vlen);
+		r.used += size;
+		r.entries++;
+		if (reverse) {
+			rocksdb_iter_prev(it);
+		} else {
+			rocksdb_iter_next(it);
+		}
+	}
+	return r;
+}
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// Walking an iterator through grocksdb costs four cgo calls per entry (Valid,
+// Key, Value, Next), each of which also allocates. walk copies entries in
+// batches instead, with one call per batch into a Go buffer. Batches start
+// small and double, so that a walk stopped after a few entries (a LIMIT)
+// copies few more than it uses.
+const (
+	firstWalkBatch = 8
+	maxWalkBatch   = 512
+	walkBufferSize = 16 << 10
+)
+
+var walkBuffers = sync.Pool{New: func() any { b := make([]byte, walkBufferSize); return &b }}
+
+// walk calls fn with the entries from the iterator's position on, moving
+// forward (backward when reverse), until fn returns false or the bounds
+// end. key and value are valid only during the call. The iterator's
+// position afterwards is unspecified.
+func (it iterator) walk(reverse bool, fn func(key, value []byte) bool) error {
+	bufp := walkBuffers.Get().(*[]byte)
+	defer walkBuffers.Put(bufp)
+	rev := C.int(0)
+	if reverse {
+		rev = 1
+	}
+	for batch := firstWalkBatch; ; batch = min(2*batch, maxWalkBatch) {
+		buf := *bufp
+		r := C.basalt_iter_fill(nativeIterator(it.Iterator), rev, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), C.int(batch))
+		if r.entries == 0 {
+			if r.need == 0 {
+				break // exhausted
+			}
+			// One entry larger than the buffer: a buffer just for it,
+			// not kept in the pool.
+			big := make([]byte, int(r.need))
+			bufp = &big
+			continue
+		}
+		if !eachEntry(buf[:r.used], fn) {
+			return nil
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("storage: iterate: %w", err)
+	}
+	return nil
+}
+
+// eachEntry calls fn for the entries basalt_iter_fill wrote to b, until fn
+// returns false; it reports whether fn wanted more.
+func eachEntry(b []byte, fn func(key, value []byte) bool) bool {
+	for len(b) > 0 {
+		klen := int(binary.NativeEndian.Uint32(b))
+		key := b[4 : 4+klen : 4+klen]
+		b = b[4+klen:]
+		vlen := int(binary.NativeEndian.Uint32(b))
+		value := b[4 : 4+vlen : 4+vlen]
+		b = b[4+vlen:]
+		if !fn(key, value) {
+			return false
+		}
+	}
+	return true
+}
+
+// nativeIterator returns the RocksDB iterator behind it. grocksdb keeps it
+// in the Iterator's only field and does not export it; TestWalkMatchesIterator
+// fails if that ever changes.
+func nativeIterator(it *grocksdb.Iterator) *C.rocksdb_iterator_t {
+	return *(**C.rocksdb_iterator_t)(unsafe.Pointer(it))
+}
