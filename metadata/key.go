@@ -74,6 +74,16 @@ func (l Layout) AppendSubkeyPrefix(dst []byte, ns string, key []byte, version ui
 	return binary.BigEndian.AppendUint64(dst, version)
 }
 
+// SubkeyPrefixLen is the length of AppendSubkeyPrefix's output, so that
+// callers can allocate a key once.
+func (l Layout) SubkeyPrefixLen(ns string, key []byte) int {
+	n := 1 + len(ns) + 4 + len(key) + 8
+	if l.Cluster {
+		n += 2
+	}
+	return n
+}
+
 // AppendInternalKey appends the internal key of one element (subkey) of a
 // collection: the subkey prefix followed by sub.
 func (l Layout) AppendInternalKey(dst []byte, ns string, key []byte, version uint64, sub []byte) []byte {

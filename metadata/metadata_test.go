@@ -186,6 +186,9 @@ func TestParseKeys(t *testing.T) {
 		if err != nil || string(k.Namespace) != "tenant" || string(k.Key) != "user:1" || k.Version != v || string(k.Sub) != "field" {
 			t.Fatalf("ParseInternalKey = %+v %v", k, err)
 		}
+		if n := l.SubkeyPrefixLen("tenant", []byte("user:1")); n != len(ikey)-len("field") {
+			t.Fatalf("SubkeyPrefixLen = %d, the prefix has %d bytes", n, len(ikey)-len("field"))
+		}
 		if got := l.AppendNSKeyOf(nil, k); !bytes.Equal(got, nsKey) {
 			t.Fatalf("AppendNSKeyOf = %x, want %x", got, nsKey)
 		}

@@ -53,12 +53,24 @@ func (db DB) forRead(key []byte, t metadata.Type) (*collection, error) {
 
 // subkey returns the internal key of element sub in a new slice.
 func (c *collection) subkey(sub []byte) []byte {
-	return c.db.s.layout.AppendInternalKey(nil, c.db.ns, c.key, c.meta.Version, sub)
+	return c.db.s.layout.AppendInternalKey(c.newKey(len(sub)), c.db.ns, c.key, c.meta.Version, sub)
+}
+
+// newKey allocates an empty internal key with room for a subkey of n
+// bytes.
+func (c *collection) newKey(n int) []byte {
+	return make([]byte, 0, c.db.s.layout.SubkeyPrefixLen(c.db.ns, c.key)+n)
+}
+
+// scoreKey returns the internal key of a member's zset_score record.
+func (c *collection) scoreKey(score float64, member []byte) []byte {
+	k := c.db.s.layout.AppendSubkeyPrefix(c.newKey(8+len(member)), c.db.ns, c.key, c.meta.Version)
+	return append(metadata.AppendScore(k, score), member...)
 }
 
 // prefix returns the bounds of this incarnation's elements.
 func (c *collection) prefix() (lower, upper []byte) {
-	lower = c.db.s.layout.AppendSubkeyPrefix(nil, c.db.ns, c.key, c.meta.Version)
+	lower = c.db.s.layout.AppendSubkeyPrefix(c.newKey(0), c.db.ns, c.key, c.meta.Version)
 	return lower, metadata.PrefixEnd(lower)
 }
 

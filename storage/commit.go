@@ -39,12 +39,17 @@ type op struct {
 // batch collects the operations of one command. The keys and values it is
 // given must stay unmodified until commit returns.
 type batch struct {
-	s   *Storage
-	g   *Group // the group the batch joins; nil: it is written by itself
-	ops []op
+	s      *Storage
+	g      *Group // the group the batch joins; nil: it is written by itself
+	ops    []op
+	inline [4]op // ops of small batches, allocated with the batch
 }
 
-func (s *Storage) newBatch() *batch { return &batch{s: s} }
+func (s *Storage) newBatch() *batch {
+	b := &batch{s: s}
+	b.ops = b.inline[:0]
+	return b
+}
 
 func (b *batch) put(cf CF, key, value []byte) {
 	b.ops = append(b.ops, op{kind: opPut, cf: cf, key: key, value: value})

@@ -7,8 +7,10 @@
 // striped locks of the keys it touches (Storage.Locks); the command
 // dispatcher takes them from the command table's key positions. Reads need
 // no lock: each RocksDB Get is atomic, and multi-record reads use iterators
-// or snapshots. Every write commits one WriteBatch (or one Put), so the
-// metadata record and the elements of a key change together or not at all.
+// or snapshots. Every command's writes commit as one batch, so the metadata
+// record and the elements of a key change together or not at all; under
+// Locks, the batches of the commands one stripe holder runs join its write
+// Group and reach RocksDB in a single write, before any of them returns.
 //
 // Byte ownership: arguments are never retained after a call returns, and
 // the caller may reuse them. Returned byte slices are Go memory owned by the

@@ -219,7 +219,11 @@ func (db DB) In(g *Group) DB {
 	return db
 }
 
-func (db DB) newBatch() *batch { return &batch{s: db.s, g: db.g} }
+func (db DB) newBatch() *batch {
+	b := db.s.newBatch()
+	b.g = db.g
+	return b
+}
 
 // get appends the value of key in cf to dst; found is false when absent.
 func (db DB) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {

@@ -180,14 +180,11 @@ func (st *stripe) runQueued(g *Group, budget *int) []*lockWaiter {
 	var ran []*lockWaiter
 	for ; *budget > 0; *budget-- {
 		st.mu.Lock()
-		if st.next == len(st.waiters) || st.waiters[st.next].run == nil {
-			st.mu.Unlock()
+		w := st.popLocked(true)
+		st.mu.Unlock()
+		if w == nil {
 			break
 		}
-		w := st.waiters[st.next]
-		st.waiters[st.next] = nil
-		st.next++
-		st.mu.Unlock()
 		g.run(w.run)
 		ran = append(ran, w)
 	}
@@ -198,16 +195,27 @@ func (st *stripe) runQueued(g *Group, budget *int) []*lockWaiter {
 // left.
 func (st *stripe) handOver() {
 	st.mu.Lock()
-	if st.next == len(st.waiters) {
+	w := st.popLocked(false)
+	if w == nil {
 		st.held = false
 		st.waiters, st.next = st.waiters[:0], 0
-		st.mu.Unlock()
-		return
+	}
+	st.mu.Unlock()
+	if w != nil {
+		w.handed = true
+		w.done <- struct{}{}
+	}
+}
+
+// popLocked dequeues the next waiter; nil when none is queued, or, with
+// runnable, when the next one's section cannot be run by the holder. The
+// caller holds st.mu.
+func (st *stripe) popLocked(runnable bool) *lockWaiter {
+	if st.next == len(st.waiters) || (runnable && st.waiters[st.next].run == nil) {
+		return nil
 	}
 	w := st.waiters[st.next]
 	st.waiters[st.next] = nil
 	st.next++
-	st.mu.Unlock()
-	w.handed = true
-	w.done <- struct{}{}
+	return w
 }

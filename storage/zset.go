@@ -83,16 +83,16 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 			continue
 		}
 		if exists {
-			b.del(CFZSetScore, c.subkey(scoreSub(cur, m)))
+			b.del(CFZSetScore, c.scoreKey(cur, m))
 			res.Changed++
 		} else {
 			res.Added++
 		}
 		b.put(CFDefault, c.subkey(m), metadata.AppendScore(nil, score))
 		db.s.hints.widen(c, CFDefault, m)
-		sub := scoreSub(score, m)
-		b.put(CFZSetScore, c.subkey(sub), nil)
-		db.s.hints.widen(c, CFZSetScore, sub)
+		key := c.scoreKey(score, m)
+		b.put(CFZSetScore, key, nil)
+		db.s.hints.widen(c, CFZSetScore, key[len(key)-8-len(m):])
 		current[string(m)] = score
 	}
 	if len(b.ops) == 0 {
@@ -107,7 +107,7 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 func (c *collection) removeMembers(b *batch, ms []ScoredMember) {
 	for _, m := range ms {
 		b.del(CFDefault, c.subkey(m.Member))
-		b.del(CFZSetScore, c.subkey(scoreSub(m.Score, m.Member)))
+		b.del(CFZSetScore, c.scoreKey(m.Score, m.Member))
 	}
 	c.meta.Size -= uint64(len(ms))
 }
@@ -443,7 +443,7 @@ func (db DB) ZStore(dst []byte, ms []ScoredMember) (int64, error) {
 	b := db.newBatch()
 	for _, m := range ms {
 		b.put(CFDefault, out.subkey(m.Member), metadata.AppendScore(nil, m.Score))
-		b.put(CFZSetScore, out.subkey(scoreSub(m.Score, m.Member)), nil)
+		b.put(CFZSetScore, out.scoreKey(m.Score, m.Member), nil)
 	}
 	out.meta.Size = uint64(len(ms))
 	if len(ms) == 0 {
