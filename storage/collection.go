@@ -104,9 +104,10 @@ func (c *collection) saveMeta(b *batch) {
 }
 
 // each calls fn for the elements of cf in key order, from the subkey from
-// (nil: the first) until fn returns false. sub and value point into the
-// iterator and are valid only during the call.
-func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, fn func(sub, value []byte) bool) error {
+// (nil: the first) until fn returns false; want is how many fn is expected
+// to take (0: unknown), as for walk. sub and value are valid only during
+// the call.
+func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, want int, fn func(sub, value []byte) bool) error {
 	lower, upper := c.prefix()
 	it := c.db.newIterator(cf, lower, upper, snap)
 	defer it.close()
@@ -115,7 +116,7 @@ func (c *collection) each(cf CF, snap *grocksdb.Snapshot, from []byte, fn func(s
 	} else {
 		c.seekEnd(it, lower, cf, false)
 	}
-	return it.walk(false, func(key, value []byte) bool {
+	return it.walk(false, want, func(key, value []byte) bool {
 		return fn(key[len(lower):], value)
 	})
 }
@@ -160,6 +161,6 @@ func (db DB) readAt(snap *grocksdb.Snapshot, key []byte, t metadata.Type) (*coll
 func (v *view) release() { v.db.s.db.ReleaseSnapshot(v.snap) }
 
 // eachAt iterates the view's elements (see collection.each).
-func (v *view) eachAt(cf CF, from []byte, fn func(sub, value []byte) bool) error {
-	return v.each(cf, v.snap, from, fn)
+func (v *view) eachAt(cf CF, from []byte, want int, fn func(sub, value []byte) bool) error {
+	return v.each(cf, v.snap, from, want, fn)
 }

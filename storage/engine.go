@@ -339,7 +339,7 @@ func (s *Storage) scan(cf CF, lower, upper []byte, snap *grocksdb.Snapshot, fn f
 	defer it.close()
 	it.SeekToFirst()
 	var fnErr error
-	err := it.walk(false, func(key, value []byte) bool {
+	err := it.walk(false, 0, func(key, value []byte) bool {
 		fnErr = fn(key, value)
 		return fnErr == nil
 	})

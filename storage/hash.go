@@ -207,7 +207,7 @@ func (db DB) Walk(key []byte, t metadata.Type, fn func(sub, value []byte)) (foun
 		return false, err
 	}
 	defer v.release()
-	return true, v.eachAt(CFDefault, nil, func(sub, value []byte) bool {
+	return true, v.eachAt(CFDefault, nil, 0, func(sub, value []byte) bool {
 		fn(sub, value)
 		return true
 	})
@@ -223,7 +223,7 @@ func (db DB) ScanElements(key []byte, t metadata.Type, from, match []byte, count
 		return nil, nil, err
 	}
 	examined := 0
-	err = c.each(CFDefault, nil, from, func(sub, value []byte) bool {
+	err = c.each(CFDefault, nil, from, 0, func(sub, value []byte) bool {
 		if examined == count {
 			next = append([]byte(nil), sub...)
 			return false

@@ -157,7 +157,7 @@ func (db DB) Scan(a ScanArgs) (keys [][]byte, next []byte, err error) {
 	}
 	now := nowMs()
 	examined := 0
-	err = it.walk(false, func(nsKey, value []byte) bool {
+	err = it.walk(false, a.Count+1, func(nsKey, value []byte) bool {
 		if examined == a.Count {
 			next = append([]byte(nil), nsKey...)
 			return false
@@ -209,7 +209,7 @@ func (db DB) Keys(match []byte) ([][]byte, error) {
 	now := nowMs()
 	var keys [][]byte
 	it.SeekToFirst()
-	err := it.walk(false, func(nsKey, value []byte) bool {
+	err := it.walk(false, 0, func(nsKey, value []byte) bool {
 		if k, ok := db.visible(nsKey, value, now, match, metadata.TypeNone); ok {
 			keys = append(keys, k)
 		}
@@ -235,7 +235,7 @@ func (db DB) Stats() (KeyStats, error) {
 	var st KeyStats
 	var ttlSum int64
 	it.SeekToFirst()
-	err := it.walk(false, func(nsKey, v []byte) bool {
+	err := it.walk(false, 0, func(nsKey, v []byte) bool {
 		if _, ok := db.visible(nsKey, v, now, nil, metadata.TypeNone); !ok {
 			if _, expire, ok := metadata.PeekType(v); ok && expire != 0 && expire < now {
 				st.Expired++

@@ -163,7 +163,7 @@ func (db DB) LRange(key []byte, start, stop int64, fn func(elem []byte)) error {
 	var first [8]byte
 	binary.BigEndian.PutUint64(first[:], v.meta.Head+uint64(from))
 	left := to - from + 1
-	return v.eachAt(CFDefault, first[:], func(_, value []byte) bool {
+	return v.eachAt(CFDefault, first[:], int(left), func(_, value []byte) bool {
 		fn(value)
 		left--
 		return left > 0
@@ -255,7 +255,7 @@ func (c *collection) find(elem []byte) (uint64, bool, error) {
 	found := false
 	var head [8]byte
 	binary.BigEndian.PutUint64(head[:], c.meta.Head)
-	err := c.each(CFDefault, nil, head[:], func(_, value []byte) bool {
+	err := c.each(CFDefault, nil, head[:], 0, func(_, value []byte) bool {
 		if bytes.Equal(value, elem) {
 			found = true
 			return false
@@ -282,7 +282,7 @@ func (c *collection) matches(elem []byte, fromRight bool, skip, limit, maxLen in
 	}
 	var out []uint64
 	seen := int64(0)
-	err := it.walk(fromRight, func(key, value []byte) bool {
+	err := it.walk(fromRight, 0, func(key, value []byte) bool {
 		if maxLen != 0 && seen == maxLen {
 			return false
 		}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -44,7 +45,11 @@ func (v *view) sample(cf CF, count int64, distinct bool) ([]Element, error) {
 	out := make([]Element, 0, len(draws))
 	var pos int64
 	next := 0
-	err := v.eachAt(cf, nil, func(sub, value []byte) bool {
+	want := 0
+	if len(draws) > 0 {
+		want = int(min(draws[len(draws)-1]+1, math.MaxInt32))
+	}
+	err := v.eachAt(cf, nil, want, func(sub, value []byte) bool {
 		for next < len(draws) && draws[next] == pos {
 			out = append(out, Element{Sub: append([]byte(nil), sub...), Value: append([]byte(nil), value...)})
 			next++
@@ -59,7 +64,7 @@ func (v *view) sample(cf CF, count int64, distinct bool) ([]Element, error) {
 // all copies every element of the view, in random order.
 func (v *view) all(cf CF) ([]Element, error) {
 	out := make([]Element, 0, v.meta.Size)
-	err := v.eachAt(cf, nil, func(sub, value []byte) bool {
+	err := v.eachAt(cf, nil, int(min(v.meta.Size, math.MaxInt32)), func(sub, value []byte) bool {
 		out = append(out, Element{Sub: append([]byte(nil), sub...), Value: append([]byte(nil), value...)})
 		return true
 	})

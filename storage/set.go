@@ -102,7 +102,7 @@ func (v *view) frontSample(count int64) ([]Element, error) {
 	defer it.close()
 	var window []Element
 	v.seekEnd(it, lower, CFDefault, false)
-	err := it.walk(false, func(key, _ []byte) bool {
+	err := it.walk(false, int(count+spopWindow), func(key, _ []byte) bool {
 		window = append(window, Element{Sub: append([]byte(nil), key[len(lower):]...)})
 		return int64(len(window)) < count+spopWindow
 	})
@@ -228,7 +228,7 @@ func inChunks[T any](walk func(yield func(T) bool) error, flush func([]T) error,
 func filterMembers(snap *grocksdb.Snapshot, base *collection, others []*collection, keep bool, fn func([]byte) bool) error {
 	stopped := false
 	return inChunks(func(yield func([]byte) bool) error {
-		return base.each(CFDefault, snap, nil, func(sub, _ []byte) bool {
+		return base.each(CFDefault, snap, nil, 0, func(sub, _ []byte) bool {
 			return yield(append([]byte(nil), sub...))
 		})
 	}, func(chunk [][]byte) error {
@@ -269,7 +269,7 @@ func unionMembers(snap *grocksdb.Snapshot, sets []*collection, fn func([]byte) b
 			continue
 		}
 		stopped := false
-		err := s.each(CFDefault, snap, nil, func(sub, _ []byte) bool {
+		err := s.each(CFDefault, snap, nil, 0, func(sub, _ []byte) bool {
 			if seen[string(sub)] {
 				return true
 			}

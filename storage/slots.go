@@ -11,7 +11,7 @@ func (db DB) KeysInSlot(slot uint16, limit int64) (keys [][]byte, count int64, e
 	defer it.close()
 	now := nowMs()
 	it.SeekToFirst()
-	err = it.walk(false, func(nsKey, value []byte) bool {
+	err = it.walk(false, 0, func(nsKey, value []byte) bool {
 		if k, ok := db.visible(nsKey, value, now, nil, metadata.TypeNone); ok {
 			if limit < 0 || int64(len(keys)) < limit {
 				keys = append(keys, k)

@@ -71,18 +71,24 @@ var walkBuffers = sync.Pool{New: func() any { b := make([]byte, walkBufferSize);
 
 // walk calls fn with the entries from the iterator's position on, moving
 // forward (backward when reverse), until fn returns false or the bounds
-// end. key and value are valid only during the call. The iterator's
-// position afterwards is unspecified.
-func (it iterator) walk(reverse bool, fn func(key, value []byte) bool) error {
+// end. want, when not 0, is how many entries fn is expected to take: no
+// batch copies more than those still expected. key and value are valid
+// only during the call. The iterator's position afterwards is unspecified.
+func (it iterator) walk(reverse bool, want int, fn func(key, value []byte) bool) error {
 	bufp := walkBuffers.Get().(*[]byte)
 	defer walkBuffers.Put(bufp)
 	rev := C.int(0)
 	if reverse {
 		rev = 1
 	}
+	walked := 0
 	for batch := firstWalkBatch; ; batch = min(2*batch, maxWalkBatch) {
+		n := batch
+		if want > walked {
+			n = min(n, want-walked)
+		}
 		buf := *bufp
-		r := C.basalt_iter_fill(nativeIterator(it.Iterator), rev, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), C.int(batch))
+		r := C.basalt_iter_fill(nativeIterator(it.Iterator), rev, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), C.int(n))
 		if r.entries == 0 {
 			if r.need == 0 {
 				break // exhausted
@@ -93,6 +99,7 @@ func (it iterator) walk(reverse bool, fn func(key, value []byte) bool) error {
 			bufp = &big
 			continue
 		}
+		walked += int(r.entries)
 		if !eachEntry(buf[:r.used], fn) {
 			return nil
 		}

@@ -52,7 +52,7 @@ func TestWalkMatchesIterator(t *testing.T) {
 			it.SeekToFirst()
 		}
 		var out []entry
-		err := it.walk(reverse, func(k, v []byte) bool {
+		err := it.walk(reverse, limit, func(k, v []byte) bool {
 			out = append(out, entry{string(k), string(v)})
 			return len(out) != limit
 		})

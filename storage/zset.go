@@ -228,6 +228,15 @@ func lexAbove(m []byte, b LexBound) bool { // m is above the range's max
 	return c > 0 || (c == 0 && b.Exclusive)
 }
 
+// walkWant is what a range walk expects to take: the entries it skips and
+// returns, or 0 when its count is unlimited.
+func walkWant(skip, left int64) int {
+	if left < 0 || skip+left > math.MaxInt32 {
+		return 0
+	}
+	return int(skip + left)
+}
+
 // walkRange calls fn for the members of r in order (reversed with Rev)
 // until fn returns false. Arguments point into the iterator.
 func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member []byte, score float64) bool) error {
@@ -264,7 +273,7 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 	if left == 0 {
 		return nil
 	}
-	return it.walk(r.Rev, func(key, _ []byte) bool {
+	return it.walk(r.Rev, walkWant(skip, left), func(key, _ []byte) bool {
 		sub := key[len(lower):]
 		score := decodeScore(sub)
 		if r.By == ByScore {
@@ -307,7 +316,7 @@ func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member [
 	if left == 0 {
 		return nil
 	}
-	return it.walk(r.Rev, func(key, value []byte) bool {
+	return it.walk(r.Rev, walkWant(skip, left), func(key, value []byte) bool {
 		m := key[len(lower):]
 		if (r.Rev && lexAbove(m, r.LexMax)) || (!r.Rev && lexBelow(m, r.LexMin)) {
 			return true

@@ -70,7 +70,7 @@ func (z *zsource) each(snap *grocksdb.Snapshot, fn func(member []byte, score flo
 	if z.c == nil {
 		return nil
 	}
-	return z.c.each(CFDefault, snap, nil, func(sub, value []byte) bool {
+	return z.c.each(CFDefault, snap, nil, 0, func(sub, value []byte) bool {
 		s := 1.0
 		if !z.isSet {
 			s = decodeScore(value)
