@@ -28,7 +28,13 @@ type Group struct {
 	// it, so a group of one command pays nothing for it.
 	index   [numCF]map[string]int
 	indexed int
-	arena   arena
+	// metaSeen keeps the metadata records members read from RocksDB, so
+	// that the next command on the same key does not read it again. The
+	// stripe is held while the group runs, so a record can only change
+	// through the group: a write to it is found in ops first, and a flush
+	// forgets them all.
+	metaSeen map[string]seenRecord
+	arena    arena
 	// member counts the critical sections run so far; pendingFrom is the
 	// first of them with an op in ops.
 	member      int
@@ -47,8 +53,28 @@ func newGroup(s *Storage) *Group {
 	return g
 }
 
+type seenRecord struct {
+	value []byte // in the arena
+	found bool
+}
+
+// seen returns a metadata record read earlier in the group.
+func (g *Group) seen(key []byte) (seenRecord, bool) {
+	r, ok := g.metaSeen[string(key)]
+	return r, ok
+}
+
+func (g *Group) remember(key, value []byte, found bool) {
+	if g.metaSeen == nil {
+		g.metaSeen = make(map[string]seenRecord)
+	}
+	g.metaSeen[arenaString(g.arena.copy(key))] = seenRecord{g.arena.copy(value), found}
+}
+
 // free returns a flushed group to the pool.
 func (g *Group) free() {
+	clear(g.metaSeen)
+	g.arena.reset()
 	g.s, g.member, g.failedFrom, g.err = nil, 0, -1, nil
 	groups.Put(g)
 }
@@ -176,6 +202,7 @@ func (g *Group) flush() {
 	for _, m := range g.index {
 		clear(m)
 	}
+	clear(g.metaSeen)
 	g.arena.reset()
 }
 
@@ -227,15 +254,26 @@ func (db DB) newBatch() *batch {
 
 // get appends the value of key in cf to dst; found is false when absent.
 func (db DB) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
-	if db.g != nil {
-		switch v, p := db.g.lookup(cf, key); p {
-		case pendingPut:
-			return append(dst, v...), true, nil
-		case pendingDelete:
-			return dst, false, nil
-		}
+	if db.g == nil {
+		return db.s.get(cf, key, dst)
 	}
-	return db.s.get(cf, key, dst)
+	switch v, p := db.g.lookup(cf, key); p {
+	case pendingPut:
+		return append(dst, v...), true, nil
+	case pendingDelete:
+		return dst, false, nil
+	}
+	if cf != CFMetadata {
+		return db.s.get(cf, key, dst)
+	}
+	if r, ok := db.g.seen(key); ok {
+		return append(dst, r.value...), r.found, nil
+	}
+	value, found, err = db.s.get(cf, key, dst)
+	if err == nil {
+		db.g.remember(key, value[len(dst):], found)
+	}
+	return value, found, err
 }
 
 // multiGet reads many keys; absent ones are nil.

@@ -134,6 +134,10 @@ func TestGroupIteratorSeesPendingWrites(t *testing.T) {
 	}
 	err := db.s.Locks.Do(db.ns, [][]byte{b("k")}, func(g *Group) {
 		in := db.In(g)
+		// Read first, so that the group remembers k as absent.
+		if _, found, _ := in.Get(b("k")); found {
+			t.Fatal("k exists before it is set")
+		}
 		if _, err := in.Set(b("k"), b("v"), SetArgs{}); err != nil {
 			t.Fatal(err)
 		}
@@ -150,9 +154,13 @@ func TestGroupIteratorSeesPendingWrites(t *testing.T) {
 		if err != nil || len(keys) != 1 || string(keys[0]) != "k" {
 			t.Fatalf("KEYS through the group = %q, %v", keys, err)
 		}
-		// The iterator wrote the group out: everyone sees it now.
+		// The iterator wrote the group out: everyone sees it now, and the
+		// group no longer answers from what it read before.
 		if v, _, _ := db.Get(b("k")); string(v) != "v" {
 			t.Fatalf("after an iterator, k = %q outside the group", v)
+		}
+		if v, _, _ := in.Get(b("k")); string(v) != "v" {
+			t.Fatalf("after an iterator, k = %q inside the group", v)
 		}
 	})
 	if err != nil {
