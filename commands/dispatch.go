@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"github.com/basaltdb/basalt/storage"
 	"log/slog"
 	"math"
 	"runtime/debug"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // Dispatch runs one request of a client and writes its reply to the

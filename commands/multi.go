@@ -2,13 +2,13 @@ package commands
 
 import (
 	"bytes"
-	"github.com/basaltdb/basalt/storage"
 	"hash/maphash"
 	"sync/atomic"
 	"time"
 
 	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {

@@ -346,10 +346,7 @@ func (s *Storage) scan(cf CF, lower, upper []byte, snap *grocksdb.Snapshot, fn f
 	if fnErr != nil {
 		return fnErr
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", cf, err)
-	}
-	return nil
+	return err
 }
 
 func (it iterator) close() {
