@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 
 	"github.com/basaltdb/basalt/metadata"
 )
@@ -282,7 +283,7 @@ func (c *collection) matches(elem []byte, fromRight bool, skip, limit, maxLen in
 	}
 	var out []uint64
 	seen := int64(0)
-	err := it.walk(fromRight, 0, func(key, value []byte) bool {
+	err := it.walk(fromRight, int(min(maxLen, math.MaxInt32)), func(key, value []byte) bool {
 		if maxLen != 0 && seen == maxLen {
 			return false
 		}

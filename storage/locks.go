@@ -24,8 +24,8 @@ const maxCombined = 32
 // letting the stripe go. On a hot key this runs the commands of every
 // client back to back on one goroutine, instead of waking each waiter in
 // turn through the scheduler, which on a small machine cost more than the
-// critical sections themselves. The sections a holder runs share one write
-// Group, flushed before any of them returns.
+// critical sections themselves. The sections a holder runs share write
+// Groups, each applied before any of its sections returns.
 type Locks struct {
 	s       *Storage // whose writes the groups apply; nil in tests that write nothing
 	stripes [lockStripes]stripe
@@ -149,13 +149,14 @@ func (st *stripe) acquire(run func(*Group)) (handed bool, err error) {
 // the scheduler runs it. It returns fn's outcome.
 func (st *stripe) lead(s *Storage, fn func(*Group)) error {
 	var err error
+	var inline [maxCombined]*lockWaiter
 	budget := maxCombined
 	for first := true; ; first = false {
 		g := newGroup(s)
 		if first {
 			g.run(fn)
 		}
-		ran := st.runQueued(g, &budget)
+		ran := st.runQueued(g, &budget, inline[:0])
 		g.flush()
 		if first {
 			err = g.result(0)
@@ -175,9 +176,8 @@ func (st *stripe) lead(s *Storage, fn func(*Group)) error {
 
 // runQueued runs the queued critical sections in g, from the oldest, until
 // one cannot be run for its owner (a multi-key holder) or the budget is
-// spent, and returns their waiters.
-func (st *stripe) runQueued(g *Group, budget *int) []*lockWaiter {
-	var ran []*lockWaiter
+// spent, and returns their waiters appended to ran.
+func (st *stripe) runQueued(g *Group, budget *int, ran []*lockWaiter) []*lockWaiter {
 	for ; *budget > 0; *budget-- {
 		st.mu.Lock()
 		w := st.popLocked(true)
