@@ -71,3 +71,21 @@ func BenchmarkZPopMin(b *testing.B) {
 		db.ZPop([]byte("z"), false, 1)
 	}
 }
+
+// BenchmarkZAdd adds or rescores one member of a growing zset, as
+// redis-benchmark's ZADD test does.
+func BenchmarkZAdd(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB("__namespace")
+	members := make([][]byte, 100000)
+	for i := range members {
+		members[i] = []byte("element:" + strconv.Itoa(i))
+	}
+	scores := []float64{0}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		scores[0] = float64(i)
+		db.ZAdd([]byte("z"), ZAddFlags{}, scores, members[(i*7919)%len(members):][:1])
+	}
+}

@@ -23,6 +23,9 @@ func (db DB) SAdd(key []byte, members [][]byte) (int64, error) {
 
 // unique returns members without repetitions, in first-seen order.
 func unique(members [][]byte) [][]byte {
+	if len(members) < 2 {
+		return members // the common single-member command needs no set
+	}
 	seen := make(map[string]bool, len(members))
 	out := members[:0:0]
 	for _, m := range members {
