@@ -122,9 +122,116 @@ func (b *batch) commit() error {
 // command's write in between can only make it think so needlessly).
 func (s *Storage) Writes() uint64 { return s.writes.Load() }
 
-// write applies ops with one RocksDB write.
+// Concurrent writers share RocksDB writes. The first writer to find none
+// in progress leads: it applies its own ops, then, in rounds, everything
+// queued meanwhile, each round with one RocksDB write. The others wait for
+// the leader to apply theirs. Writers to different keys (different lock
+// stripes) thus pay one write between them instead of taking turns at it,
+// which matters most to pipelines, whose commands arrive faster than the
+// turns go round. A writer's ops stay owned by it, and so unmodified, until
+// it is told they are applied.
+
+// maxCommitRounds bounds the rounds a leader applies for others before it
+// hands the lead to the oldest waiting writer, so that its own client is
+// not kept waiting for long.
+const maxCommitRounds = 4
+
+type commitQueue struct {
+	mu      sync.Mutex     // guards the fields below
+	leading bool           // a leader is applying writes
+	pending []*queuedWrite // queued since its current round began, oldest first
+	spare   []*queuedWrite // the slice of a finished round, reused for pending
+}
+
+// queuedWrite is a writer waiting for a leader. done is signalled when
+// its ops are applied (err is the outcome) or when it is to lead itself.
+type queuedWrite struct {
+	ops  []op
+	lead bool
+	err  error
+	done chan struct{}
+}
+
+var queuedWrites = sync.Pool{New: func() any { return &queuedWrite{done: make(chan struct{}, 1)} }}
+
+// write applies ops atomically, possibly in one RocksDB write with the ops
+// of concurrent writers.
 func (s *Storage) write(ops []op) error {
+	q := &s.commits
+	q.mu.Lock()
+	if !q.leading {
+		q.leading = true
+		q.mu.Unlock()
+		return s.lead(ops)
+	}
+	w := queuedWrites.Get().(*queuedWrite)
+	w.ops = ops
+	q.pending = append(q.pending, w)
+	q.mu.Unlock()
+	<-w.done
+	lead, err := w.lead, w.err
+	w.ops, w.lead, w.err = nil, false, nil
+	queuedWrites.Put(w)
+	if lead {
+		return s.lead(ops)
+	}
+	return err
+}
+
+// lead applies ops, then the writes queued meanwhile; see commitQueue.
+func (s *Storage) lead(ops []op) error {
+	q := &s.commits
+	err := s.apply(ops, nil)
+	var round []*queuedWrite
+	for n := 0; ; n++ {
+		q.mu.Lock()
+		if round != nil {
+			q.spare = round[:0]
+		}
+		if len(q.pending) == 0 {
+			q.leading = false
+			q.mu.Unlock()
+			return err
+		}
+		if n == maxCommitRounds {
+			next := q.pending[0]
+			q.pending = q.pending[1:]
+			q.mu.Unlock()
+			next.lead = true
+			next.done <- struct{}{}
+			return err
+		}
+		round = q.pending
+		q.pending = q.spare[:0]
+		q.mu.Unlock()
+		roundErr := s.apply(nil, round)
+		for i, w := range round {
+			w.err = roundErr
+			round[i] = nil
+			w.done <- struct{}{}
+		}
+	}
+}
+
+// apply writes ops and the ops of queued writers with one RocksDB write.
+func (s *Storage) apply(ops []op, queued []*queuedWrite) error {
 	wb := s.writeBatches.get()
+	bytes := s.addOps(wb, ops)
+	for _, w := range queued {
+		bytes += s.addOps(wb, w.ops)
+	}
+	s.writeMu.Lock()
+	err := s.db.Write(s.writeOptions(), wb)
+	s.writeMu.Unlock()
+	s.writeBatches.put(wb, bytes)
+	if err != nil {
+		return fmt.Errorf("storage: write batch: %w", err)
+	}
+	return nil
+}
+
+// addOps adds ops to wb and returns the bytes of their keys and values.
+func (s *Storage) addOps(wb *grocksdb.WriteBatch, ops []op) int {
 	bytes := 0
 	for _, o := range ops {
 		bytes += len(o.key) + len(o.value)
@@ -138,14 +245,7 @@ func (s *Storage) write(ops []op) error {
 			wb.DeleteRangeCF(h, o.key, o.value)
 		}
 	}
-	s.writeMu.Lock()
-	err := s.db.Write(s.writeOptions(), wb)
-	s.writeMu.Unlock()
-	s.writeBatches.put(wb, bytes)
-	if err != nil {
-		return fmt.Errorf("storage: write batch: %w", err)
-	}
-	return nil
+	return bytes
 }
 
 // walFlusher tracks how much of the WAL buffer has reached the file.

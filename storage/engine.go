@@ -60,7 +60,10 @@ type Storage struct {
 
 	hints popHints
 	wal   walFlusher
-	// writeMu lets one goroutine at a time into RocksDB's write path:
+	// commits combines the writes of concurrent commands (see commit.go).
+	commits commitQueue
+	// writeMu lets one goroutine at a time into RocksDB's write path (the
+	// commit leader, APPLYBATCH, snapshots pinning a sequence number):
 	// parking goroutines on a Go mutex costs less than RocksDB's own
 	// write-group handoffs, which put OS threads to sleep on futexes.
 	writeMu      sync.Mutex

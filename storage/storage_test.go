@@ -293,6 +293,59 @@ func TestConcurrentCommitsAllLand(t *testing.T) {
 	}
 }
 
+// TestWritersShareALeadersWrite queues writers behind a leader that waits
+// for RocksDB's write path: none of their writes may be visible before the
+// leader applies them, all must be once their commands return, and the
+// queue must be left idle.
+func TestWritersShareALeadersWrite(t *testing.T) {
+	db := newTestDB(t)
+	q := &db.s.commits
+	queued := func() (leading bool, pending int) {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.leading, len(q.pending)
+	}
+	waitFor := func(what string, ok func() bool) {
+		for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	const writers = 8
+	db.s.writeMu.Lock()
+	errs := make(chan error, writers)
+	set := func(i int) {
+		_, err := db.Set(b(fmt.Sprintf("k%d", i)), b("v"), SetArgs{})
+		errs <- err
+	}
+	go set(0)
+	waitFor("a leader", func() bool { leading, _ := queued(); return leading })
+	for i := 1; i < writers; i++ {
+		go set(i)
+	}
+	waitFor("queued writers", func() bool { _, n := queued(); return n == writers-1 })
+	for i := 0; i < writers; i++ {
+		if _, found, _ := db.Get(b(fmt.Sprintf("k%d", i))); found {
+			t.Fatalf("k%d visible before its write was applied", i)
+		}
+	}
+	db.s.writeMu.Unlock()
+	for i := 0; i < writers; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < writers; i++ {
+		if _, found, err := db.Get(b(fmt.Sprintf("k%d", i))); err != nil || !found {
+			t.Fatalf("k%d: found %v, err %v after its command returned", i, found, err)
+		}
+	}
+	if leading, n := queued(); leading || n != 0 {
+		t.Fatalf("queue left leading=%v with %d pending", leading, n)
+	}
+}
+
 func TestOpensEveryExistingColumnFamily(t *testing.T) {
 	dir := t.TempDir()
 	path := dir + "/db"
