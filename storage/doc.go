@@ -10,7 +10,9 @@
 // or snapshots. Every command's writes commit as one batch, so the metadata
 // record and the elements of a key change together or not at all; under
 // Locks, the batches of the commands one stripe holder runs join its write
-// Group and reach RocksDB in a single write, before any of them returns.
+// Group and reach RocksDB in a single write, before any of them returns;
+// the writes of different stripes arriving together share one too (see
+// commit.go).
 //
 // Byte ownership: arguments are never retained after a call returns, and
 // the caller may reuse them. Returned byte slices are Go memory owned by the
