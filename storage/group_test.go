@@ -33,18 +33,24 @@ func holdStripe(t *testing.T, db DB, key []byte, fn func(g *Group)) (release fun
 	}
 }
 
+// waitUntil polls cond until it holds, failing the test after 5 seconds.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
 // waitQueued waits until n critical sections wait for key's stripe.
 func waitQueued(t *testing.T, db DB, key []byte, n int) {
 	st := &db.s.Locks.stripes[stripeOf(db.ns, key)]
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	waitUntil(t, fmt.Sprintf("%d sections to queue", n), func() bool {
 		st.mu.Lock()
-		queued := len(st.waiters) - st.next
-		st.mu.Unlock()
-		if queued == n {
-			return
-		}
-	}
-	t.Fatalf("%d sections never queued", n)
+		defer st.mu.Unlock()
+		return len(st.waiters)-st.next == n
+	})
 }
 
 // TestGroupCombinesQueuedWrites queues read-modify-writes behind a held

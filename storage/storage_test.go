@@ -305,13 +305,6 @@ func TestWritersShareALeadersWrite(t *testing.T) {
 		defer q.mu.Unlock()
 		return q.leading, len(q.pending)
 	}
-	waitFor := func(what string, ok func() bool) {
-		for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
-	}
 	const writers = 8
 	db.s.writeMu.Lock()
 	errs := make(chan error, writers)
@@ -320,11 +313,11 @@ func TestWritersShareALeadersWrite(t *testing.T) {
 		errs <- err
 	}
 	go set(0)
-	waitFor("a leader", func() bool { leading, _ := queued(); return leading })
+	waitUntil(t, "a leader", func() bool { leading, _ := queued(); return leading })
 	for i := 1; i < writers; i++ {
 		go set(i)
 	}
-	waitFor("queued writers", func() bool { _, n := queued(); return n == writers-1 })
+	waitUntil(t, "queued writers", func() bool { _, n := queued(); return n == writers-1 })
 	for i := 0; i < writers; i++ {
 		if _, found, _ := db.Get(b(fmt.Sprintf("k%d", i))); found {
 			t.Fatalf("k%d visible before its write was applied", i)
