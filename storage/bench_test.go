@@ -19,12 +19,16 @@ func BenchmarkGet(b *testing.B) {
 		for _, k := range keys[i : i+1000] {
 			pairs = append(pairs, k, []byte("xxx"))
 		}
-		db.MSet(pairs, false)
+		if _, err := db.MSet(pairs, false); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ResetTimer()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		db.Get(keys[i%n])
+		if _, found, err := db.Get(keys[i%n]); err != nil || !found {
+			b.Fatalf("get: found %v, err %v", found, err)
+		}
 	}
 }
 
@@ -34,7 +38,9 @@ func BenchmarkSet(b *testing.B) {
 	db := s.DB("__namespace")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		db.Set([]byte("key:"+strconv.Itoa(i%100000)), []byte("xxx"), SetArgs{})
+		if _, err := db.Set([]byte("key:"+strconv.Itoa(i%100000)), []byte("xxx"), SetArgs{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -44,7 +50,9 @@ func fillSet(b *testing.B, db DB, key string, n int) {
 		for j := i; j < i+1000 && j < n; j++ {
 			ms = append(ms, []byte("element:"+strconv.Itoa(j)))
 		}
-		db.SAdd([]byte(key), ms)
+		if _, err := db.SAdd([]byte(key), ms); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -55,7 +63,9 @@ func BenchmarkSPop(b *testing.B) {
 	fillSet(b, db, "s", 20000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		db.SPop([]byte("s"), 1)
+		if _, err := db.SPop([]byte("s"), 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -64,11 +74,15 @@ func BenchmarkZPopMin(b *testing.B) {
 	defer s.Close()
 	db := s.DB("__namespace")
 	for i := 0; i < 20000; i++ {
-		db.ZAdd([]byte("z"), ZAddFlags{}, []float64{float64(i)}, [][]byte{[]byte("element:" + strconv.Itoa(i))})
+		if _, err := db.ZAdd([]byte("z"), ZAddFlags{}, []float64{float64(i)}, [][]byte{[]byte("element:" + strconv.Itoa(i))}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		db.ZPop([]byte("z"), false, 1)
+		if _, err := db.ZPop([]byte("z"), false, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -86,6 +100,8 @@ func BenchmarkZAdd(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		scores[0] = float64(i)
-		db.ZAdd([]byte("z"), ZAddFlags{}, scores, members[(i*7919)%len(members):][:1])
+		if _, err := db.ZAdd([]byte("z"), ZAddFlags{}, scores, members[(i*7919)%len(members):][:1]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
