@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,8 @@ func main() {
 	basaltBin := flag.String("basalt", "bin/basalt", "basalt binary")
 	requests := flag.Int("n", 200000, "requests per test")
 	clients := flag.Int("c", 50, "parallel connections")
-	tests := flag.String("t", "set,get,incr,mset,hset,sadd,spop,lpush,rpop,lrange_100,zadd", "redis-benchmark tests")
+	tests := flag.String("t", "set,get,incr,lpush,rpop,sadd,hset,spop,zadd,lrange_100,mset", "redis-benchmark tests, run in this order")
+	rounds := flag.Int("rounds", 3, "rounds of the -P 1 tests; the ratio reported is the median round's")
 	bigHash := flag.Int("bighash", 1000000, "fields of the hash whose DEL is timed (0: skip)")
 	clusterTests := flag.String("cluster", "set,get,lpush,hset", "tests run against a 3-node and a 1-node cluster (empty: skip)")
 	migrateMB := flag.Int("migrate-mb", 1024, "MB of mixed data whose slot migration is timed in each mode (0: skip)")
@@ -39,19 +41,34 @@ func main() {
 	defer redis.stop()
 
 	fmt.Printf("redis-benchmark -c %d -n %d -r 100000, basalt %s vs redis-server\n\n", *clients, *requests, *basaltBin)
-	fmt.Printf("%-40s %-4s %14s %14s %8s\n", "test", "-P", "basalt ops/s", "redis ops/s", "ratio")
+	fmt.Printf("%-40s %-4s %14s %14s %8s  %s\n", "test", "-P", "basalt ops/s", "redis ops/s", "ratio", "(range over rounds)")
 	for _, pipeline := range []int{1, 16} {
-		// The built-in tests, then commands redis-benchmark has no test for,
-		// on the keys its tests filled (ZPOPMIN last: it empties myzset).
-		steps := append([][]string{{"-t", *tests}}, customCommands...)
-		steps = append(steps, []string{"-t", "zpopmin"})
-		for _, step := range steps {
-			b := run(basalt.port, step, *clients, *requests, pipeline)
-			r := run(redis.port, step, *clients, *requests, pipeline)
-			for _, name := range b.order {
-				fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f\n", name, pipeline, b.rps[name], r.rps[name], b.rps[name]/r.rps[name])
+		// -P 1 carries the targets; its rounds are repeated because this
+		// kind of machine drifts in speed by tens of percent within minutes.
+		n := 1
+		if pipeline == 1 {
+			n = *rounds
+		}
+		var t ratioTable
+		for round := 0; round < n; round++ {
+			for _, step := range benchSteps(*tests) {
+				// Each test runs on both servers back to back, so that
+				// both see the machine at the same speed; which one goes
+				// first alternates between rounds.
+				servers := []*server{basalt, redis}
+				if round%2 == 1 {
+					slices.Reverse(servers)
+				}
+				got := map[*server]result{}
+				for _, s := range servers {
+					got[s] = run(s.port, step, *clients, *requests, pipeline)
+				}
+				for _, name := range got[basalt].order {
+					t.add(name, got[basalt].rps[name], got[redis].rps[name])
+				}
 			}
 		}
+		t.print(pipeline)
 	}
 	fmt.Println()
 	fanB, fanR := benchFanOut(basalt.port, 20000), benchFanOut(redis.port, 20000)
@@ -72,6 +89,58 @@ func main() {
 		timeBigDelete(basalt.port, "basalt", *bigHash)
 		timeBigDelete(redis.port, "redis-server", *bigHash)
 	}
+}
+
+// benchSteps returns the redis-benchmark arguments of each step: the
+// built-in tests one by one (each one's keys are left for the next, so
+// the order matters), then commands redis-benchmark has no test for, on
+// the keys its tests filled, and ZPOPMIN last, since it empties myzset.
+func benchSteps(tests string) [][]string {
+	var steps [][]string
+	for _, t := range strings.Split(tests, ",") {
+		steps = append(steps, []string{"-t", t})
+	}
+	steps = append(steps, customCommands...)
+	return append(steps, []string{"-t", "zpopmin"})
+}
+
+// ratioTable collects the ops/s of each test over the rounds.
+type ratioTable struct {
+	order                 []string
+	basalt, redis, ratios map[string][]float64
+}
+
+func (t *ratioTable) add(name string, basalt, redis float64) {
+	if t.ratios == nil {
+		t.basalt, t.redis, t.ratios = map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	}
+	if _, ok := t.ratios[name]; !ok {
+		t.order = append(t.order, name)
+	}
+	t.basalt[name] = append(t.basalt[name], basalt)
+	t.redis[name] = append(t.redis[name], redis)
+	t.ratios[name] = append(t.ratios[name], basalt/redis)
+}
+
+// print shows, per test, the median ops/s of each server and the median
+// ratio, with the ratio's range when there was more than one round.
+func (t *ratioTable) print(pipeline int) {
+	for _, name := range t.order {
+		ratios := t.ratios[name]
+		spread := ""
+		if len(ratios) > 1 {
+			spread = fmt.Sprintf("  (%.2f-%.2f)", slices.Min(ratios), slices.Max(ratios))
+		}
+		fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f%s\n", name, pipeline, median(t.basalt[name]), median(t.redis[name]), median(ratios), spread)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 // customCommands are benchmarked as given; __rand_int__ is replaced by
