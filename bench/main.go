@@ -106,32 +106,40 @@ func benchSteps(tests string) [][]string {
 
 // ratioTable collects the ops/s of each test over the rounds.
 type ratioTable struct {
-	order                 []string
-	basalt, redis, ratios map[string][]float64
+	order []string
+	rows  map[string]*ratioRow
 }
 
+type ratioRow struct{ basalt, redis []float64 }
+
 func (t *ratioTable) add(name string, basalt, redis float64) {
-	if t.ratios == nil {
-		t.basalt, t.redis, t.ratios = map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	if t.rows == nil {
+		t.rows = map[string]*ratioRow{}
 	}
-	if _, ok := t.ratios[name]; !ok {
+	r, ok := t.rows[name]
+	if !ok {
+		r = &ratioRow{}
+		t.rows[name] = r
 		t.order = append(t.order, name)
 	}
-	t.basalt[name] = append(t.basalt[name], basalt)
-	t.redis[name] = append(t.redis[name], redis)
-	t.ratios[name] = append(t.ratios[name], basalt/redis)
+	r.basalt = append(r.basalt, basalt)
+	r.redis = append(r.redis, redis)
 }
 
 // print shows, per test, the median ops/s of each server and the median
 // ratio, with the ratio's range when there was more than one round.
 func (t *ratioTable) print(pipeline int) {
 	for _, name := range t.order {
-		ratios := t.ratios[name]
+		r := t.rows[name]
+		ratios := make([]float64, len(r.basalt))
+		for i := range ratios {
+			ratios[i] = r.basalt[i] / r.redis[i]
+		}
 		spread := ""
 		if len(ratios) > 1 {
 			spread = fmt.Sprintf("  (%.2f-%.2f)", slices.Min(ratios), slices.Max(ratios))
 		}
-		fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f%s\n", name, pipeline, median(t.basalt[name]), median(t.redis[name]), median(ratios), spread)
+		fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f%s\n", name, pipeline, median(r.basalt), median(r.redis), median(ratios), spread)
 	}
 }
 
