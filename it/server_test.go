@@ -401,6 +401,14 @@ func TestStartupErrors(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "cannot listen on 127.0.0.1:"+strconv.Itoa(busy.Port)) {
 		t.Fatalf("port in use: exit %d, output %q", code, out)
 	}
+	out, code = runBasaltCommand(t, "--bind", "", "--metrics-port", strconv.Itoa(freePort(t)), "--dir", t.TempDir())
+	if code != 1 || !strings.Contains(out, "no bind address") {
+		t.Fatalf("no bind address: exit %d, output %q", code, out)
+	}
+	out, code = runBasaltCommand(t, "--metrics-port", strconv.Itoa(busy.Port), "--port", strconv.Itoa(freePort(t)), "--dir", t.TempDir())
+	if code != 1 || !strings.Contains(out, "metrics: listen on 127.0.0.1:"+strconv.Itoa(busy.Port)) {
+		t.Fatalf("metrics port in use: exit %d, output %q", code, out)
+	}
 	file := filepath.Join(dir, "afile")
 	must(t, os.WriteFile(file, nil, 0o644))
 	out, code = runBasaltCommand(t, "--dir", filepath.Join(file, "sub"), "--port", strconv.Itoa(freePort(t)))

@@ -33,6 +33,9 @@ func Run(cfg *config.Config) error {
 		return err
 	}
 	defer closeLog()
+	if len(cfg.BindAddrs()) == 0 {
+		return errors.New("no bind address to listen on")
+	}
 	runtime.GOMAXPROCS(min(int(cfg.Workers.Get()), runtime.NumCPU()))
 	st, err := storage.Open(cfg)
 	if err != nil {
@@ -56,19 +59,20 @@ func Run(cfg *config.Config) error {
 		}
 	}
 	s := &Server{env: env, cfg: cfg}
-	if err := s.listen(); err != nil {
-		env.Close()
-		st.Close()
-		return err
-	}
+	// The metrics endpoint is up before the first client is accepted, so
+	// that a server answering PING answers scrapes too.
 	if port := cfg.MetricsPort.Get(); port > 0 {
 		addr := net.JoinHostPort(cfg.BindAddrs()[0], strconv.FormatInt(port, 10))
 		if s.metrics, err = metrics.Serve(addr, env); err != nil {
-			s.closeListeners()
 			env.Close()
 			st.Close()
 			return err
 		}
+	}
+	if err := s.listen(); err != nil {
+		env.Close()
+		st.Close()
+		return err
 	}
 	if err := writePidfile(cfg.Pidfile.Get()); err != nil {
 		s.closeListeners()
@@ -143,9 +147,6 @@ func (s *Server) listen() error {
 		s.servers = append(s.servers, srv)
 		s.lns = append(s.lns, ln)
 		go srv.Serve(&listener{Listener: ln, s: s})
-	}
-	if len(s.lns) == 0 {
-		return errors.New("no bind address to listen on")
 	}
 	return nil
 }
