@@ -47,38 +47,36 @@ func Run(cfg *config.Config) error {
 		return err
 	}
 	env := commands.NewEnv(st, cfg, namespaces)
+	s := &Server{env: env, cfg: cfg}
+	// abort undoes what was started so far when start-up fails.
+	abort := func(err error) error {
+		s.closeListeners()
+		env.Close()
+		st.Close()
+		return err
+	}
 	if cfg.ClusterEnabled.Get() {
 		nodesFile := ""
 		if cfg.PersistClusterNodes.Get() {
 			nodesFile = filepath.Join(cfg.Dir.Get(), "nodes.conf")
 		}
 		if env.Cluster, err = cluster.Open(nodesFile, cfg.BindAddrs(), int(cfg.Port.Get())); err != nil {
-			env.Close()
-			st.Close()
-			return err
+			return abort(err)
 		}
 	}
-	s := &Server{env: env, cfg: cfg}
 	// The metrics endpoint is up before the first client is accepted, so
 	// that a server answering PING answers scrapes too.
 	if port := cfg.MetricsPort.Get(); port > 0 {
 		addr := net.JoinHostPort(cfg.BindAddrs()[0], strconv.FormatInt(port, 10))
 		if s.metrics, err = metrics.Serve(addr, env); err != nil {
-			env.Close()
-			st.Close()
-			return err
+			return abort(err)
 		}
 	}
 	if err := s.listen(); err != nil {
-		env.Close()
-		st.Close()
-		return err
+		return abort(err)
 	}
 	if err := writePidfile(cfg.Pidfile.Get()); err != nil {
-		s.closeListeners()
-		env.Close()
-		st.Close()
-		return err
+		return abort(err)
 	}
 	stop := make(chan struct{})
 	var once sync.Once
@@ -139,7 +137,6 @@ func (s *Server) listen() error {
 		addr := net.JoinHostPort(host, port)
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			s.closeListeners()
 			return fmt.Errorf("cannot listen on %s: %w", addr, err)
 		}
 		srv := redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
