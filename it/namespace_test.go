@@ -99,15 +99,26 @@ func TestNamespaceCommands(t *testing.T) {
 	}
 }
 
-// TestNamespacesWithoutConfigFile keeps tokens in the database.
+// TestNamespacesWithoutConfigFile: with no config file to keep tokens in,
+// NAMESPACE changes are refused unless repl-namespace-enabled keeps them
+// in the database, as Kvrocks does; a data directory then never holds
+// tokens that a Kvrocks without that option refuses to open.
 func TestNamespacesWithoutConfigFile(t *testing.T) {
-	p := startBasalt(t, "--requirepass", "admin")
+	plain := startBasalt(t, "--requirepass", "admin")
+	err := tenant(t, plain, "admin").Do(ctx, "NAMESPACE", "ADD", "ns", "tok").Err()
+	if err == nil || err.Error() != "ERR modify namespace requires the server is running with a configuration file or enabled namespace replication" {
+		t.Errorf("NAMESPACE ADD without a config file or repl-namespace-enabled: %v", err)
+	}
+	p := startBasalt(t, "--requirepass", "admin", "--repl-namespace-enabled", "yes")
 	if err := tenant(t, p, "admin").Do(ctx, "NAMESPACE", "ADD", "ns", "tok").Err(); err != nil {
 		t.Fatal(err)
 	}
 	tenant(t, p, "tok").Set(ctx, "k", "v", 0)
 	p.Stop()
-	again := startBasaltIn(t, p.Dir, "--requirepass", "admin")
+	if out, code := runBasaltCommand(t, "--dir", p.Dir, "--requirepass", "admin", "--port", strconv.Itoa(freePort(t))); code == 0 || !strings.Contains(out, "repl-namespace-enabled") {
+		t.Errorf("tokens in the database, started without repl-namespace-enabled: exit %d\n%s", code, out)
+	}
+	again := startBasaltIn(t, p.Dir, "--requirepass", "admin", "--repl-namespace-enabled", "yes")
 	if v := tenant(t, again, "tok").Get(ctx, "k").Val(); v != "v" {
 		t.Errorf("after restart the namespace's key = %q", v)
 	}

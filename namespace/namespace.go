@@ -1,7 +1,9 @@
 // Package namespace keeps the token -> namespace registry of FORMAT.md §7:
 // the tokens of the config file's namespace.<name> lines and of NAMESPACE
-// ADD/SET/DEL, persisted in the config file or, with repl-namespace-enabled
-// or without a config file, in the propagate column family.
+// ADD/SET/DEL, persisted where Kvrocks keeps them, so that either server
+// opens the other's data directory with the same settings: in the config
+// file, or with repl-namespace-enabled in the propagate column family. With
+// neither, NAMESPACE ADD/SET/DEL are refused, as Kvrocks refuses them.
 package namespace
 
 import (
@@ -35,6 +37,12 @@ var (
 	ErrNamespaceTooLong  = errors.New("the namespace size exceeds the limit of 255 bytes")
 	ErrNamespaceBadByte  = errors.New("the namespace must not end with byte 0x7F")
 	ErrEmptyNamespaceArg = errors.New("the namespace and the token must not be empty")
+	// ErrCannotModify: no config file and no repl-namespace-enabled, so no
+	// place Kvrocks would read the tokens from.
+	ErrCannotModify = errors.New("modify namespace requires the server is running with a configuration file or enabled namespace replication")
+	// ErrTokensInDB: the database holds tokens that a server without
+	// repl-namespace-enabled would ignore; Kvrocks refuses to start on it.
+	ErrTokensInDB = errors.New("namespace: the database holds namespace tokens (propagate column family, " + dbKey + ") but repl-namespace-enabled is no; start with repl-namespace-enabled yes (Kvrocks refuses this too: cannot switch off repl_namespace_enabled when namespaces exist in db)")
 )
 
 // Registry maps tokens to namespaces. It is safe for concurrent use.
@@ -47,8 +55,8 @@ type Registry struct {
 
 // Open builds the registry from the config's tokens and, when tokens are
 // kept in the database, merges the database's (the config wins for a
-// namespace both have). A database holding tokens while the config file
-// keeps them is refused, as Kvrocks does.
+// namespace both have). A database holding tokens without
+// repl-namespace-enabled is refused (ErrTokensInDB), as Kvrocks does.
 func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
 	r := &Registry{cfg: cfg, st: st}
 	stored, err := r.load()
@@ -56,7 +64,7 @@ func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
 		return nil, err
 	}
 	if len(stored) > 0 && !r.inDB() {
-		return nil, errors.New("namespace: the database holds namespace tokens but repl-namespace-enabled is no")
+		return nil, ErrTokensInDB
 	}
 	have := cfg.Namespaces()
 	for token, ns := range stored {
@@ -79,10 +87,17 @@ func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
 	return r, nil
 }
 
-// inDB reports whether the tokens are kept in the database: with
-// repl-namespace-enabled, or when there is no config file to keep them.
+// inDB reports whether the tokens are kept in the database, which they are
+// with repl-namespace-enabled only: Kvrocks started without it refuses a
+// database that holds tokens, and reads them from its config file only.
 func (r *Registry) inDB() bool {
-	return r.cfg.ReplNamespaceEnabled.Get() || r.cfg.Path() == ""
+	return r.cfg.ReplNamespaceEnabled.Get()
+}
+
+// canModify reports whether there is a place to keep tokens: the database
+// or the config file.
+func (r *Registry) canModify() bool {
+	return r.inDB() || r.cfg.Path() != ""
 }
 
 func (r *Registry) load() (map[string]string, error) {
@@ -145,6 +160,9 @@ func (r *Registry) Set(ns, token string) error {
 func (r *Registry) Del(ns string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.canModify() {
+		return ErrCannotModify
+	}
 	if ns == metadata.DefaultNamespace {
 		return ErrDeleteDefault
 	}
@@ -161,6 +179,9 @@ func (r *Registry) Del(ns string) error {
 func (r *Registry) change(ns, token string, errDefault error, check func(map[string]string) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.canModify() {
+		return ErrCannotModify
+	}
 	if ns == metadata.DefaultNamespace {
 		return errDefault
 	}

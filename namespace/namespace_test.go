@@ -1,0 +1,108 @@
+package namespace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// open starts a registry over dir, with the config file path ("" for none)
+// and overrides; close releases it.
+func open(t *testing.T, dir, path string, overrides ...[2]string) (r *Registry, close func(), err error) {
+	t.Helper()
+	overrides = append([][2]string{{"dir", dir}, {"rocksdb.block_cache_size", "8"}, {"requirepass", "admin"}}, overrides...)
+	cfg, err := config.Load(path, overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = Open(cfg, st)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return r, st.Close, nil
+}
+
+// TestTokensWhereKvrocksKeepsThem: in the config file, or with
+// repl-namespace-enabled in the database; with neither, changes are
+// refused, so a data directory never holds tokens that Kvrocks started
+// without repl-namespace-enabled would refuse to open.
+func TestTokensWhereKvrocksKeepsThem(t *testing.T) {
+	replOn := [2]string{"repl-namespace-enabled", "yes"}
+
+	t.Run("NoConfigFile", func(t *testing.T) {
+		r, close, err := open(t, t.TempDir(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer close()
+		for name, err := range map[string]error{
+			"ADD": r.Add("ns", "tok"), "SET": r.Set("ns", "tok"), "DEL": r.Del("ns"),
+		} {
+			if !errors.Is(err, ErrCannotModify) {
+				t.Errorf("NAMESPACE %s without a config file: %v, want %v", name, err, ErrCannotModify)
+			}
+		}
+	})
+
+	t.Run("ConfigFile", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(t.TempDir(), "basalt.conf")
+		if err := os.WriteFile(path, []byte("requirepass admin\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, close, err := open(t, dir, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Add("ns", "tok"); err != nil {
+			t.Fatal(err)
+		}
+		_, found, err := r.st.GetPropagated(dbKey)
+		close()
+		if err != nil || found {
+			t.Errorf("tokens in the database without repl-namespace-enabled: found %v, %v", found, err)
+		}
+		text, _ := os.ReadFile(path)
+		if !strings.Contains(string(text), "namespace.ns tok\n") {
+			t.Errorf("config file after NAMESPACE ADD:\n%s", text)
+		}
+	})
+
+	t.Run("ReplNamespaceEnabled", func(t *testing.T) {
+		dir := t.TempDir()
+		r, close, err := open(t, dir, "", replOn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Add("ns", "tok"); err != nil {
+			t.Fatal(err)
+		}
+		raw, found, err := r.st.GetPropagated(dbKey)
+		close()
+		if err != nil || !found || string(raw) != `{"tok":"ns"}` {
+			t.Fatalf("%s = %q, %v, %v", dbKey, raw, found, err)
+		}
+		r, close, err = open(t, dir, "", replOn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ns, ok := r.Lookup([]byte("tok")); !ok || ns != "ns" {
+			t.Errorf("after reopening, token tok opens %q, %v", ns, ok)
+		}
+		close()
+		// Switching the option off is refused, as Kvrocks refuses it.
+		if _, _, err := open(t, dir, ""); !errors.Is(err, ErrTokensInDB) {
+			t.Errorf("reopening without repl-namespace-enabled: %v, want %v", err, ErrTokensInDB)
+		}
+	})
+}
