@@ -1,0 +1,159 @@
+package it
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The real Apache Kvrocks (shared/kvrocks/README.md) is the oracle for what
+// Kvrocks decides and the peer of the data-directory interop tests. Tests
+// that need it are named TestKvrocks..., so `go test ./it -run Kvrocks`
+// runs them all.
+
+var kvrocks struct {
+	once sync.Once
+	bin  string
+	err  error // why there is no usable binary
+}
+
+// kvrocksBin returns the Kvrocks binary: $KVROCKS_BIN, else
+// ../shared/kvrocks/kvrocks from the project (module) root. Where it is
+// absent the test is skipped, with a message naming KVROCKS_BIN.
+func kvrocksBin(t testing.TB) string {
+	t.Helper()
+	kvrocks.once.Do(func() {
+		kvrocks.bin = os.Getenv("KVROCKS_BIN")
+		if kvrocks.bin == "" {
+			root, err := moduleRoot()
+			if err != nil {
+				kvrocks.err = err
+				return
+			}
+			kvrocks.bin = filepath.Join(root, "..", "shared", "kvrocks", "kvrocks")
+		}
+		abs, err := filepath.Abs(kvrocks.bin)
+		if err != nil {
+			kvrocks.err = err
+			return
+		}
+		kvrocks.bin = abs
+		st, err := os.Stat(abs)
+		switch {
+		case err != nil:
+			kvrocks.err = err
+		case st.IsDir() || st.Mode()&0o111 == 0:
+			kvrocks.err = fmt.Errorf("%s is not an executable file", abs)
+		}
+	})
+	if kvrocks.err != nil {
+		t.Skipf("no Kvrocks binary (%v): set KVROCKS_BIN to a kvrocks executable to run this test", kvrocks.err)
+	}
+	return kvrocks.bin
+}
+
+// moduleRoot walks up from the working directory to the directory holding
+// go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// startKvrocks starts Kvrocks on a free port with a fresh data dir; extra
+// arguments (`--key value`, or `-c file`) are appended to the command line.
+// It is stopped with SIGTERM, and waited for, when the test ends.
+func startKvrocks(t testing.TB, extra ...string) *proc {
+	t.Helper()
+	return startKvrocksIn(t, t.TempDir(), extra...)
+}
+
+// startKvrocksIn is startKvrocks with a given data dir (RocksDB in
+// <dir>/db, as Basalt keeps it).
+func startKvrocksIn(t testing.TB, dir string, extra ...string) *proc {
+	t.Helper()
+	return startKvrocksAt(t, dir, freePort(t), extra...)
+}
+
+// startKvrocksAt is startKvrocksIn on a given port (a cluster node keeps
+// its address across restarts, and across a swap to or from Basalt).
+func startKvrocksAt(t testing.TB, dir string, port int, extra ...string) *proc {
+	t.Helper()
+	bin := kvrocksBin(t)
+	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir,
+		"--daemonize", "no", "--log-dir", "stdout"}, extra...)
+	p := launch(t, bin, args, port)
+	p.Dir = dir
+	return p
+}
+
+// rocksdbComplaint matches the RocksDB LOG lines worth showing when a
+// server could not use a data directory another server wrote: RocksDB's
+// status strings for what it does not understand.
+var rocksdbComplaint = regexp.MustCompile(`Corruption|Invalid argument|Not implemented|NotSupported|[Nn]ot supported|[Uu]nsupported|[Uu]nknown option|[Uu]nrecognized|IO error|\[ERROR\]|\bERROR\b`)
+
+// describeDataDir lists the files of <dir>/db and the LOG lines that look
+// like complaints, so a failure to open a directory names the file or
+// option that was not understood (the server's own output, with its
+// error, is in the failure that launch reports).
+func describeDataDir(dir string) string {
+	var b strings.Builder
+	db := filepath.Join(dir, "db")
+	entries, err := os.ReadDir(db)
+	if err != nil {
+		fmt.Fprintf(&b, "%s: %v\n", db, err)
+		return b.String()
+	}
+	var names []string
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s (%d bytes)", e.Name(), info.Size()))
+	}
+	sort.Strings(names)
+	fmt.Fprintf(&b, "files in %s: %s\n", db, strings.Join(names, ", "))
+	logs, _ := filepath.Glob(filepath.Join(db, "LOG*"))
+	for _, name := range logs {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, line := range strings.Split(string(raw), "\n") {
+			if rocksdbComplaint.MatchString(line) && !strings.Contains(line, "Fast CRC32") && n < 20 {
+				fmt.Fprintf(&b, "%s: %s\n", filepath.Base(name), line)
+				n++
+			}
+		}
+	}
+	return b.String()
+}
+
+// explainOnFailure logs describeDataDir(dir) if the test fails.
+func explainOnFailure(t testing.TB, dir string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("data directory %s:\n%s", dir, describeDataDir(dir))
+		}
+	})
+}

@@ -1,0 +1,632 @@
+package it
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Data-directory interoperability with the real Kvrocks: one server writes
+// a seeded workload, stops, the other opens the same directory and its
+// full type-aware dump must equal the writer's; then it compacts the
+// directory (its compaction filters on the other's records) and dumps
+// again; then the writer reopens what the reader compacted and dumps once
+// more. Kvrocks writes with RocksDB 9.3, Basalt with Debian's 7.8.
+
+// server is one of the two implementations.
+type server int
+
+const (
+	kvrocksServer server = iota
+	basaltServer
+)
+
+func (s server) String() string { return [...]string{"kvrocks", "basalt"}[s] }
+
+// start starts s on dir and port with the given arguments.
+func (s server) start(t *testing.T, dir string, port int, args ...string) *proc {
+	t.Helper()
+	if s == kvrocksServer {
+		return startKvrocksAt(t, dir, port, args...)
+	}
+	return startBasaltAt(t, dir, port, args...)
+}
+
+// interopCase is one configuration the two servers share.
+type interopCase struct {
+	seed       int64
+	conf       []string // config file lines ("" for no file)
+	args       []string // extra command-line settings, for both servers
+	namespaces bool     // tenants ns1 and ns2 beside the default namespace
+	cluster    bool     // cluster-enabled: the node owns all 16384 slots
+	keys       int      // keys of each type per namespace
+	big        int      // members of each big collection (0: none)
+}
+
+const adminPass = "admin"
+
+var interopTenants = map[string]string{"ns1": "tenant-token-1", "ns2": "tenant-token-2"}
+
+// TestKvrocksInterop: both directions with each server's defaults and a
+// config file (namespace tokens in it), with big collections.
+func TestKvrocksInterop(t *testing.T) {
+	kvrocksBin(t)
+	c := interopCase{seed: 28, conf: []string{"requirepass " + adminPass}, namespaces: true, keys: 60, big: 100000}
+	if raceBuild() {
+		c.keys, c.big = 30, 10000
+	}
+	for _, dir := range [][2]server{{kvrocksServer, basaltServer}, {basaltServer, kvrocksServer}} {
+		w, r := dir[0], dir[1]
+		t.Run(fmt.Sprintf("%sTo%s", title(w), title(r)), func(t *testing.T) {
+			_, conf := runInterop(t, c, w, r)
+			// The tokens travelled in the config file (each server opened
+			// the directory with repl-namespace-enabled no, so it held none).
+			text, _ := os.ReadFile(conf)
+			for ns, token := range interopTenants {
+				if !strings.Contains(string(text), "namespace."+ns+" "+token+"\n") {
+					t.Errorf("the config file lacks namespace.%s:\n%s", ns, text)
+				}
+			}
+		})
+	}
+}
+
+// TestKvrocksInteropReplNamespace: with repl-namespace-enabled yes the
+// tokens live in the database (propagate CF) and move with it; a server
+// started without the option then refuses the directory, Kvrocks and
+// Basalt alike.
+func TestKvrocksInteropReplNamespace(t *testing.T) {
+	kvrocksBin(t)
+	c := interopCase{seed: 29, conf: []string{"requirepass " + adminPass, "repl-namespace-enabled yes"}, namespaces: true, keys: 20}
+	for _, dir := range [][2]server{{kvrocksServer, basaltServer}, {basaltServer, kvrocksServer}} {
+		w, r := dir[0], dir[1]
+		t.Run(fmt.Sprintf("%sTo%s", title(w), title(r)), func(t *testing.T) {
+			data, conf := runInterop(t, c, w, r)
+			if text, _ := os.ReadFile(conf); strings.Contains(string(text), "namespace.") {
+				t.Errorf("namespace lines in the config file with repl-namespace-enabled yes:\n%s", text)
+			}
+			refusals := map[server]string{
+				kvrocksServer: "cannot switch off repl_namespace_enabled when namespaces exist in db",
+				basaltServer:  "repl-namespace-enabled is no",
+			}
+			for s, want := range refusals {
+				if out := runToExit(t, s, data, "--requirepass", adminPass); !strings.Contains(out, want) {
+					t.Errorf("%s without repl-namespace-enabled on a directory holding tokens: want %q in\n%s", s, want, out)
+				}
+			}
+		})
+	}
+}
+
+// TestKvrocksInteropCluster: cluster mode, where every key carries its
+// slot; the node owns all slots and the reader takes over its address and
+// nodes.conf.
+func TestKvrocksInteropCluster(t *testing.T) {
+	kvrocksBin(t)
+	c := interopCase{seed: 30, args: []string{"--cluster-enabled", "yes"}, cluster: true, keys: 30}
+	t.Run("KvrocksToBasalt", func(t *testing.T) { runInterop(t, c, kvrocksServer, basaltServer) })
+	t.Run("BasaltToKvrocks", func(t *testing.T) { runInterop(t, c, basaltServer, kvrocksServer) })
+}
+
+// TestKvrocksNamespaceWithoutConfigFile: with neither a config file nor
+// repl-namespace-enabled there is nowhere to keep tokens: both servers
+// refuse NAMESPACE ADD with the same error, so no directory holds tokens
+// a default Kvrocks would refuse.
+func TestKvrocksNamespaceWithoutConfigFile(t *testing.T) {
+	kvrocksBin(t)
+	var replies []string
+	for _, s := range []server{kvrocksServer, basaltServer} {
+		p := s.start(t, t.TempDir(), freePort(t), "--requirepass", adminPass)
+		c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: adminPass, Protocol: 2, DisableIdentity: true})
+		err := c.Do(ctx, "NAMESPACE", "ADD", "ns", "tok").Err()
+		c.Close()
+		replies = append(replies, fmt.Sprint(err))
+	}
+	if replies[0] != replies[1] || !strings.Contains(replies[0], "configuration file") {
+		t.Errorf("NAMESPACE ADD without a config file: kvrocks %q, basalt %q", replies[0], replies[1])
+	}
+}
+
+func title(s server) string { return strings.ToUpper(s.String()[:1]) + s.String()[1:] }
+
+// runInterop writes c's workload through writer, then checks the dumps of
+// reader, of reader after COMPACT and of writer reopened; it returns the
+// data dir and the config file ("" for none).
+func runInterop(t *testing.T, c interopCase, writer, reader server) (dir, conf string) {
+	start := time.Now()
+	dir = t.TempDir()
+	explainOnFailure(t, dir)
+	port := freePort(t) // one address throughout: a cluster node keeps it
+	var args []string
+	if len(c.conf) > 0 {
+		// One file for both, as when a Kvrocks is swapped for Basalt: each
+		// rewrites it (NAMESPACE ADD, and Kvrocks writes its
+		// command-line settings into it) and the other reads it back.
+		conf = writeConf(t, c.conf...)
+		args = append(args, "-c", conf)
+	}
+	args = append(args, c.args...)
+
+	w := writer.start(t, dir, port, args...)
+	if c.cluster {
+		setupSingleNodeCluster(t, w)
+	}
+	if c.namespaces {
+		admin := interopClient(t, w, adminPass, 5*time.Second)
+		for _, ns := range sortedKeys(interopTenants) {
+			if err := admin.Do(ctx, "NAMESPACE", "ADD", ns, interopTenants[ns]).Err(); err != nil {
+				t.Fatalf("%s: NAMESPACE ADD %s: %v", writer, ns, err)
+			}
+		}
+	}
+	writeWorkload(t, c, w, writer)
+	want := dumpServer(t, w, c)
+	checkDumpCoversWorkload(t, want, c)
+	t.Logf("%s wrote %d keys in %d namespaces (%s)", writer, want.keys(), len(want.ns), time.Since(start).Round(time.Millisecond))
+	w.Stop()
+
+	r := reader.start(t, dir, port, args...)
+	compareDumps(t, fmt.Sprintf("%s opening the directory %s wrote", reader, writer), want, dumpServer(t, r, c))
+	compactServer(t, r)
+	compareDumps(t, fmt.Sprintf("%s after its COMPACT of the directory %s wrote", reader, writer), want, dumpServer(t, r, c))
+	r.Stop()
+
+	w2 := writer.start(t, dir, port, args...)
+	compareDumps(t, fmt.Sprintf("%s reopening its directory after %s compacted it", writer, reader), want, dumpServer(t, w2, c))
+	w2.Stop()
+	t.Logf("%s -> %s: %d keys, %d elements compared four times in %s", writer, reader, want.keys(), want.elements(), time.Since(start).Round(time.Millisecond))
+	return dir, conf
+}
+
+// interopClient connects with password ("" for none) and a read timeout.
+func interopClient(t *testing.T, p *proc, password string, timeout time.Duration) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: password, Protocol: 2, DisableIdentity: true,
+		MaxRetries: -1, PoolSize: 2, ReadTimeout: timeout, WriteTimeout: timeout})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// setupSingleNodeCluster makes p the only node, owning every slot.
+func setupSingleNodeCluster(t *testing.T, p *proc) {
+	t.Helper()
+	c := interopClient(t, p, "", 5*time.Second)
+	id := strings.Repeat("b", 40)
+	if err := c.Do(ctx, "CLUSTERX", "SETNODEID", id).Err(); err != nil {
+		t.Fatalf("CLUSTERX SETNODEID: %v", err)
+	}
+	nodes := fmt.Sprintf("%s 127.0.0.1 %d master - 0-16383", id, p.Port)
+	if err := c.Do(ctx, "CLUSTERX", "SETNODES", nodes, 1).Err(); err != nil {
+		t.Fatalf("CLUSTERX SETNODES: %v", err)
+	}
+}
+
+// passwords returns namespace -> the password that opens it; the default
+// namespace opens with requirepass (or no password).
+func (c interopCase) passwords() map[string]string {
+	out := map[string]string{"__namespace": ""}
+	for _, line := range c.conf {
+		if strings.HasPrefix(line, "requirepass ") {
+			out["__namespace"] = strings.TrimPrefix(line, "requirepass ")
+		}
+	}
+	if c.namespaces {
+		for ns, token := range interopTenants {
+			out[ns] = token
+		}
+	}
+	return out
+}
+
+// writeWorkload runs c's workload in every namespace of p: short-lived
+// keys, the bulk, a wait until the short-lived ones expired, their
+// re-creation, and the big collections in the default namespace.
+func writeWorkload(t *testing.T, c interopCase, p *proc, who server) {
+	t.Helper()
+	for i, ns := range sortedKeys(c.passwords()) {
+		client := interopClient(t, p, c.passwords()[ns], 30*time.Second)
+		w := newWorkload(c.seed*100 + int64(i))
+		w.phaseShortLived(c.keys / 2)
+		runCommands(t, client, fmt.Sprintf("%s %s", who, ns), w.take())
+		w.phaseMain(c.keys)
+		if ns == "__namespace" && c.big > 0 {
+			w.phaseBig(c.big)
+		}
+		runCommands(t, client, fmt.Sprintf("%s %s", who, ns), w.take())
+		waitExpired(t, client, w.shortLived)
+		w.phaseRecreate()
+		runCommands(t, client, fmt.Sprintf("%s %s", who, ns), w.take())
+	}
+}
+
+// waitExpired waits until none of keys exists.
+func waitExpired(t *testing.T, c *redis.Client, keys []string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pipe := c.Pipeline()
+		for _, k := range keys { // one key a command: cluster mode refuses several slots
+			pipe.Exists(ctx, k)
+		}
+		replies, err := pipe.Exec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range replies {
+			n += int(r.(*redis.IntCmd).Val())
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d keys with a TTL under 300 ms still exist after 10 s", n, len(keys))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// compactServer runs COMPACT with a client timeout of its own, then waits
+// until the server reports no compaction running (Kvrocks's COMPACT
+// replies at once and compacts in the background).
+func compactServer(t *testing.T, p *proc) {
+	t.Helper()
+	c := interopClient(t, p, adminPassFor(p), 90*time.Second)
+	if err := c.Do(ctx, "COMPACT").Err(); err != nil {
+		t.Fatalf("COMPACT: %v\n%s", err, p.Output)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		info, err := c.Info(ctx, "rocksdb").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "is_compacting:no") || strings.Contains(info, "is_compacting:0") {
+			return
+		}
+		if !strings.Contains(info, "is_compacting:") {
+			t.Fatalf("INFO rocksdb has no is_compacting field:\n%s", info)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("COMPACT still running after 90 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// adminPassFor returns the requirepass p was started with, from its config.
+func adminPassFor(p *proc) string {
+	args := p.cmd.Args
+	for i, a := range args {
+		if a == "--requirepass" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if a == "-c" && i+1 < len(args) {
+			if raw, err := os.ReadFile(args[i+1]); err == nil {
+				for _, line := range strings.Split(string(raw), "\n") {
+					if f := strings.Fields(line); len(f) == 2 && f[0] == "requirepass" {
+						return f[1]
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// runToExit starts s on dir with args, expecting it to refuse to start,
+// and returns its output.
+func runToExit(t *testing.T, s server, dir string, args ...string) string {
+	t.Helper()
+	port := strconv.Itoa(freePort(t))
+	if s == basaltServer {
+		out, code := runBasaltCommand(t, append([]string{"--port", port, "--dir", dir}, args...)...)
+		if code == 0 {
+			t.Errorf("basalt exited 0")
+		}
+		return out
+	}
+	p := launchNoWait(t, kvrocksBin(t), append([]string{"--bind", "127.0.0.1", "--port", port, "--dir", dir, "--daemonize", "no", "--log-dir", "stdout"}, args...))
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		t.Errorf("kvrocks did not exit:\n%s", p.Output)
+		p.Stop()
+	}
+	return p.Output.String()
+}
+
+// launchNoWait starts bin without waiting for it to serve.
+func launchNoWait(t *testing.T, bin string, args []string) *proc {
+	t.Helper()
+	p := &proc{t: t, Output: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// keyDump is one key as a client sees it.
+type keyDump struct {
+	typ    string
+	expire int64    // PEXPIRETIME: absolute ms, -1 without TTL
+	card   int64    // HLEN/SCARD/ZCARD/LLEN (from the metadata's size)
+	value  []string // canonical elements: sorted for hash and set, in order for list and zset
+}
+
+// dump is every key of every namespace, and the namespace tokens.
+type dump struct {
+	ns     map[string]map[string]keyDump
+	tokens string // NAMESPACE GET * without the default namespace
+}
+
+func (d dump) keys() (n int) {
+	for _, keys := range d.ns {
+		n += len(keys)
+	}
+	return n
+}
+
+func (d dump) elements() (n int) {
+	for _, keys := range d.ns {
+		for _, k := range keys {
+			n += len(k.value)
+		}
+	}
+	return n
+}
+
+// dumpServer reads every key of every namespace of c through p.
+func dumpServer(t *testing.T, p *proc, c interopCase) dump {
+	t.Helper()
+	d := dump{ns: map[string]map[string]keyDump{}}
+	for ns, pass := range c.passwords() {
+		d.ns[ns] = dumpNamespace(t, interopClient(t, p, pass, 60*time.Second))
+	}
+	if c.namespaces {
+		all, err := interopClient(t, p, adminPass, 5*time.Second).Do(ctx, "NAMESPACE", "GET", "*").StringSlice()
+		if err != nil {
+			t.Fatalf("NAMESPACE GET *: %v", err)
+		}
+		var pairs []string
+		for i := 0; i+1 < len(all); i += 2 {
+			if all[i] != "__namespace" {
+				pairs = append(pairs, all[i]+"="+all[i+1])
+			}
+		}
+		sort.Strings(pairs)
+		d.tokens = strings.Join(pairs, " ")
+	}
+	return d
+}
+
+func dumpNamespace(t *testing.T, c *redis.Client) map[string]keyDump {
+	t.Helper()
+	seen := map[string]bool{}
+	cursor := "0"
+	for {
+		reply, err := c.Do(ctx, "SCAN", cursor, "COUNT", 1000).Slice()
+		if err != nil || len(reply) != 2 {
+			t.Fatalf("SCAN %s: %v %v", cursor, reply, err)
+		}
+		cursor = fmt.Sprint(reply[0])
+		for _, k := range reply[1].([]any) {
+			seen[fmt.Sprint(k)] = true
+		}
+		if cursor == "0" {
+			break
+		}
+	}
+	names := sortedKeys(seen)
+	out := make(map[string]keyDump, len(names))
+	for len(names) > 0 {
+		batch := names[:min(len(names), 200)]
+		names = names[len(batch):]
+		pipe := c.Pipeline()
+		types := make([]*redis.StatusCmd, len(batch))
+		expires := make([]*redis.Cmd, len(batch))
+		for i, k := range batch {
+			types[i] = pipe.Type(ctx, k)
+			expires[i] = pipe.Do(ctx, "PEXPIRETIME", k)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatalf("TYPE/PEXPIRETIME: %v", err)
+		}
+		pipe = c.Pipeline()
+		values := make([]redis.Cmder, len(batch))
+		cards := make([]*redis.IntCmd, len(batch))
+		for i, k := range batch {
+			switch types[i].Val() {
+			case "string":
+				values[i] = pipe.Get(ctx, k)
+			case "hash":
+				values[i], cards[i] = pipe.HGetAll(ctx, k), pipe.HLen(ctx, k)
+			case "set":
+				values[i], cards[i] = pipe.SMembers(ctx, k), pipe.SCard(ctx, k)
+			case "zset":
+				values[i], cards[i] = pipe.ZRangeWithScores(ctx, k, 0, -1), pipe.ZCard(ctx, k)
+			case "list":
+				values[i], cards[i] = pipe.LRange(ctx, k, 0, -1), pipe.LLen(ctx, k)
+			default:
+				t.Fatalf("key %q: TYPE %q", k, types[i].Val())
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatalf("reading values: %v", err)
+		}
+		for i, k := range batch {
+			expire, err := expires[i].Int64()
+			if err != nil {
+				t.Fatalf("PEXPIRETIME %q: %v", k, err)
+			}
+			kd := keyDump{typ: types[i].Val(), expire: expire, card: -1}
+			if cards[i] != nil {
+				kd.card = cards[i].Val()
+			}
+			switch v := values[i].(type) {
+			case *redis.StringCmd:
+				kd.value = []string{v.Val()}
+			case *redis.MapStringStringCmd:
+				for f, val := range v.Val() {
+					kd.value = append(kd.value, f+"\x00"+val)
+				}
+				sort.Strings(kd.value)
+			case *redis.StringSliceCmd:
+				kd.value = v.Val()
+				if kd.typ == "set" {
+					sort.Strings(kd.value)
+				}
+			case *redis.ZSliceCmd:
+				for _, z := range v.Val() {
+					kd.value = append(kd.value, fmt.Sprint(z.Member)+"\x00"+formatScore(z.Score))
+				}
+			}
+			out[k] = kd
+		}
+	}
+	return out
+}
+
+// formatScore spells a score exactly, -0 apart from 0.
+func formatScore(f float64) string {
+	if f == 0 && math.Signbit(f) {
+		return "-0"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// checkDumpCoversWorkload makes sure the writer's dump holds what the
+// comparison is meant to cover, so that it cannot pass vacuously.
+func checkDumpCoversWorkload(t *testing.T, d dump, c interopCase) {
+	t.Helper()
+	for ns := range c.passwords() {
+		keys := d.ns[ns]
+		types, ttls := map[string]int{}, 0
+		for name, k := range keys {
+			types[k.typ]++
+			if k.expire > 0 {
+				ttls++
+			}
+			if strings.HasPrefix(name, "exp:") && k.expire > 0 {
+				t.Errorf("%s: short-lived key %q still has a TTL after expiring", ns, name)
+			}
+			if k.card >= 0 && k.card != int64(len(k.value)) {
+				t.Errorf("%s: %q has %d elements but its size says %d", ns, name, len(k.value), k.card)
+			}
+		}
+		for _, typ := range []string{"string", "hash", "set", "zset", "list"} {
+			if types[typ] < c.keys/2 {
+				t.Errorf("%s: only %d keys of type %s", ns, types[typ], typ)
+			}
+		}
+		if ttls < c.keys/2 {
+			t.Errorf("%s: only %d keys with a TTL", ns, ttls)
+		}
+		if _, ok := keys["gone:now"]; ok {
+			t.Errorf("%s: a key expired with PEXPIREAT 1 exists", ns)
+		}
+		special := strings.Join(keys["zset:special"].value, " ")
+		if !strings.Contains(special, "\x00-0") || !strings.Contains(special, "\x00+Inf") || !strings.Contains(special, "\x00-Inf") {
+			t.Errorf("%s: zset:special lacks -0 or an infinity: %q", ns, special)
+		}
+	}
+	if c.big > 0 {
+		keys := d.ns["__namespace"]
+		for _, name := range []string{"big:hash", "big:set", "big:zset", "big:list"} {
+			if n := len(keys[name].value); n < c.big-2 {
+				t.Errorf("%s has %d elements, want about %d", name, n, c.big)
+			}
+		}
+		if got := keys["big:orphaned"].value; len(got) != 2 {
+			t.Errorf("big:orphaned re-created with 2 fields reads %d", len(got))
+		}
+	}
+	if c.namespaces && d.tokens == "" {
+		t.Error("no namespace tokens")
+	}
+}
+
+// compareDumps reports every difference (up to 20) between want and got.
+func compareDumps(t *testing.T, what string, want, got dump) {
+	t.Helper()
+	var diffs []string
+	add := func(format string, args ...any) {
+		if len(diffs) < 20 {
+			diffs = append(diffs, fmt.Sprintf(format, args...))
+		} else if len(diffs) == 20 {
+			diffs = append(diffs, "...")
+		}
+	}
+	if want.tokens != got.tokens {
+		add("namespace tokens: want %q, got %q", want.tokens, got.tokens)
+	}
+	for _, ns := range sortedKeys(want.ns) {
+		w, g := want.ns[ns], got.ns[ns]
+		for _, k := range sortedKeys(w) {
+			wk := w[k]
+			gk, ok := g[k]
+			switch {
+			case !ok:
+				add("%s %q: missing (want %s)", ns, k, wk.typ)
+			case wk.typ != gk.typ:
+				add("%s %q: type %s, want %s", ns, k, gk.typ, wk.typ)
+			case wk.expire != gk.expire:
+				add("%s %q: PEXPIRETIME %d, want %d", ns, k, gk.expire, wk.expire)
+			case wk.card != gk.card:
+				add("%s %q: size %d, want %d", ns, k, gk.card, wk.card)
+			default:
+				if i := firstDifference(wk.value, gk.value); i >= 0 {
+					add("%s %q (%s): %d elements, want %d; element %d is %.80q, want %.80q", ns, k, wk.typ,
+						len(gk.value), len(wk.value), i, at(gk.value, i), at(wk.value, i))
+				}
+			}
+		}
+		for _, k := range sortedKeys(g) {
+			if _, ok := w[k]; !ok {
+				add("%s %q: unexpected %s key", ns, k, g[k].typ)
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("%s: the dump differs from the writer's (%d keys):\n%s", what, want.keys(), strings.Join(diffs, "\n"))
+	}
+}
+
+func firstDifference(a, b []string) int {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "<none>"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
