@@ -1,7 +1,11 @@
 package commands
 
+import "github.com/basaltdb/basalt/config"
+
 func init() {
 	register(&Command{Name: "command", Arity: -1, Handler: cmdCommand})
+	// profiling-sample-commands names commands of this table.
+	config.CommandExists = func(name string) bool { return lookup([]byte(name)) != nil }
 }
 
 // COMMAND | COMMAND COUNT | COMMAND INFO [name ...] | COMMAND LIST | COMMAND GETKEYS command [arg ...] | COMMAND HELP

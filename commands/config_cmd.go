@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/basaltdb/basalt/config"
 )
@@ -48,6 +49,9 @@ func configGet(c *Ctx) {
 	}
 }
 
+// configSet sets each pair in turn, stopping at the first refused one.
+// One pair is Kvrocks's form; several are Redis 7's. Errors are worded as
+// Kvrocks words them.
 func configSet(c *Ctx) {
 	if len(c.Args)%2 != 0 {
 		c.ErrorString("ERR wrong number of arguments for 'config|set' command")
@@ -56,18 +60,19 @@ func configSet(c *Ctx) {
 	for i := 2; i < len(c.Args); i += 2 {
 		key := string(c.Args[i])
 		err := c.Env.Config.Set(key, string(c.Args[i+1]))
-		switch {
-		case err == nil:
-		case errors.Is(err, config.ErrUnknownOption):
-			c.ErrorString("ERR Unknown option or number of arguments for CONFIG SET - '" + key + "'")
-			return
-		case errors.Is(err, config.ErrReadOnly):
-			c.ErrorString("ERR CONFIG SET failed (possibly related to argument '" + key + "') - can't set immutable config")
-			return
-		default:
-			c.ErrorString("ERR CONFIG SET failed (possibly related to argument '" + key + "') - " + err.Error())
-			return
+		if err == nil {
+			continue
 		}
+		msg := err.Error()
+		var setErr *config.SetError
+		switch {
+		case errors.Is(err, config.ErrUnknownOption), errors.Is(err, config.ErrReadOnly):
+			msg = "Unsupported CONFIG parameter: " + strings.ToLower(key)
+		case errors.As(err, &setErr):
+			msg = setErr.Text
+		}
+		c.ErrorString("ERR CONFIG SET '" + key + "' error: " + msg)
+		return
 	}
 	c.W.OK()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -14,12 +13,21 @@ import (
 	"github.com/basaltdb/basalt/glob"
 )
 
-// Errors of CONFIG SET; compare with errors.Is.
+// Errors of CONFIG SET; compare with errors.Is. Both read "Unsupported
+// CONFIG parameter" in Kvrocks's reply.
 var (
 	ErrUnknownOption = errors.New("config: unknown option")
 	ErrReadOnly      = errors.New("config: option cannot be changed while running")
 	ErrNoFile        = errors.New("config: the server is running without a config file")
 )
+
+// SetError is a refused CONFIG SET value. Its Error is Kvrocks's text
+// after "ERR CONFIG SET '<key>' error: ": "failed to set new value: ..."
+// for a value that does not parse or is out of range, "invalid value: ..."
+// for one a validator refuses, or the text of a refused change.
+type SetError struct{ Text string }
+
+func (e *SetError) Error() string { return e.Text }
 
 // Config holds every setting. The exported fields are safe to read at any
 // time; only Set, Load and the namespace methods change them.
@@ -32,6 +40,7 @@ type Config struct {
 	Timeout                   Int
 	MaxClients                Int
 	RequirePass               Text
+	MasterAuth                Text
 	MetricsPort               Int
 	PubsubOutputBufferLimitMB Int
 	MigrateType               Enum
@@ -45,11 +54,13 @@ type Config struct {
 	LogDir                    Text
 	LogLevel                  Enum
 	DBName                    Text
-	ProtoMaxBulkLen           Int
+	ProtoMaxBulkLen           UnitInt
 	SlowlogLogSlowerThan      Int
 	SlowlogMaxLen             Int
 	RESP3Enabled              Bool
 	ReplNamespaceEnabled      Bool
+	// MaxDBSize is in GB; 0 means no limit. Not enforced yet.
+	MaxDBSize Int
 
 	CompactCron                   Cron
 	CompactionCheckerCron         Cron
@@ -69,11 +80,12 @@ type Config struct {
 		namespaces map[string]string // namespace name -> token
 		watchers   map[string][]func()
 	}
-	// Warnings lists known Kvrocks keys that were read but have no effect.
+	// Warnings lists the settings that were given a value Basalt does not
+	// act on yet, for the start-up log.
 	Warnings []string
 }
 
-// RocksDB holds the rocksdb.* settings.
+// RocksDB holds the rocksdb.* settings Basalt uses.
 type RocksDB struct {
 	BlockCacheSize          Int
 	WriteBufferSize         Int
@@ -101,11 +113,18 @@ type RocksDB struct {
 // option is one row of the table that drives parsing, CONFIG, --help and
 // the documentation check.
 type option struct {
-	name     string
-	value    value
-	def      string
-	readOnly bool
-	help     string
+	name  string
+	value value
+	def   string
+	flags optionFlag
+	help  string
+	// validate checks a new value before it is stored (Kvrocks's
+	// validators: "invalid value: ..."); onSet runs after CONFIG SET stored
+	// it, and a failure restores the old value (Kvrocks's callbacks).
+	validate func(v string) error
+	onSet    func() error
+	explicit bool   // set by the file or the command line
+	derived  string // the default derived from dir, when there is one
 }
 
 // New returns a Config holding the built-in defaults.
@@ -113,84 +132,32 @@ func New() *Config {
 	c := &Config{byName: map[string]*option{}}
 	c.mu.namespaces = map[string]string{}
 	c.mu.watchers = map[string][]func(){}
-	r := &c.RocksDB
-	ro, rw := true, false
-	c.add("bind", &c.Bind, "127.0.0.1", ro, "space-separated addresses to listen on")
-	c.add("port", c.Port.bounds(1, 65535), "6666", ro, "TCP port")
-	c.add("dir", &c.Dir, "./data", ro, "data directory; RocksDB lives in <dir>/db")
-	c.add("pidfile", &c.Pidfile, "", ro, "file to write the process id to (empty: none)")
-	c.add("workers", c.Workers.bounds(1, 256), "8", ro, "worker threads: the Go scheduler runs at most min(workers, CPUs) at once")
-	c.add("timeout", c.Timeout.bounds(0, math.MaxInt32), "0", rw, "close a client idle for this many seconds (0: never)")
-	c.add("maxclients", c.MaxClients.bounds(1, 1<<20), "10240", rw, "maximum simultaneous client connections")
-	c.add("requirepass", &c.RequirePass, "", rw, "admin password; clients must AUTH with it (empty: no password)")
-	c.add("cluster-enabled", &c.ClusterEnabled, "no", ro, "cluster mode: keys carry their hash slot (changes the on-disk key format)")
-	c.add("persist-cluster-nodes-enabled", &c.PersistClusterNodes, "yes", rw, "keep the cluster topology in <dir>/nodes.conf across restarts")
-	c.add("log-dir", &c.LogDir, "stderr", ro, "directory for basalt.log, or stdout/stderr")
-	c.LogLevel.allowed = []string{"debug", "info", "warning", "error", "fatal"}
-	c.add("log-level", &c.LogLevel, "info", rw, "debug, info, warning, error or fatal")
-	c.add("db-name", &c.DBName, "change.me.db", ro, "database name; replicas must have the master's")
-	c.ProtoMaxBulkLen.memory = true
-	c.add("proto-max-bulk-len", c.ProtoMaxBulkLen.bounds(1<<20, math.MaxInt64), "536870912", rw, "largest bulk string a client may send, in bytes (units kb, mb, gb allowed)")
-	c.add("slowlog-log-slower-than", c.SlowlogLogSlowerThan.bounds(-1, math.MaxInt64), "200000", rw, "log commands slower than this many µs (-1: off, 0: all)")
-	c.add("slowlog-max-len", c.SlowlogMaxLen.bounds(0, math.MaxInt32), "128", rw, "slow log entries kept")
-	c.add("resp3-enabled", &c.RESP3Enabled, "yes", rw, "allow HELLO 3")
-	c.add("repl-namespace-enabled", &c.ReplNamespaceEnabled, "no", ro, "keep namespace tokens in the database (replicated) instead of the config file")
-	c.add("compact-cron", &c.CompactCron, "", rw, "compact the whole database at these times (crontab: minute hour day month weekday; empty: never)")
-	c.add("compaction-checker-cron", &c.CompactionCheckerCron, "", rw, "during these minutes (crontab), compact the SST files with the most reclaimable data")
-	c.compactionCheckerRange.cron = &c.CompactionCheckerCron
-	c.add("compaction-checker-range", &c.compactionCheckerRange, "", rw, "deprecated: hours a-b, the same as compaction-checker-cron \"* a-b * * *\"")
-	c.add("force-compact-file-age", c.ForceCompactFileAge.bounds(0, math.MaxInt64), "172800", rw, "the checker compacts SST files older than this many seconds")
-	c.add("force-compact-file-min-deleted-percentage", c.ForceCompactFileMinDeletedPct.bounds(1, 100), "10", rw, "the checker compacts SST files with at least this share of reclaimable records")
-
-	c.add("pubsub-output-buffer-limit-mb", c.PubsubOutputBufferLimitMB.bounds(0, 1<<20), "32", rw, "disconnect a subscriber (or MONITOR) whose unsent messages pass this many MB (0: only the 8192-message backlog limits it)")
-	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "0", ro, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
-	c.MigrateType.allowed = []string{"redis-command", "raw-key-value"}
-	c.add("migrate-type", &c.MigrateType, "redis-command", rw, "slot migration sends restore commands (redis-command) or raw write batches (raw-key-value, APPLYBATCH)")
-	c.add("migrate-speed", c.MigrateSpeed.bounds(0, math.MaxInt32), "4096", rw, "keys per second a slot migration sends (0: no limit)")
-	c.add("migrate-pipeline-size", c.MigratePipelineSize.bounds(1, math.MaxInt32), "16", rw, "commands a slot migration sends before reading their replies")
-	c.add("migrate-sequence-gap", c.MigrateSequenceGap.bounds(1, math.MaxInt32), "10000", rw, "WAL writes left to send below which a migration stops writes to its slots and finishes")
-	c.add("migrate-batch-size-kb", c.MigrateBatchSizeKB.bounds(1, math.MaxInt32), "16", rw, "size of one raw-key-value batch, KB")
-	c.add("migrate-batch-rate-limit-mb", c.MigrateBatchRateLimitMB.bounds(0, math.MaxInt32), "16", rw, "raw-key-value bytes per second, MB (0: no limit)")
-
-	c.add("rocksdb.block_cache_size", r.BlockCacheSize.bounds(0, 1<<30), "4096", ro, "block cache shared by all column families, MB")
-	c.add("rocksdb.write_buffer_size", r.WriteBufferSize.bounds(1, 4096), "64", ro, "memtable size, MB")
-	c.add("rocksdb.max_write_buffer_number", r.MaxWriteBufferNumber.bounds(1, 256), "4", ro, "memtables per column family")
-	c.add("rocksdb.target_file_size_base", r.TargetFileSizeBase.bounds(1, 1<<20), "128", ro, "SST target size at level 1, MB")
-	c.add("rocksdb.max_open_files", r.MaxOpenFiles.bounds(-1, math.MaxInt32), "8096", ro, "open SST files kept (-1: unlimited)")
-	c.add("rocksdb.max_background_jobs", r.MaxBackgroundJobs.bounds(1, 64), "4", ro, "background flush and compaction threads")
-	c.add("rocksdb.max_subcompactions", r.MaxSubcompactions.bounds(1, 64), "2", ro, "threads one compaction job may use")
-	r.Compression.allowed = []string{"no", "snappy", "lz4", "zstd", "zlib"}
-	c.add("rocksdb.compression", &r.Compression, "snappy", ro, "SST compression from level 2 on: no, snappy, lz4, zstd or zlib")
-	c.add("rocksdb.block_size", r.BlockSize.bounds(1024, 1<<24), "16384", ro, "SST block size, bytes")
-	c.add("rocksdb.cache_index_and_filter_blocks", &r.CacheIndexAndFilter, "yes", ro, "keep index and filter blocks in the block cache")
-	c.add("rocksdb.level0_file_num_compaction_trigger", r.Level0CompactionTrigger.bounds(1, 1024), "4", ro, "level-0 files that start a compaction")
-	c.add("rocksdb.level0_slowdown_writes_trigger", r.Level0SlowdownTrigger.bounds(1, 1024), "20", ro, "level-0 files that slow writes down")
-	c.add("rocksdb.level0_stop_writes_trigger", r.Level0StopTrigger.bounds(1, 1024), "40", ro, "level-0 files that stop writes")
-	c.add("rocksdb.max_total_wal_size", r.MaxTotalWALSize.bounds(0, 1<<30), "512", ro, "WAL size that forces memtable flushes, MB")
-	c.add("rocksdb.wal_ttl_seconds", r.WALTTLSeconds.bounds(0, math.MaxInt32), "10800", ro, "keep archived WAL files this long (replication window)")
-	c.add("rocksdb.wal_size_limit_mb", r.WALSizeLimitMB.bounds(0, math.MaxInt32), "16384", ro, "keep archived WAL files up to this size")
-	c.add("rocksdb.disable_auto_compactions", &r.DisableAutoCompactions, "no", ro, "turn RocksDB's background compactions off")
-	c.add("rocksdb.enable_pipelined_write", &r.EnablePipelinedWrite, "no", ro, "pipeline WAL and memtable writes")
-	c.add("rocksdb.stats_dump_period_sec", r.StatsDumpPeriodSec.bounds(0, math.MaxInt32), "0", ro, "dump RocksDB statistics to its LOG this often (0: never)")
-	c.add("rocksdb.write_options.sync", &r.WriteSync, "no", rw, "fsync the WAL on every write (survives power loss, not only kill -9)")
-	c.add("rocksdb.write_options.disable_wal", &r.DisableWAL, "no", rw, "write without the WAL: acknowledged writes can be lost on a crash")
+	c.addOptions()
 	for _, o := range c.options {
 		if err := o.value.set(o.def); err != nil {
 			panic(fmt.Sprintf("config: bad default for %s: %v", o.name, err))
 		}
 	}
+	c.derive()
 	return c
 }
 
-func (i *Int) bounds(min, max int64) *Int {
-	i.min, i.max = min, max
-	return i
-}
-
-func (c *Config) add(name string, v value, def string, readOnly bool, help string) {
-	o := &option{name: name, value: v, def: def, readOnly: readOnly, help: help}
+func (c *Config) add(name string, v value, def string, flags optionFlag, help string) {
+	o := &option{name: name, value: v, def: def, flags: flags, help: help}
 	c.options = append(c.options, o)
 	c.byName[name] = o
+}
+
+// derive fills the settings whose default depends on dir, as Kvrocks does
+// at the end of loading: pidfile and backup-dir, unless they were set.
+func (c *Config) derive() {
+	dir := strings.TrimSuffix(c.Dir.Get(), "/")
+	for name, file := range map[string]string{"pidfile": "kvrocks.pid", "backup-dir": "backup"} {
+		if o := c.byName[name]; !o.explicit && (o.value.String() == o.def || o.value.String() == o.derived) {
+			o.derived = dir + "/" + file
+			o.value.set(o.derived)
+		}
+	}
 }
 
 // Load reads the config file at path ("" for none, "-" for standard input)
@@ -222,6 +189,7 @@ func Load(path string, overrides [][2]string) (*Config, error) {
 			return nil, fmt.Errorf("config: command line --%s: %w", kv[0], err)
 		}
 	}
+	c.derive()
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -260,17 +228,27 @@ func (c *Config) apply(key, val string) error {
 		return nil
 	}
 	key = strings.ToLower(key)
-	if o, ok := c.byName[key]; ok {
-		if err := o.value.set(val); err != nil {
+	o, ok := c.byName[key]
+	if !ok {
+		if isKnownKvrocksKey(key) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' is accepted for Kvrocks compatibility but has no effect yet", key))
+			return nil
+		}
+		return fmt.Errorf("key '%s': unknown config key", key)
+	}
+	if err := o.value.set(val); err != nil {
+		return fmt.Errorf("key '%s': %w", key, err)
+	}
+	if o.validate != nil {
+		if err := o.validate(val); err != nil {
 			return fmt.Errorf("key '%s': %w", key, err)
 		}
-		return nil
 	}
-	if isKnownKvrocksKey(key) {
+	o.explicit = true
+	if o.flags&noEffect != 0 && o.value.String() != o.def {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' is accepted for Kvrocks compatibility but has no effect yet", key))
-		return nil
 	}
-	return fmt.Errorf("key '%s': unknown config key", key)
+	return nil
 }
 
 // namespaceName recognises `namespace.<name>`: the prefix in any case, the
@@ -353,17 +331,35 @@ func (c *Config) Get(pattern string) [][2]string {
 	return out
 }
 
-// Set changes an option while the server runs and calls its watchers.
+// Set changes an option while the server runs, as Kvrocks's CONFIG SET
+// does: the validator first, then the value, then the change's own check,
+// which restores the old value when it fails; then the watchers run.
+// Unknown and read-only keys give ErrUnknownOption and ErrReadOnly, bad
+// values a *SetError.
 func (c *Config) Set(key, val string) error {
 	o, ok := c.byName[strings.ToLower(key)]
 	if !ok {
 		return fmt.Errorf("%w: %s", ErrUnknownOption, key)
 	}
-	if o.readOnly {
+	if o.flags&ro != 0 {
 		return fmt.Errorf("%w: %s", ErrReadOnly, o.name)
 	}
+	if o.validate != nil {
+		if err := o.validate(val); err != nil {
+			return &SetError{"invalid value: " + err.Error()}
+		}
+	}
+	old := o.value.String()
 	if err := o.value.set(val); err != nil {
-		return err
+		return &SetError{"failed to set new value: " + err.Error()}
+	}
+	if o.onSet != nil {
+		if err := o.onSet(); err != nil {
+			if rollback := o.value.set(old); rollback != nil {
+				return &SetError{"failed to rollback the value: " + rollback.Error()}
+			}
+			return &SetError{err.Error()}
+		}
 	}
 	c.mu.Lock()
 	watchers := c.mu.watchers[o.name]
@@ -381,17 +377,18 @@ func (c *Config) Watch(name string, fn func()) {
 	c.mu.watchers[name] = append(c.mu.watchers[name], fn)
 }
 
-// Option describes a setting for --help and documentation.
+// Option describes a setting for --help and documentation. NoEffect
+// settings are accepted and reported but Basalt does not act on them yet.
 type Option struct {
 	Name, Default, Help string
-	ReadOnly            bool
+	ReadOnly, NoEffect  bool
 }
 
 // Options lists every setting in table order.
 func (c *Config) Options() []Option {
 	out := make([]Option, len(c.options))
 	for i, o := range c.options {
-		out[i] = Option{Name: o.name, Default: o.def, Help: o.help, ReadOnly: o.readOnly}
+		out[i] = Option{Name: o.name, Default: o.def, Help: o.help, ReadOnly: o.flags&ro != 0, NoEffect: o.flags&noEffect != 0}
 	}
 	return out
 }

@@ -45,7 +45,7 @@ func writeFile(t *testing.T, content string) string {
 }
 
 func TestLoadFileAndOverrides(t *testing.T) {
-	path := writeFile(t, "# test\nPORT 7000\ndir /tmp/x\nmaxclients 10\nrequirepass \"s p\"\nnamespace.Tenant tok1\nproto-max-bulk-len 2mb\n")
+	path := writeFile(t, "# test\nPORT 7000\ndir /tmp/x\nmaxclients 10\nrequirepass \"s p\"\nnamespace.Tenant tok1\nproto-max-bulk-len 2M\n")
 	c, err := Load(path, [][2]string{{"port", "7001"}})
 	if err != nil {
 		t.Fatal(err)
@@ -64,8 +64,8 @@ func TestLoadFileAndOverrides(t *testing.T) {
 func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 	for content, want := range map[string]string{
 		"port 1\nfoo bar\n":       "line 2: key 'foo': unknown config key",
-		"port abc\n":              "line 1: key 'port': \"abc\" is not an integer",
-		"port 70000\n":            "line 1: key 'port': value 70000 is out of range",
+		"port abc\n":              "line 1: key 'port': not started as an integer",
+		"port 70000\n":            "line 1: key 'port': out of numeric range",
 		"cluster-enabled maybe\n": "line 1: key 'cluster-enabled'",
 		"namespace.a tok\n":       "namespace tokens need requirepass",
 		"log-level loud\n":        "key 'log-level'",
@@ -82,7 +82,7 @@ func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 }
 
 func TestKnownKvrocksKeysWarn(t *testing.T) {
-	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.row_cache_size 0\n"), nil)
+	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.row_cache_size 10\nrocksdb.block_cache_type lru\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +93,9 @@ func TestKnownKvrocksKeysWarn(t *testing.T) {
 
 func TestGetSet(t *testing.T) {
 	c := New()
-	got := c.Get("max*")
+	got := c.Get("maxc*")
 	if len(got) != 1 || got[0] != [2]string{"maxclients", "10240"} {
-		t.Fatalf("Get(max*) = %v", got)
+		t.Fatalf("Get(maxc*) = %v", got)
 	}
 	if len(c.Get("*")) != len(c.options) {
 		t.Fatal("Get(*) must list every option")
@@ -111,7 +111,8 @@ func TestGetSet(t *testing.T) {
 	if err := c.Set("nope", "1"); !errors.Is(err, ErrUnknownOption) {
 		t.Fatalf("Set nope = %v, want ErrUnknownOption", err)
 	}
-	if err := c.Set("maxclients", "x"); err == nil || c.MaxClients.Get() != 5 {
+	var setErr *SetError
+	if err := c.Set("maxclients", "x"); !errors.As(err, &setErr) || setErr.Text != "failed to set new value: not started as an integer" || c.MaxClients.Get() != 5 {
 		t.Fatalf("bad value accepted: %v", err)
 	}
 }
@@ -217,10 +218,74 @@ func TestCron(t *testing.T) {
 	if err := cfg.Set("compaction-checker-range", "1-5"); err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg.CompactionCheckerCron.Get(); got != "* 1-5 * * *" {
-		t.Errorf("compaction-checker-range 1-5 set the checker cron to %q", got)
+	// As in Kvrocks, the range gives the checker its schedule, and
+	// compaction-checker-cron still reads empty.
+	if !cfg.CompactionCheckerCron.Matches(at("2026-11-22 05:30")) || cfg.CompactionCheckerCron.Matches(at("2026-11-22 06:00")) || cfg.CompactionCheckerCron.Get() != "" {
+		t.Errorf("compaction-checker-range 1-5: checker cron %q", cfg.CompactionCheckerCron.Get())
 	}
 	if err := cfg.Set("compaction-checker-range", "7-3"); err == nil {
 		t.Error("compaction-checker-range 7-3 accepted")
+	}
+}
+
+// TestKvrocksValueErrors checks values and refusals against what Kvrocks
+// 2.10 replies (after "failed to set new value: " or "invalid value: ").
+func TestKvrocksValueErrors(t *testing.T) {
+	tests := []struct{ key, value, want, get string }{
+		{"slowlog-max-len", "-1", "failed to set new value: out of numeric range", ""},
+		{"slowlog-max-len", "abc", "failed to set new value: not started as an integer", ""},
+		{"slowlog-max-len", "-", "failed to set new value: not started as an integer", ""},
+		{"slowlog-max-len", "1x", "failed to set new value: encounter non-integer characters", ""},
+		{"slowlog-max-len", "08", "failed to set new value: encounter non-integer characters", ""},
+		{"slowlog-max-len", "99999999999999999999", "failed to set new value: Numerical result out of range", ""},
+		{"timeout", "4294967296", "failed to set new value: out of range of integer type", ""},
+		{"timeout", "0x10", "", "16"},
+		{"timeout", "010", "", "8"},
+		{"timeout", " +7", "", "7"},
+		{"replica-announce-port", "-1", "failed to set new value: out of range of integer type", ""},
+		{"force-compact-file-age", "99999999999999999999", "failed to set new value: Numerical result out of range", ""},
+		{"slave-read-only", "maybe", "failed to set new value: argument must be 'yes' or 'no'", ""},
+		{"slave-read-only", "NO", "", "no"},
+		{"log-level", "debug", "failed to set new value: invalid enum option, acceptable values are 'info', 'warning', 'error', 'fatal'", ""},
+		{"log-level", "WARNING", "", "warning"},
+		{"proto-max-bulk-len", "1KB", "failed to set new value: encounter unexpected unit: `KB`", ""},
+		{"proto-max-bulk-len", "99999999P", "failed to set new value: arithmetic overflow", ""},
+		{"proto-max-bulk-len", "512m", "", "536870912"},
+		// Kvrocks stores the value before it checks the range.
+		{"proto-max-bulk-len", "1024", "failed to set new value: this config value should be between 1048576 and 18446744073709551615", "1024"},
+		{"compact-cron", "* * *", "invalid value: cron expression format error, should only contain 5x fields", ""},
+		{"compact-cron", "61 * * * *", "invalid value: cron expression format error: an integer is expected in a cron expression: out of numeric range", ""},
+		{"compact-cron", "*/0 * * * *", "invalid value: cron expression format error: interval value after `*/` cannot be zero", ""},
+		{"compaction-checker-range", "7-3", "invalid value: cron expression format error: for pattern `l-r` in cron expression, r should be larger than l", ""},
+		{"rocksdb.min_blob_size", "100", "Must set rocksdb.enable_blob_files to yes first.", "4096"},
+	}
+	for _, tt := range tests {
+		c := New()
+		err := c.Set(tt.key, tt.value)
+		var setErr *SetError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Set(%s, %q) = %v", tt.key, tt.value, err)
+		case tt.want != "" && (!errors.As(err, &setErr) || setErr.Text != tt.want):
+			t.Errorf("Set(%s, %q) = %v, want %q", tt.key, tt.value, err, tt.want)
+		}
+		if got := c.Get(tt.key); tt.get != "" && (len(got) != 1 || got[0][1] != tt.get) {
+			t.Errorf("after Set(%s, %q): %v, want %q", tt.key, tt.value, got, tt.get)
+		}
+	}
+}
+
+// TestDerivedDefaults: pidfile and backup-dir follow dir unless set.
+func TestDerivedDefaults(t *testing.T) {
+	c, err := Load("", [][2]string{{"dir", "/srv/b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pidfile.Get() != "/srv/b/kvrocks.pid" || c.Get("backup-dir")[0][1] != "/srv/b/backup" {
+		t.Fatalf("pidfile %q, backup-dir %v", c.Pidfile.Get(), c.Get("backup-dir"))
+	}
+	c, err = Load("", [][2]string{{"dir", "/srv/b"}, {"pidfile", "/run/x.pid"}})
+	if err != nil || c.Pidfile.Get() != "/run/x.pid" {
+		t.Fatalf("explicit pidfile: %v %q", err, c.Pidfile.Get())
 	}
 }

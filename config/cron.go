@@ -1,21 +1,23 @@
 package config
 
 import (
-	"fmt"
-	"strconv"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"time"
 )
 
-// Cron is a crontab setting as Kvrocks writes them: zero or more schedules
-// of five fields each (minute, hour, day of month, month, day of week),
-// all separated by spaces. A field is *, a number, a range a-b, any of
-// them with a /step, or a comma-separated list of those. Empty: never.
+// Cron is a crontab setting as Kvrocks reads them (cron.cc): zero or more
+// schedules of five fields each (minute, hour, day of month, month, day of
+// week), all separated by blanks. A field is *, */n (every n-th value), or
+// a comma-separated list of numbers and ranges l-r (l < r). Empty: never.
 type Cron struct {
 	v atomic.Pointer[cronValue]
 }
 
+// cronValue is the setting as written and the schedules it stands for;
+// compaction-checker-range sets schedules under an empty text, as Kvrocks
+// does.
 type cronValue struct {
 	text      string
 	schedules []schedule
@@ -24,11 +26,8 @@ type cronValue struct {
 // schedule holds, per field, the set of values it matches as a bit set.
 type schedule [5]uint64
 
-// cronFields are the fields' names and bounds, in order.
-var cronFields = [5]struct {
-	name     string
-	min, max int
-}{{"minute", 0, 59}, {"hour", 0, 23}, {"day of month", 1, 31}, {"month", 1, 12}, {"day of week", 0, 6}}
+// cronFields are the fields' bounds, in order.
+var cronFields = [5]struct{ min, max int64 }{{0, 59}, {0, 23}, {1, 31}, {1, 12}, {0, 6}}
 
 // Get returns the setting as written.
 func (c *Cron) Get() string {
@@ -64,93 +63,116 @@ func (c *Cron) Matches(t time.Time) bool {
 }
 
 func (c *Cron) set(text string) error {
-	fields := strings.Fields(text)
-	if len(fields)%5 != 0 {
-		return fmt.Errorf("a cron schedule has 5 fields (minute hour day month weekday), got %d", len(fields))
+	schedules, err := parseCron(strings.Fields(text))
+	if err != nil {
+		return err
 	}
-	v := &cronValue{text: strings.Join(fields, " ")}
+	c.v.Store(&cronValue{text: text, schedules: schedules})
+	return nil
+}
+
+// parseCron parses schedules of five fields, with Kvrocks's error texts.
+func parseCron(fields []string) ([]schedule, error) {
+	if len(fields)%5 != 0 {
+		return nil, errors.New("cron expression format error, should only contain 5x fields")
+	}
+	var out []schedule
 	for i := 0; i < len(fields); i += 5 {
 		var s schedule
 		for f := range s {
 			bits, err := parseCronField(fields[i+f], cronFields[f].min, cronFields[f].max)
 			if err != nil {
-				return fmt.Errorf("cron %s field %q: %w", cronFields[f].name, fields[i+f], err)
+				return nil, errors.New("cron expression format error: " + err.Error())
 			}
 			s[f] = bits
 		}
-		v.schedules = append(v.schedules, s)
+		out = append(out, s)
 	}
-	c.v.Store(v)
-	return nil
+	return out, nil
 }
 
 // parseCronField returns the values of [min, max] one field matches.
-func parseCronField(field string, min, max int) (uint64, error) {
-	var bits uint64
-	for _, part := range strings.Split(field, ",") {
-		span, stepText, hasStep := strings.Cut(part, "/")
-		step := 1
-		if hasStep {
-			n, err := strconv.Atoi(stepText)
-			if err != nil || n < 1 {
-				return 0, fmt.Errorf("bad step %q", stepText)
-			}
-			step = n
+func parseCronField(field string, min, max int64) (uint64, error) {
+	number := func(s, what string) (int64, error) {
+		n, err := parseCInt(s, kindInt)
+		if err == nil && (n < min || n > max) {
+			err = errNumericRange
 		}
-		from, to := min, max
-		if span != "*" {
-			a, b, isRange := strings.Cut(span, "-")
-			var err error
-			if from, err = cronNumber(a, min, max); err != nil {
-				return 0, err
+		if err != nil {
+			return 0, errors.New(what + ": " + err.Error())
+		}
+		return n, nil
+	}
+	var bits uint64
+	switch {
+	case field == "*":
+		for v := min; v <= max; v++ {
+			bits |= 1 << v
+		}
+	case strings.HasPrefix(field, "*/"):
+		n, err := number(field[2:], "an integer is expected after `*/` in a cron expression")
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, errors.New("interval value after `*/` cannot be zero")
+		}
+		for v := min; v <= max; v++ {
+			if v%n == 0 {
+				bits |= 1 << v
 			}
-			to = from
-			if isRange {
-				if to, err = cronNumber(b, min, max); err != nil {
+		}
+	default:
+		for _, part := range strings.Split(field, ",") {
+			l, r, isRange := strings.Cut(part, "-")
+			if !isRange {
+				n, err := number(part, "an integer is expected in a cron expression")
+				if err != nil {
 					return 0, err
 				}
-				if to < from {
-					return 0, fmt.Errorf("empty range %q", span)
-				}
-			} else if hasStep {
-				to = max
+				bits |= 1 << n
+				continue
 			}
-		}
-		for v := from; v <= to; v += step {
-			bits |= 1 << v
+			from, err := number(l, "an integer is expected before `-` in a cron expression")
+			if err != nil {
+				return 0, err
+			}
+			to, err := number(r, "an integer is expected after `-` in a cron expression")
+			if err != nil {
+				return 0, err
+			}
+			if from >= to {
+				return 0, errors.New("for pattern `l-r` in cron expression, r should be larger than l")
+			}
+			for v := from; v <= to; v++ {
+				bits |= 1 << v
+			}
 		}
 	}
 	return bits, nil
 }
 
-func cronNumber(s string, min, max int) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < min || n > max {
-		return 0, fmt.Errorf("%q is not a number from %d to %d", s, min, max)
-	}
-	return n, nil
-}
-
-// hourRange is the deprecated compaction-checker-range "a-b" (hours):
-// setting it sets the compaction-checker-cron it stands for, "* a-b * * *".
+// hourRange is the deprecated compaction-checker-range, hours such as
+// "0-7": setting it gives compaction-checker-cron the schedule
+// "* <range> * * *" and leaves that setting's text empty, as Kvrocks does.
+// It is refused while compaction-checker-cron has a text.
 type hourRange struct {
 	Text
 	cron *Cron
 }
 
-func (h *hourRange) set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return h.Text.set(v)
+// validate checks v and installs its schedule.
+func (h *hourRange) validate(v string) error {
+	if h.cron.Get() != "" {
+		return errors.New("compaction-checker-range cannot be set while compaction-checker-cron is set")
 	}
-	a, b, ok := strings.Cut(v, "-")
-	from, errA := cronNumber(a, 0, 23)
-	to, errB := cronNumber(b, 0, 23)
-	if !ok || errA != nil || errB != nil || to < from {
-		return fmt.Errorf("%q is not a range of hours such as 0-7", v)
+	var schedules []schedule
+	if v != "" {
+		var err error
+		if schedules, err = parseCron([]string{"*", v, "*", "*", "*"}); err != nil {
+			return err
+		}
 	}
-	if err := h.cron.set(fmt.Sprintf("* %d-%d * * *", from, to)); err != nil {
-		return err
-	}
-	return h.Text.set(v)
+	h.cron.v.Store(&cronValue{schedules: schedules})
+	return nil
 }

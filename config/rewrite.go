@@ -48,11 +48,17 @@ func (c *Config) Rewrite() error {
 		seen[o.name] = true
 		out = append(out, o.name+" "+quote(o.value.String()))
 	}
+	// As Kvrocks: what the file lacks, in key order, unless it is the
+	// default (or derived from dir) or empty.
+	var missing []string
 	for _, o := range c.options {
-		if !seen[o.name] && o.value.String() != o.def {
-			out = append(out, o.name+" "+quote(o.value.String()))
+		v := o.value.String()
+		if !seen[o.name] && v != "" && v != o.def && (o.derived == "" || v != o.derived) {
+			missing = append(missing, o.name+" "+quote(v))
 		}
 	}
+	sort.Strings(missing)
+	out = append(out, missing...)
 	names := make([]string, 0, len(c.mu.namespaces))
 	for name := range c.mu.namespaces {
 		if inFile && !seen["namespace."+name] {

@@ -107,7 +107,8 @@ func startBasaltIn(t testing.TB, dir string, extra ...string) *proc {
 // keeps its address).
 func startBasaltAt(t testing.TB, dir string, port int, extra ...string) *proc {
 	t.Helper()
-	args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--rocksdb.block_cache_size", "16", "--rocksdb.write_buffer_size", "8"}, extra...)
+	// RESP3 is off by default, as in Kvrocks; the tests use it.
+	args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--rocksdb.block_cache_size", "16", "--rocksdb.write_buffer_size", "8", "--resp3-enabled", "yes"}, extra...)
 	p := launch(t, basaltBin, args, port)
 	p.Dir = dir
 	return p
