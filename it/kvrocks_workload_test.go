@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -408,5 +409,67 @@ func runCommands(t *testing.T, c *redis.Client, who string, cmds [][]any) {
 			}
 		}
 		cmds = cmds[n:]
+	}
+}
+
+// phaseEdits changes about a third of the keys of a dump in place, the
+// way a server changes records the other one wrote: elements added and
+// removed in the middle of lists, fields and members added, incremented
+// and removed, TTLs set and cleared, keys replaced by another type.
+func (w *workload) phaseEdits(keys map[string]keyDump) {
+	for _, name := range sortedKeys(keys) {
+		k := keys[name]
+		if w.rnd.Intn(3) != 0 && name != "big:list" && name != "big:zset" {
+			continue
+		}
+		// middle returns the field or member in the middle of the key.
+		middle := func() string {
+			if len(k.value) == 0 {
+				return ""
+			}
+			e := k.value[len(k.value)/2]
+			if k.typ == "set" {
+				return e
+			}
+			return pairFirst(e)
+		}
+		switch k.typ {
+		case "string":
+			w.do("APPEND", name, w.bytes())
+		case "hash":
+			w.do("HSET", name, "edited", w.bytes())
+			w.do("HDEL", name, middle())
+			w.do("HINCRBY", name, "edit-counter", 7)
+		case "set":
+			w.do("SADD", name, "edited")
+			w.do("SREM", name, middle())
+		case "zset":
+			w.do("ZADD", name, w.score(), "edited")
+			w.do("ZINCRBY", name, "2.5", middle())
+			if len(k.value) > 2 {
+				w.do("ZREM", name, pairFirst(k.value[1]))
+			}
+		case "list":
+			w.do("LPUSH", name, "edited-left")
+			w.do("RPUSH", name, "edited-right")
+			if len(k.value) > 0 {
+				mid := k.value[len(k.value)/2]
+				w.do("LINSERT", name, "BEFORE", mid, "edited-middle")
+				w.do("LREM", name, -1, mid)
+				w.do("LSET", name, len(k.value)/3, "edited-set")
+			}
+			w.do("RPOP", name)
+		}
+		switch w.rnd.Intn(6) {
+		case 0:
+			w.do("PEXPIRE", name, w.longTTL())
+		case 1:
+			w.do("PERSIST", name)
+		case 2:
+			if !strings.HasPrefix(name, "big:") {
+				w.do("DEL", name)
+				w.create(name, w.rnd.Intn(5))
+			}
+		}
 	}
 }
