@@ -39,8 +39,10 @@ lint:
 	$(GO) vet $(PKGS)
 	@if command -v staticcheck >/dev/null 2>&1; then staticcheck $(PKGS); fi
 
+# Kvrocks, the server basalt replaces, gets its own column when its binary
+# is there: KVROCKS_BIN, or ../shared/kvrocks/kvrocks beside the project.
 bench: build
-	$(GO) run ./bench -basalt $(CURDIR)/$(BIN)
+	$(GO) run ./bench -basalt $(CURDIR)/$(BIN) -kvrocks "$(or $(KVROCKS_BIN),$(abspath $(CURDIR)/../shared/kvrocks/kvrocks))"
 
 clean:
 	rm -rf bin

@@ -1,18 +1,19 @@
-// Command bench measures basalt against redis-server in one run: it starts
-// both on free loopback ports, runs redis-benchmark with the same
-// parameters against each, and prints ops/s and the ratio basalt/redis.
-// Run it through `make bench`.
+// Command bench measures basalt against redis-server and Apache Kvrocks in
+// one run: it starts the three on free loopback ports, runs redis-benchmark
+// with the same parameters against each, and prints ops/s, the ratios
+// basalt/redis and basalt/kvrocks, and each server's memory. Without a
+// Kvrocks binary it compares basalt with redis-server alone. Run it
+// through `make bench`.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,8 +23,10 @@ import (
 
 func main() {
 	basaltBin := flag.String("basalt", "bin/basalt", "basalt binary")
+	kvrocksBin := flag.String("kvrocks", defaultKvrocks(), "Apache Kvrocks binary, started with its stock config (default $KVROCKS_BIN, else ../shared/kvrocks/kvrocks from the project root; empty: no Kvrocks column)")
 	requests := flag.Int("n", 200000, "requests per test")
 	clients := flag.Int("c", 50, "parallel connections")
+	minRate := flag.Float64("min-rate", 2000, "ops/s below which a test is cut off and printed as timeout: each redis-benchmark run gets 10s + n/min-rate")
 	tests := flag.String("t", "set,get,incr,lpush,rpop,sadd,hset,spop,zadd,lrange_100,mset", "redis-benchmark tests, run in this order")
 	rounds := flag.Int("rounds", 3, "rounds of the -P 1 tests; the ratio reported is the median round's")
 	bigHash := flag.Int("bighash", 1000000, "fields of the hash whose DEL is timed (0: skip)")
@@ -35,13 +38,16 @@ func main() {
 	check(err)
 	defer os.RemoveAll(dir)
 
-	basalt := start(*basaltBin, "--dir", dir+"/basalt", "--log-level", "warning")
-	defer basalt.stop()
-	redis := start("redis-server", "--save", "", "--appendonly", "no", "--dir", dir)
-	defer redis.stop()
+	servers := startServers(*basaltBin, *kvrocksBin, dir)
+	defer stopAll(servers)
+	l := load{clients: *clients, requests: *requests, minRate: *minRate}
 
-	fmt.Printf("redis-benchmark -c %d -n %d -r 100000, basalt %s vs redis-server\n\n", *clients, *requests, *basaltBin)
-	fmt.Printf("%-40s %-4s %14s %14s %8s  %s\n", "test", "-P", "basalt ops/s", "redis ops/s", "ratio", "(range over rounds)")
+	fmt.Printf("redis-benchmark -c %d -n %d -r 100000 against %s; basalt %s", l.clients, l.requests, strings.Join(names(servers), ", "), *basaltBin)
+	if len(servers) > 2 {
+		fmt.Printf(", kvrocks %s (stock config, workers 8)", *kvrocksBin)
+	}
+	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
+	printHeader(names(servers))
 	for _, pipeline := range []int{1, 16} {
 		// -P 1 carries the targets; its rounds are repeated because this
 		// kind of machine drifts in speed by tens of percent within minutes.
@@ -49,34 +55,14 @@ func main() {
 		if pipeline == 1 {
 			n = *rounds
 		}
-		var t ratioTable
-		for round := 0; round < n; round++ {
-			for _, step := range benchSteps(*tests) {
-				// Each test runs on both servers back to back, so that
-				// both see the machine at the same speed; which one goes
-				// first alternates between rounds.
-				servers := []*server{basalt, redis}
-				if round%2 == 1 {
-					slices.Reverse(servers)
-				}
-				got := map[*server]result{}
-				for _, s := range servers {
-					got[s] = run(s.port, step, *clients, *requests, pipeline)
-				}
-				for _, name := range got[basalt].order {
-					t.add(name, got[basalt].rps[name], got[redis].rps[name])
-				}
-			}
-		}
-		t.print(pipeline)
+		benchPipeline(l, servers, *tests, pipeline, n).print(pipeline)
 	}
-	fmt.Println()
-	fanB, fanR := benchFanOut(basalt.port, 20000), benchFanOut(redis.port, 20000)
-	fmt.Printf("%-40s %-4s %14.0f %14.0f %8.2f\n", "PUBLISH to 100 subscribers (msgs/s)", "-", fanB, fanR, fanB/fanR)
-	queueB, queueR := benchQueue(basalt.port, 50000), benchQueue(redis.port, 50000)
-	fmt.Printf("%-40s %-4s %14.0f %14.0f %8.2f\n", "LPUSH -> BRPOP queue (items/s)", "-", queueB, queueR, queueB/queueR)
+	printRow("RSS after the tests (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmRSS") }))
+	printRow("peak RSS (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmHWM") }))
+	printRow("PUBLISH to 100 subscribers (msgs/s)", "-", perServer(servers, func(s *server) float64 { return benchFanOut(s.port, 20000) }))
+	printRow("LPUSH -> BRPOP queue (items/s)", "-", perServer(servers, func(s *server) float64 { return benchQueue(s.port, 50000) }))
 	if *clusterTests != "" {
-		benchCluster(*basaltBin, dir, *clusterTests, *clients, *requests)
+		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}
 	if *migrateMB > 0 {
 		fmt.Printf("\nslot migration of %d MB of mixed data between two nodes; latency of GET/SET on slots not migrated\n\n", *migrateMB)
@@ -86,9 +72,28 @@ func main() {
 	}
 	if *bigHash > 0 {
 		fmt.Println()
-		timeBigDelete(basalt.port, "basalt", *bigHash)
-		timeBigDelete(redis.port, "redis-server", *bigHash)
+		for _, s := range servers {
+			timeBigDelete(s.port, s.name, *bigHash)
+		}
 	}
+}
+
+// benchPipeline runs every step on every server, rounds times. Each step
+// runs on all servers back to back, so that all see the machine at the
+// same speed; which one goes first rotates from round to round.
+func benchPipeline(l load, servers []*server, tests string, pipeline, rounds int) *table {
+	t := newTable(names(servers))
+	for round := 0; round < rounds; round++ {
+		for _, step := range benchSteps(tests) {
+			results := make([]result, len(servers))
+			for j := range servers {
+				i := (j + round) % len(servers)
+				results[i] = l.measure(step, pipeline, servers[i])
+			}
+			t.add(step, results)
+		}
+	}
+	return t
 }
 
 // benchSteps returns the redis-benchmark arguments of each step: the
@@ -102,53 +107,6 @@ func benchSteps(tests string) [][]string {
 	}
 	steps = append(steps, customCommands...)
 	return append(steps, []string{"-t", "zpopmin"})
-}
-
-// ratioTable collects the ops/s of each test over the rounds.
-type ratioTable struct {
-	order []string
-	rows  map[string]*ratioRow
-}
-
-type ratioRow struct{ basalt, redis []float64 }
-
-func (t *ratioTable) add(name string, basalt, redis float64) {
-	if t.rows == nil {
-		t.rows = map[string]*ratioRow{}
-	}
-	r, ok := t.rows[name]
-	if !ok {
-		r = &ratioRow{}
-		t.rows[name] = r
-		t.order = append(t.order, name)
-	}
-	r.basalt = append(r.basalt, basalt)
-	r.redis = append(r.redis, redis)
-}
-
-// print shows, per test, the median ops/s of each server and the median
-// ratio, with the ratio's range when there was more than one round.
-func (t *ratioTable) print(pipeline int) {
-	for _, name := range t.order {
-		r := t.rows[name]
-		ratios := make([]float64, len(r.basalt))
-		for i := range ratios {
-			ratios[i] = r.basalt[i] / r.redis[i]
-		}
-		spread := ""
-		if len(ratios) > 1 {
-			spread = fmt.Sprintf("  (%.2f-%.2f)", slices.Min(ratios), slices.Max(ratios))
-		}
-		fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f%s\n", name, pipeline, median(r.basalt), median(r.redis), median(ratios), spread)
-	}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 0 {
-		return (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return s[len(s)/2]
 }
 
 // customCommands are benchmarked as given; __rand_int__ is replaced by
@@ -196,54 +154,59 @@ func timed(f func()) time.Duration {
 	return time.Since(start).Round(time.Microsecond)
 }
 
-type server struct {
-	cmd  *exec.Cmd
-	port int
+// load is the redis-benchmark workload every test runs with.
+type load struct {
+	clients, requests int
+	minRate           float64 // ops/s below which a run is cut off
 }
 
-func start(bin string, args ...string) *server {
-	port := freePort()
-	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port)}, args...)...)
-	cmd.Stderr = os.Stderr
-	check(cmd.Start())
-	s := &server{cmd: cmd, port: port}
-	running = append(running, s)
-	for i := 0; i < 200; i++ {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-			c.Close()
-			return s
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	check(fmt.Errorf("%s did not start", bin))
-	return nil
-}
-
-func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		s.cmd.Process.Kill()
-	}
+// limit is the time a redis-benchmark run gets. A -P 16 run sends four
+// times the requests, but also goes at least four times as fast.
+func (l load) limit() time.Duration {
+	return 10*time.Second + time.Duration(float64(l.requests)/l.minRate*float64(time.Second))
 }
 
 type result struct {
-	order []string
-	rps   map[string]float64
+	timedOut bool
+	order    []string
+	rps      map[string]float64
 }
 
-// run executes redis-benchmark in CSV mode and returns ops/s per test.
-func run(port int, step []string, clients, requests, pipeline int) result {
-	args := []string{"-p", strconv.Itoa(port), "-c", strconv.Itoa(clients),
-		"-n", strconv.Itoa(requests * pipeline / min(pipeline, 4)), "-P", strconv.Itoa(pipeline), "-r", "100000", "--csv"}
-	out, err := exec.Command("redis-benchmark", append(args, step...)...).Output()
+// measure runs a step against nodes[0]. When the run is cut off, it
+// waits until every node has worked off the requests already sent.
+func (l load) measure(step []string, pipeline int, nodes ...*server) result {
+	r := l.run(nodes[0].port, step, pipeline)
+	if r.timedOut {
+		fmt.Fprintf(os.Stderr, "bench: redis-benchmark %s -P %d against %s cut off after %v\n", strings.Join(step, " "), pipeline, nodes[0].name, l.limit())
+		for _, s := range nodes {
+			s.settle()
+		}
+	}
+	return r
+}
+
+// run executes redis-benchmark in CSV mode and returns ops/s per test; a
+// run still going at the limit is killed (by its PID) and reported so.
+func (l load) run(port int, step []string, pipeline int) result {
+	args := []string{"-p", strconv.Itoa(port), "-c", strconv.Itoa(l.clients),
+		"-n", strconv.Itoa(l.requests * pipeline / min(pipeline, 4)), "-P", strconv.Itoa(pipeline), "-r", "100000", "--csv"}
+	ctx, cancel := context.WithTimeout(context.Background(), l.limit())
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "redis-benchmark", append(args, step...)...)
+	cmd.Stdout = &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return result{timedOut: true}
+	}
 	check(err)
+	return parseCSV(out.String(), step)
+}
+
+func parseCSV(out string, step []string) result {
 	// With --cluster, redis-benchmark lists the masters before the CSV.
 	var table strings.Builder
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, `"`) {
 			table.WriteString(line + "\n")
 		}
@@ -263,43 +226,25 @@ func run(port int, step []string, clients, requests, pipeline int) result {
 	return res
 }
 
-func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// running lists the servers started, so that a failure stops them too.
-var running []*server
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		for _, s := range running {
-			s.stop()
-		}
-		os.Exit(1)
-	}
-}
-
 // benchCluster runs redis-benchmark --cluster against a 3-node cluster and
 // a 1-node cluster of basalt on this machine, and prints the ratio.
-func benchCluster(bin, dir, tests string, clients, requests int) {
+func benchCluster(bin, dir, tests string, l load) {
 	three := startCluster(bin, dir+"/cluster3", 3)
 	one := startCluster(bin, dir+"/cluster1", 1)
 	defer stopAll(three)
 	defer stopAll(one)
-	fmt.Printf("\ncluster: redis-benchmark --cluster -c %d, 3 basalt nodes vs 1 (same machine)\n\n", clients)
-	fmt.Printf("%-40s %-4s %14s %14s %8s\n", "test", "-P", "3 nodes ops/s", "1 node ops/s", "ratio")
+	fmt.Printf("\ncluster: redis-benchmark --cluster -c %d, 3 basalt nodes vs 1 (same machine), ops/s\n\n", l.clients)
+	cols := []string{"3 nodes", "1 node"}
+	printHeader(cols)
 	for _, pipeline := range []int{1, 16} {
 		// redis-benchmark --cluster refuses a one-node cluster; the node
 		// owns every slot, so plain requests are the same workload.
-		r3 := run(three[0].port, []string{"--cluster", "-t", tests}, clients, requests, pipeline)
-		r1 := run(one[0].port, []string{"-t", tests}, clients, requests, pipeline)
-		for _, name := range r3.order {
-			fmt.Printf("%-40s %-4d %14.0f %14.0f %8.2f\n", name, pipeline, r3.rps[name], r1.rps[name], r3.rps[name]/r1.rps[name])
-		}
+		t := newTable(cols)
+		t.add([]string{"-t", tests}, []result{
+			l.measure([]string{"--cluster", "-t", tests}, pipeline, three...),
+			l.measure([]string{"-t", tests}, pipeline, one...),
+		})
+		t.print(pipeline)
 	}
 }
 
@@ -309,7 +254,7 @@ func startCluster(bin, dir string, n int, extra ...string) []*server {
 	var nodes []*server
 	var text strings.Builder
 	for i := 0; i < n; i++ {
-		s := start(bin, append([]string{"--cluster-enabled", "yes", "--dir", dir + "/" + strconv.Itoa(i), "--log-level", "warning"}, extra...)...)
+		s := start("basalt node "+strconv.Itoa(i), bin, append([]string{"--cluster-enabled", "yes", "--dir", dir + "/" + strconv.Itoa(i), "--log-level", "warning"}, extra...)...)
 		nodes = append(nodes, s)
 		from, to := i*16384/n, (i+1)*16384/n-1
 		fmt.Fprintf(&text, "%040d 127.0.0.1 %d master - %d-%d\n", i+1, s.port, from, to)
@@ -320,10 +265,4 @@ func startCluster(bin, dir string, n int, extra ...string) []*server {
 		c.Close()
 	}
 	return nodes
-}
-
-func stopAll(nodes []*server) {
-	for _, s := range nodes {
-		s.stop()
-	}
 }
