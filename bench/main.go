@@ -36,6 +36,7 @@ func main() {
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
 	check(err)
+	workDir = dir
 	defer os.RemoveAll(dir)
 
 	servers := startServers(*basaltBin, *kvrocksBin, dir)

@@ -148,14 +148,21 @@ func freePort() int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// running lists the servers started, so that a failure stops them too.
-var running []*server
+// running lists the servers started and workDir holds their data, so that
+// a failure stops them and removes it too.
+var (
+	running []*server
+	workDir string
+)
 
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		for _, s := range running {
 			s.stop()
+		}
+		if workDir != "" {
+			os.RemoveAll(workDir)
 		}
 		os.Exit(1)
 	}
