@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/metadata"
@@ -37,6 +38,10 @@ var (
 	ErrNamespaceTooLong  = errors.New("the namespace size exceeds the limit of 255 bytes")
 	ErrNamespaceBadByte  = errors.New("the namespace must not end with byte 0x7F")
 	ErrEmptyNamespaceArg = errors.New("the namespace and the token must not be empty")
+	// ErrNotUTF8: the database keeps tokens as a JSON object, which holds
+	// UTF-8 only (encoding/json would turn other bytes into U+FFFD, and
+	// Kvrocks crashes at start on such a record).
+	ErrNotUTF8 = errors.New("the namespace and the token must be valid UTF-8 with repl-namespace-enabled")
 	// ErrCannotModify: no config file and no repl-namespace-enabled, so no
 	// place Kvrocks would read the tokens from.
 	ErrCannotModify = errors.New("modify namespace requires the server is running with a configuration file or enabled namespace replication")
@@ -215,6 +220,8 @@ func (r *Registry) validate(ns, token string) error {
 		return ErrClusterMode
 	case token == r.cfg.RequirePass.Get():
 		return ErrTokenIsPassword
+	case r.inDB() && (!utf8.ValidString(ns) || !utf8.ValidString(token)):
+		return ErrNotUTF8
 	}
 	return nil
 }
@@ -226,6 +233,9 @@ func (r *Registry) persist() error {
 	}
 	tokens := map[string]string{}
 	for ns, token := range r.cfg.Namespaces() {
+		if !utf8.ValidString(ns) || !utf8.ValidString(token) {
+			return fmt.Errorf("namespace %q: %w", ns, ErrNotUTF8)
+		}
 		tokens[token] = ns
 	}
 	raw, err := json.Marshal(tokens)

@@ -84,6 +84,10 @@ func TestTokensWhereKvrocksKeepsThem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// JSON holds UTF-8 only: another byte would come back as U+FFFD.
+		if err := r.Add("ns", "a\xffb"); !errors.Is(err, ErrNotUTF8) {
+			t.Errorf("a token that is not UTF-8: %v, want %v", err, ErrNotUTF8)
+		}
 		if err := r.Add("ns", "tok"); err != nil {
 			t.Fatal(err)
 		}
