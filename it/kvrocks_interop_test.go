@@ -191,7 +191,7 @@ func runInterop(t *testing.T, c interopCase, writer, reader server) (dir, conf s
 	want := dumpServer(t, w, c)
 	checkDumpCoversWorkload(t, want, c)
 	t.Logf("%s wrote %d keys in %d namespaces (%s)", writer, want.keys(), len(want.ns), time.Since(start).Round(time.Millisecond))
-	w.Stop()
+	stopClean(t, w)
 
 	r := reader.start(t, dir, port, args...)
 	compareDumps(t, fmt.Sprintf("%s opening the directory %s wrote", reader, writer), want, dumpServer(t, r, c))
@@ -201,11 +201,11 @@ func runInterop(t *testing.T, c interopCase, writer, reader server) (dir, conf s
 	want = dumpServer(t, r, c)
 	compactServer(t, r)
 	compareDumps(t, fmt.Sprintf("%s after its COMPACT of the directory %s wrote", reader, writer), want, dumpServer(t, r, c))
-	r.Stop()
+	stopClean(t, r)
 
 	w2 := writer.start(t, dir, port, args...)
 	compareDumps(t, fmt.Sprintf("%s reopening its directory after %s compacted it", writer, reader), want, dumpServer(t, w2, c))
-	w2.Stop()
+	stopClean(t, w2)
 	t.Logf("%s -> %s: %d keys, %d elements compared four times (the last three after the reader's edits) in %s", writer, reader, want.keys(), want.elements(), time.Since(start).Round(time.Millisecond))
 	return dir, conf
 }
@@ -774,7 +774,7 @@ func TestKvrocksInteropForeignTypes(t *testing.T) {
 		return out
 	}
 	before := read(k)
-	k.Stop()
+	stopClean(t, k)
 
 	b := startBasaltAt(t, dir, port)
 	keys, err := interopClient(t, b, "", 5*time.Second).Do(ctx, "KEYS", "*").StringSlice()
@@ -782,7 +782,7 @@ func TestKvrocksInteropForeignTypes(t *testing.T) {
 		t.Errorf("basalt lists %q, %v", keys, err)
 	}
 	compactServer(t, b)
-	b.Stop()
+	stopClean(t, b)
 
 	after := read(startKvrocksAt(t, dir, port))
 	for i := range before {
