@@ -248,11 +248,12 @@ func (c interopCase) passwords() map[string]string {
 	return out
 }
 
-// writeWorkload runs c's workload in every namespace of p: short-lived
-// keys, the bulk (and the big collections in the default namespace), a
-// COMPACT, so that the directory holds SST files the writer's RocksDB
-// wrote as well as its WAL, then a wait until the short-lived keys
-// expired, and their re-creation.
+// writeWorkload runs c's workload in every namespace of p: the bulk (and
+// the big collections in the default namespace), then a COMPACT, so that the
+// directory holds SST files the writer's RocksDB wrote, then into the WAL
+// short-lived keys, a wait until they expired, the re-creation of half of
+// them, and emptied collections: the dead records of the others stay on
+// disk for the reader.
 func writeWorkload(t *testing.T, c interopCase, p *proc, who server) {
 	t.Helper()
 	type tenant struct {
@@ -263,8 +264,6 @@ func writeWorkload(t *testing.T, c interopCase, p *proc, who server) {
 	var tenants []tenant
 	for i, ns := range sortedKeys(c.passwords()) {
 		tn := tenant{ns, interopClient(t, p, c.passwords()[ns], 30*time.Second), newWorkload(c.seed*100 + int64(i))}
-		tn.w.phaseShortLived(c.keys / 2)
-		runCommands(t, tn.client, fmt.Sprintf("%s %s", who, ns), tn.w.take())
 		tn.w.phaseMain(c.keys)
 		if ns == "__namespace" && c.big > 0 {
 			tn.w.phaseBig(c.big)
@@ -274,8 +273,13 @@ func writeWorkload(t *testing.T, c interopCase, p *proc, who server) {
 	}
 	compactServer(t, p)
 	for _, tn := range tenants {
+		tn.w.phaseShortLived(c.keys / 2)
+		runCommands(t, tn.client, fmt.Sprintf("%s %s", who, tn.name), tn.w.take())
+	}
+	for _, tn := range tenants {
 		waitExpired(t, tn.client, tn.w.shortLived)
 		tn.w.phaseRecreate()
+		tn.w.phaseEmptied()
 		runCommands(t, tn.client, fmt.Sprintf("%s %s", who, tn.name), tn.w.take())
 	}
 }
@@ -285,7 +289,7 @@ func editEveryNamespace(t *testing.T, c interopCase, p *proc, who server, d dump
 	t.Helper()
 	for i, ns := range sortedKeys(c.passwords()) {
 		w := newWorkload(c.seed*1000 + int64(i))
-		w.phaseEdits(d.ns[ns])
+		w.phaseEdits(d.ns[ns], c.keys/2)
 		runCommands(t, interopClient(t, p, c.passwords()[ns], 30*time.Second), fmt.Sprintf("%s %s editing", who, ns), w.take())
 	}
 }

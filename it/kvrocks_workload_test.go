@@ -299,9 +299,24 @@ func (w *workload) phaseMain(n int) {
 			w.do("EXPIRE", key, 7200+w.rnd.Intn(3600))
 		}
 	}
-	// Collections emptied element by element: Kvrocks leaves a dead
-	// record of size 0 for hashes and sorted sets and deletes the others';
-	// every other one is then written again (a fresh version).
+	// A key expired on the spot, and renames and copies (same version,
+	// new name).
+	w.do("SET", "gone:now", "x")
+	w.do("PEXPIREAT", "gone:now", 1)
+	for i := 0; i < n/4; i++ {
+		tag := "{ren" + strconv.Itoa(i) + "}" // one slot in cluster mode
+		src, dst, cp := tag+"src", tag+"dst", tag+"copy"
+		w.create(src, 1+i%4)
+		w.do("RENAME", src, dst)
+		w.do("COPY", dst, cp)
+		delete(w.lists, src)
+	}
+}
+
+// phaseEmptied empties collections element by element: Kvrocks leaves a
+// dead record of size 0 for hashes and sorted sets and deletes the others';
+// every other one is then written again (a fresh version).
+func (w *workload) phaseEmptied() {
 	for i := 0; i < 10; i++ {
 		key := "emptied:" + strconv.Itoa(i)
 		switch i % 4 {
@@ -321,18 +336,6 @@ func (w *workload) phaseMain(n int) {
 		if i%2 == 0 {
 			w.do("HSET", key, "c", "3")
 		}
-	}
-	// A key expired on the spot, and renames and copies (same version,
-	// new name).
-	w.do("SET", "gone:now", "x")
-	w.do("PEXPIREAT", "gone:now", 1)
-	for i := 0; i < n/4; i++ {
-		tag := "{ren" + strconv.Itoa(i) + "}" // one slot in cluster mode
-		src, dst, cp := tag+"src", tag+"dst", tag+"copy"
-		w.create(src, 1+i%4)
-		w.do("RENAME", src, dst)
-		w.do("COPY", dst, cp)
-		delete(w.lists, src)
 	}
 }
 
@@ -415,8 +418,23 @@ func runCommands(t *testing.T, c *redis.Client, who string, cmds [][]any) {
 // phaseEdits changes about a third of the keys of a dump in place, the
 // way a server changes records the other one wrote: elements added and
 // removed in the middle of lists, fields and members added, incremented
-// and removed, TTLs set and cleared, keys replaced by another type.
-func (w *workload) phaseEdits(keys map[string]keyDump) {
+// and removed, TTLs set and cleared, keys replaced by another type. It
+// also creates names that the main phases left expired or emptied (their
+// dead records are still on disk, and their elements too); shortLived is
+// the n phaseShortLived was given.
+func (w *workload) phaseEdits(keys map[string]keyDump, shortLived int) {
+	var gone []string
+	for i := 0; i < shortLived; i++ {
+		gone = append(gone, "exp:"+strconv.Itoa(i))
+	}
+	for i := 0; i < 10; i++ {
+		gone = append(gone, "emptied:"+strconv.Itoa(i))
+	}
+	for _, name := range gone {
+		if _, ok := keys[name]; !ok && w.rnd.Intn(3) != 0 {
+			w.create(name, w.rnd.Intn(5))
+		}
+	}
 	for _, name := range sortedKeys(keys) {
 		k := keys[name]
 		if w.rnd.Intn(3) != 0 && name != "big:list" && name != "big:zset" {
