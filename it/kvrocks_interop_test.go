@@ -42,9 +42,9 @@ func (s server) start(t *testing.T, dir string, port int, args ...string) *proc 
 // interopCase is one configuration the two servers share.
 type interopCase struct {
 	seed       int64
-	conf       []string // config file lines ("" for no file)
+	conf       []string // config file lines (none: no config file)
 	args       []string // extra command-line settings, for both servers
-	namespaces bool     // tenants ns1 and ns2 beside the default namespace
+	namespaces bool     // the interopTenants beside the default namespace
 	cluster    bool     // cluster-enabled: the node owns all 16384 slots
 	keys       int      // keys of each type per namespace
 	big        int      // members of each big collection (0: none)
@@ -198,7 +198,7 @@ func runInterop(t *testing.T, c interopCase, writer, reader server) (dir, conf s
 	// is the reference.
 	editEveryNamespace(t, c, r, reader, want)
 	want = dumpServer(t, r, c)
-	compactServer(t, r)
+	compactServer(t, r, c.passwords()["__namespace"])
 	compareDumps(t, fmt.Sprintf("%s after its COMPACT of the directory %s wrote", reader, writer), want, dumpServer(t, r, c))
 	stopClean(t, r)
 
@@ -271,7 +271,7 @@ func writeWorkload(t *testing.T, c interopCase, p *proc, who server) {
 		runCommands(t, tn.client, fmt.Sprintf("%s %s", who, ns), tn.w.take())
 		tenants = append(tenants, tn)
 	}
-	compactServer(t, p)
+	compactServer(t, p, c.passwords()["__namespace"])
 	for _, tn := range tenants {
 		tn.w.phaseShortLived(c.keys / 2)
 		runCommands(t, tn.client, fmt.Sprintf("%s %s", who, tn.name), tn.w.take())
@@ -321,12 +321,13 @@ func waitExpired(t *testing.T, c *redis.Client, keys []string) {
 	}
 }
 
-// compactServer runs COMPACT with a client timeout of its own, then waits
-// until the server reports no compaction running (Kvrocks's COMPACT
-// replies at once and compacts in the background).
-func compactServer(t *testing.T, p *proc) {
+// compactServer runs COMPACT (as the admin, with password) with a client
+// timeout of its own, then waits until the server reports no compaction
+// running (Kvrocks's COMPACT replies at once and compacts in the
+// background).
+func compactServer(t *testing.T, p *proc, password string) {
 	t.Helper()
-	c := interopClient(t, p, adminPassFor(p), 90*time.Second)
+	c := interopClient(t, p, password, 90*time.Second)
 	if err := c.Do(ctx, "COMPACT").Err(); err != nil {
 		t.Fatalf("COMPACT: %v\n%s", err, p.Output)
 	}
@@ -347,26 +348,6 @@ func compactServer(t *testing.T, p *proc) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// adminPassFor returns the requirepass p was started with, from its config.
-func adminPassFor(p *proc) string {
-	args := p.cmd.Args
-	for i, a := range args {
-		if a == "--requirepass" && i+1 < len(args) {
-			return args[i+1]
-		}
-		if a == "-c" && i+1 < len(args) {
-			if raw, err := os.ReadFile(args[i+1]); err == nil {
-				for _, line := range strings.Split(string(raw), "\n") {
-					if f := strings.Fields(line); len(f) == 2 && f[0] == "requirepass" {
-						return f[1]
-					}
-				}
-			}
-		}
-	}
-	return ""
 }
 
 // runToExit starts s on dir with args, expecting it to refuse to start,
@@ -453,7 +434,7 @@ func TestKvrocksInteropForeignTypes(t *testing.T) {
 	if sort.Strings(keys); err != nil || strings.Join(keys, " ") != "bf bm bm:ttl hll j plain si st" {
 		t.Errorf("basalt lists %q, %v", keys, err)
 	}
-	compactServer(t, b)
+	compactServer(t, b, "")
 	stopClean(t, b)
 
 	after := read(startKvrocksAt(t, dir, port))
