@@ -3,8 +3,6 @@
 package cluster
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,12 +14,20 @@ import (
 	"time"
 )
 
-// Errors of the topology commands; their texts are the replies after "ERR ".
+// Errors of the topology commands; their texts are Kvrocks's replies
+// after "ERR ", which word an unknown node and a slave where a master is
+// needed differently per command.
 var (
 	ErrInvalidVersion = errors.New("Invalid cluster version")
 	ErrNotInitialized = errors.New("The cluster is not initialized")
-	ErrUnknownNode    = errors.New("No such node in the cluster")
-	ErrNotMaster      = errors.New("The node is not a master")
+	// SETSLOT
+	ErrUnknownNode = errors.New("No this node in the cluster")
+	// CLUSTERX MIGRATE
+	ErrUnknownDestination = errors.New("Can't find the destination node id")
+	ErrMigrateToSlave     = errors.New("Can't migrate slot to a slave")
+	// CLUSTER REPLICAS and SETSLOT
+	ErrInvalidNodeID = errors.New("Invalid cluster node id")
+	ErrNodeNotMaster = errors.New("The node isn't a master")
 )
 
 // Cluster is this node's view of the cluster. It is safe for concurrent
@@ -45,7 +51,7 @@ type Cluster struct {
 // Open returns the cluster state of a node listening on binds:port,
 // restored from nodesFile when it exists ("" to persist nothing).
 func Open(nodesFile string, binds []string, port int) (*Cluster, error) {
-	c := &Cluster{path: nodesFile, binds: binds, port: port, myID: randomID()}
+	c := &Cluster{path: nodesFile, binds: binds, port: port}
 	if nodesFile == "" {
 		return c, nil
 	}
@@ -60,12 +66,6 @@ func Open(nodesFile string, binds []string, port int) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: %s: %w", nodesFile, err)
 	}
 	return c, nil
-}
-
-func randomID() string {
-	var b [20]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // load parses nodes.conf: version, id and node lines.
@@ -164,7 +164,8 @@ func (c *Cluster) Version() int64 {
 	return c.topo.Version
 }
 
-// MyID returns this node's id.
+// MyID returns this node's id: empty until CLUSTERX SETNODEID gives one
+// or a topology names this node's address, as in Kvrocks.
 func (c *Cluster) MyID() string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -193,12 +194,9 @@ func (c *Cluster) SetNodes(text string, version int64, force bool) ([]Range, err
 	if version < 0 {
 		return nil, ErrInvalidVersion
 	}
-	t, err := ParseTopology(text, version)
-	if err != nil {
-		return nil, err
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// As Kvrocks, the version is checked before the text is read.
 	if c.topo != nil && !force {
 		if version < c.topo.Version {
 			return nil, ErrInvalidVersion
@@ -206,6 +204,10 @@ func (c *Cluster) SetNodes(text string, version int64, force bool) ([]Range, err
 		if version == c.topo.Version {
 			return nil, nil
 		}
+	}
+	t, err := ParseTopology(text, version)
+	if err != nil {
+		return nil, err
 	}
 	c.install(t, force)
 	return c.settle(), c.save()
@@ -228,7 +230,7 @@ func (c *Cluster) SetSlots(ranges []Range, nodeID string, version int64) ([]Rang
 		return nil, ErrUnknownNode
 	}
 	if n.Role != Master {
-		return nil, ErrNotMaster
+		return nil, ErrNodeNotMaster
 	}
 	var gone []Range
 	for _, r := range ranges {
@@ -251,8 +253,8 @@ func (c *Cluster) SetSlots(ranges []Range, nodeID string, version int64) ([]Rang
 func (c *Cluster) Reset() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.slots.migratingState == StateStart || c.slots.importingState == StateStart {
-		return ErrBusyMigrating
+	if err := c.slots.busy(); err != nil {
+		return err
 	}
 	c.topo, c.self, c.slots = nil, nil, slotState{}
 	if c.path == "" {
@@ -326,22 +328,26 @@ func (c *Cluster) NodesText() (string, error) {
 	return b.String(), nil
 }
 
-// Replicas renders the CLUSTER NODES lines of master id's slaves.
-func (c *Cluster) Replicas(id string) ([]string, error) {
+// Replicas renders the CLUSTER NODES lines of master id's slaves, each
+// ending in \n, as Kvrocks's CLUSTER REPLICAS.
+func (c *Cluster) Replicas(id string) (string, error) {
 	t, self := c.Snapshot()
 	if t == nil {
-		return nil, ErrNotInitialized
+		return "", ErrNotInitialized
 	}
-	if m := t.Node(id); m == nil || m.Role != Master {
-		return nil, ErrUnknownNode
+	switch m := t.Node(id); {
+	case m == nil:
+		return "", ErrInvalidNodeID
+	case m.Role != Master:
+		return "", ErrNodeNotMaster
 	}
-	var out []string
+	var b strings.Builder
 	for _, n := range t.Nodes {
 		if n.Role == Slave && n.MasterID == id {
-			out = append(out, nodesLine(t, n, n == self))
+			b.WriteString(nodesLine(t, n, n == self) + "\n")
 		}
 	}
-	return out, nil
+	return b.String(), nil
 }
 
 func nodesLine(t *Topology, n *Node, myself bool) string {
@@ -401,6 +407,6 @@ func (r Redirect) Error() string { return string(r) }
 // The routing replies.
 const (
 	ErrSlotNotServed   = Redirect("CLUSTERDOWN Hash slot not served")
-	ErrCrossSlot       = Redirect("CROSSSLOT Keys in request don't hash to the same slot")
+	ErrCrossSlot       = Redirect("CROSSSLOT Attempted to access keys that don't hash to the same slot")
 	ErrReadOnlyReplica = Redirect("READONLY You can't write against a read only replica.")
 )

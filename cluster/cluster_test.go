@@ -104,7 +104,7 @@ func TestMigrationStates(t *testing.T) {
 	if _, err := c.SetNodes(nodes, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	for dst, want := range map[string]error{idA: ErrMigrateToSelf, idC: ErrNotMaster, strings.Repeat("d", 40): ErrUnknownNode} {
+	for dst, want := range map[string]error{idA: ErrMigrateToSelf, idC: ErrMigrateToSlave, strings.Repeat("d", 40): ErrUnknownDestination} {
 		if _, err := c.StartMigration(Range{5, 9}, dst); !errors.Is(err, want) {
 			t.Errorf("migrate to %s: %v, want %v", dst[:1], err, want)
 		}
@@ -140,7 +140,7 @@ func TestMigrationStates(t *testing.T) {
 		t.Errorf("migrated slot: %v", err)
 	}
 	info, _ := c.Info()
-	for _, line := range []string{"migrating_slot(s):5-9\r\n", "destination_node:" + idB + "\r\n", "migrating_state:success\r\n"} {
+	for _, line := range []string{"migrating_slot(s): 5-9\r\n", "destination_node: " + idB + "\r\n", "migrating_state: success\r\n"} {
 		if !strings.Contains(info, line) {
 			t.Errorf("CLUSTER INFO lacks %q:\n%s", line, info)
 		}
@@ -181,7 +181,7 @@ func TestImportStates(t *testing.T) {
 	if r, drop := c.ImportBroken(1); !drop || r != (Range{5, 9}) {
 		t.Errorf("broken import: %v %v", r, drop)
 	}
-	if info, _ := c.Info(); !strings.Contains(info, "import_state:error\r\n") {
+	if info, _ := c.Info(); !strings.Contains(info, "import_state: error\r\n") {
 		t.Errorf("CLUSTER INFO after a broken import:\n%s", info)
 	}
 	if err := c.Import(Range{5, 9}, StateStart, 1); err != nil {

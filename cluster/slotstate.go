@@ -25,7 +25,10 @@ var (
 	ErrNotOwner        = errors.New("Can't migrate slot which doesn't belong to me")
 	ErrMigrateToSelf   = errors.New("Can't migrate slot to myself")
 	ErrNotMasterMyself = errors.New("Slave can't migrate slot")
-	ErrBusyMigrating   = errors.New("Can't reset cluster while migrating or importing")
+	ErrResetMigrating  = errors.New("Can't reset cluster while migrating slot")
+	ErrResetImporting  = errors.New("Can't reset cluster while importing slot")
+	ErrImportOwnSlot   = errors.New("Can't import slot which belongs to me")
+	ErrSlaveImport     = errors.New("Slave can't import slot")
 )
 
 // ErrWriteForbidden is the reply to a write on a slot in the last phase of
@@ -132,11 +135,11 @@ func (c *Cluster) StartMigration(r Range, dstID string) (Job, error) {
 	dst := t.Node(dstID)
 	switch {
 	case dst == nil:
-		return Job{}, ErrUnknownNode
+		return Job{}, ErrUnknownDestination
 	case dst == self:
 		return Job{}, ErrMigrateToSelf
 	case dst.Role != Master:
-		return Job{}, ErrNotMaster
+		return Job{}, ErrMigrateToSlave
 	}
 	st.migrating, st.migratingDst, st.migratingState, st.forbidden = r, dst, StateStart, false
 	return Job{Range: r, Dst: dst}, nil
@@ -201,6 +204,14 @@ func (c *Cluster) Import(r Range, state string, link int64) error {
 	}
 	st := &c.slots
 	if state == StateStart {
+		if c.self != nil && c.self.Role == Slave {
+			return ErrSlaveImport
+		}
+		for s := r.From; s <= r.To; s++ {
+			if owner := c.topo.Owner(s); owner != nil && owner == c.self {
+				return ErrImportOwnSlot
+			}
+		}
 		src := ""
 		if owner := c.topo.Owner(r.From); owner != nil {
 			src = owner.ID
@@ -233,11 +244,22 @@ func (c *Cluster) ImportBroken(link int64) (Range, bool) {
 	return st.importing, true
 }
 
-// Busy reports whether a migration or an import is running.
-func (c *Cluster) Busy() bool {
+// Busy returns why the topology cannot be reset now (ErrResetMigrating,
+// ErrResetImporting), or nil.
+func (c *Cluster) Busy() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.slots.migratingState == StateStart || c.slots.importingState == StateStart
+	return c.slots.busy()
+}
+
+func (st *slotState) busy() error {
+	switch {
+	case st.migratingState == StateStart:
+		return ErrResetMigrating
+	case st.importingState == StateStart:
+		return ErrResetImporting
+	}
+	return nil
 }
 
 // settle is called with a new topology installed: the slots this node
@@ -264,19 +286,20 @@ func appendSlot(ranges []Range, slot int) []Range {
 	return append(ranges, Range{slot, slot})
 }
 
-// infoLines returns CLUSTER INFO's migration and import lines.
+// infoLines returns CLUSTER INFO's migration and import lines, with the
+// blank after the colon that Kvrocks writes.
 func (st *slotState) infoLines() []string {
 	var lines []string
 	if st.migratingState != "" {
 		lines = append(lines,
-			"migrating_slot(s):"+st.migrating.String(),
-			"destination_node:"+st.migratingDst.ID,
-			"migrating_state:"+st.migratingState)
+			"migrating_slot(s): "+st.migrating.String(),
+			"destination_node: "+st.migratingDst.ID,
+			"migrating_state: "+st.migratingState)
 	}
 	if st.importingState != "" {
 		lines = append(lines,
-			"importing_slot(s):"+st.importing.String(),
-			"import_state:"+st.importingState)
+			"importing_slot(s): "+st.importing.String(),
+			"import_state: "+st.importingState)
 	}
 	return lines
 }

@@ -50,18 +50,35 @@ type Topology struct {
 	owner   [SlotCount]*Node
 }
 
-// ErrBadTopology wraps every reason a nodes text is refused.
-var ErrBadTopology = errors.New("invalid cluster nodes info")
+// ErrBadTopology matches (errors.Is) every reason a nodes text is refused;
+// the errors' texts are Kvrocks's replies after "ERR ".
+var ErrBadTopology = errors.New("Invalid cluster nodes info")
 
-func badTopology(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadTopology, fmt.Sprintf(format, args...))
-}
+// topologyError is a refused nodes text, worded as Kvrocks words it.
+type topologyError string
+
+func (e topologyError) Error() string        { return string(e) }
+func (e topologyError) Is(target error) bool { return target == ErrBadTopology }
+
+// The reasons, as Kvrocks words them (cluster.cc).
+const (
+	errNodesInfo   = topologyError("Invalid cluster nodes info")
+	errNodeID      = topologyError("Invalid cluster node id")
+	errNodePort    = topologyError("Invalid cluster node port")
+	errNodeRole    = topologyError("Invalid cluster node role")
+	errSlotRange   = topologyError("Slot is out of range")
+	errOverlap     = topologyError("Slot distribution is overlapped")
+	errNoNewline   = topologyError("Invalid nodes definition: Missing newline between node entries.")
+	errDuplicateID = topologyError("Invalid cluster nodes info: a node id appears twice")
+	errSlaveMaster = topologyError("Invalid cluster nodes info: a slave's master is not a master of the topology")
+	errEmptyNodes  = errNodesInfo
+)
 
 // ParseTopology parses the text of CLUSTERX SETNODES (or the node lines of
 // nodes.conf): one node per line, `<id> <host> <port> master - <slot|a-b>...`
-// or `<id> <host> <port> slave|replica <master-id>`. It checks ids, ports,
-// ranges, that masters' slots do not overlap and that every slave's master
-// is a master of the text.
+// or `<id> <host> <port> slave|replica <master-id>`. It checks what
+// Kvrocks checks (ids, ports, roles, ranges, overlaps), and also that no
+// id appears twice and that every slave's master is a master of the text.
 func ParseTopology(text string, version int64) (*Topology, error) {
 	t := &Topology{Version: version}
 	byID := map[string]*Node{}
@@ -75,26 +92,26 @@ func ParseTopology(text string, version int64) (*Topology, error) {
 			return nil, err
 		}
 		if byID[n.ID] != nil {
-			return nil, badTopology("node id %s appears twice", n.ID)
+			return nil, errDuplicateID
 		}
 		byID[n.ID] = n
 		t.Nodes = append(t.Nodes, n)
 		for _, r := range n.Slots {
 			for s := r.From; s <= r.To; s++ {
 				if t.owner[s] != nil {
-					return nil, badTopology("slot %d is assigned to %s and %s", s, t.owner[s].ID, n.ID)
+					return nil, errOverlap
 				}
 				t.owner[s] = n
 			}
 		}
 	}
 	if len(t.Nodes) == 0 {
-		return nil, badTopology("no node")
+		return nil, errEmptyNodes
 	}
 	for _, n := range t.Nodes {
 		if n.Role == Slave {
 			if m := byID[n.MasterID]; m == nil || m.Role != Master {
-				return nil, badTopology("the master %s of slave %s is not a master of the topology", n.MasterID, n.ID)
+				return nil, errSlaveMaster
 			}
 		}
 	}
@@ -103,56 +120,70 @@ func ParseTopology(text string, version int64) (*Topology, error) {
 
 func parseNode(f []string) (*Node, error) {
 	if len(f) < 5 {
-		return nil, badTopology("a node line needs at least 5 fields: %q", strings.Join(f, " "))
+		return nil, errNodesInfo
 	}
 	n := &Node{ID: f[0], Host: f[1]}
-	if err := checkNodeID(n.ID); err != nil {
-		return nil, err
+	if len(n.ID) != 40 {
+		return nil, errNodeID
 	}
-	port, err := strconv.Atoi(f[2])
-	if err != nil || port < 1 || port > 65535 {
-		return nil, badTopology("invalid port %q of node %s", f[2], n.ID)
+	port, err := strconv.ParseUint(f[2], 10, 16)
+	if err != nil {
+		return nil, errNodePort
 	}
-	n.Port = port
+	n.Port = int(port)
 	switch strings.ToLower(f[3]) {
 	case "master":
 		n.Role = Master
 		if f[4] != "-" {
-			return nil, badTopology("a master's fifth field must be -, got %q", f[4])
+			return nil, errNodeID
 		}
 		for _, s := range f[5:] {
-			if len(s) == 40 && checkNodeID(s) == nil {
-				return nil, badTopology("Missing newline between node entries")
+			if isNodeID(s) {
+				return nil, errNoNewline
 			}
 			r, err := ParseRange(s)
 			if err != nil {
-				return nil, err
+				return nil, errSlotRange
 			}
 			n.Slots = append(n.Slots, r)
 		}
 	case "slave", "replica":
 		n.Role = Slave
-		if len(f) != 5 {
-			return nil, badTopology("a slave line has exactly 5 fields: %q", strings.Join(f, " "))
+		if len(f[4]) != 40 {
+			return nil, errNodeID
 		}
-		if err := checkNodeID(f[4]); err != nil {
-			return nil, err
+		if len(f) != 5 {
+			return nil, errNodesInfo
 		}
 		n.MasterID = f[4]
 	default:
-		return nil, badTopology("invalid role %q of node %s", f[3], n.ID)
+		return nil, errNodeRole
 	}
 	return n, nil
 }
 
+// isNodeID reports whether s looks like a node id: 40 hex digits.
+func isNodeID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkNodeID checks the length of a node id, the one check Kvrocks makes.
 func checkNodeID(id string) error {
 	if len(id) != 40 {
-		return badTopology("invalid node id %q: it must have 40 characters", id)
+		return errNodeID
 	}
 	return nil
 }
 
-// ParseRange parses a slot or an inclusive range a-b (a < b).
+// ParseRange parses a slot or an inclusive range a-b (a < b) in base 10.
 func ParseRange(s string) (Range, error) {
 	from, to, isRange := strings.Cut(s, "-")
 	a, errA := strconv.Atoi(from)
@@ -161,13 +192,8 @@ func ParseRange(s string) (Range, error) {
 	if isRange {
 		b, errB = strconv.Atoi(to)
 	}
-	switch {
-	case errA != nil || errB != nil:
-		return Range{}, badTopology("invalid slot range %q", s)
-	case a < 0 || b >= SlotCount:
-		return Range{}, badTopology("slot range %q is out of 0-16383", s)
-	case isRange && a >= b:
-		return Range{}, badTopology("invalid slot range %q: the start must be below the end", s)
+	if errA != nil || errB != nil || a < 0 || b >= SlotCount || (isRange && a >= b) {
+		return Range{}, errSlotRange
 	}
 	return Range{a, b}, nil
 }

@@ -83,20 +83,21 @@ func cmdCluster(c *Ctx) {
 			}
 		}
 	case sub == "replicas" && len(c.Args) == 3:
-		lines, err := cl.Replicas(string(c.Args[2]))
+		text, err := cl.Replicas(string(c.Args[2]))
 		if err != nil {
 			c.clusterError(err)
 			return
 		}
-		c.W.Array(len(lines))
-		for _, l := range lines {
-			c.W.BulkString(l)
-		}
-	case sub == "import" && len(c.Args) == 4:
+		c.W.BulkString(text)
+	case sub == "import" && len(c.Args) != 4:
+		c.ErrorString("ERR wrong number of arguments")
+	case sub == "import":
 		clusterImport(c, cl)
-	case sub == "reset" && (len(c.Args) == 2 || (len(c.Args) == 3 && (c.is(2, "hard") || c.is(2, "soft")))):
-		if cl.Busy() {
-			c.clusterError(cluster.ErrBusyMigrating)
+	case sub == "reset" && len(c.Args) == 3 && !c.is(2, "hard") && !c.is(2, "soft"), sub == "reset" && len(c.Args) > 3:
+		c.ErrorString("ERR syntax error")
+	case sub == "reset":
+		if err := cl.Busy(); err != nil {
+			c.clusterError(err)
 			return
 		}
 		st, err := c.DB.Stats()
@@ -211,8 +212,10 @@ func clusterShards(c *Ctx, cl *cluster.Cluster) {
 }
 
 // CLUSTERX VERSION | MYID | SETNODEID id | SETNODES "nodes" version [FORCE] |
-// SETSLOT slot|a-b [slot|a-b ...] NODE id version |
-// MIGRATE slot|a-b dst-id [ASYNC | SYNC [timeout]]
+// SETSLOT slots NODE id version | MIGRATE slots dst-id [ASYNC | SYNC [timeout]]
+//
+// slots is a slot, a range a-b, or several of them separated by blanks in
+// one argument. Errors are worded as Kvrocks words them.
 func cmdClusterX(c *Ctx) {
 	cl, sub, ok := clusterSub(c)
 	if !ok {
@@ -223,33 +226,116 @@ func cmdClusterX(c *Ctx) {
 		c.W.BulkString(strconv.FormatInt(cl.Version(), 10))
 	case sub == "myid" && len(c.Args) == 2:
 		c.W.BulkString(cl.MyID())
-	case sub == "setnodeid" && len(c.Args) == 3:
+	case sub == "setnodeid" && len(c.Args) == 3 && len(c.Args[2]) == 40:
 		c.clusterOK(cl.SetNodeID(string(c.Args[2])))
-	case sub == "setnodes" && (len(c.Args) == 4 || (len(c.Args) == 5 && c.is(4, "force"))):
-		version, ok := c.Int(3)
-		if ok {
+	case sub == "setnodes" && len(c.Args) >= 4:
+		version, err := strconv.ParseInt(string(c.Args[3]), 10, 64)
+		switch {
+		case err != nil:
+			c.ErrorString("ERR Invalid version")
+		case len(c.Args) > 5 || (len(c.Args) == 5 && !c.is(4, "force")):
+			c.ErrorString("ERR Invalid setnodes options")
+		default:
 			c.dropMigrated(cl.SetNodes(string(c.Args[2]), version, len(c.Args) == 5))
 		}
-	case sub == "setslot" && len(c.Args) >= 6 && c.is(len(c.Args)-3, "node"):
-		version, ok := c.Int(len(c.Args) - 1)
+	case sub == "setslot" && len(c.Args) == 6:
+		n := len(c.Args)
+		ranges, ok := parseSlotRanges(c, c.Args[2])
 		if !ok {
 			return
 		}
-		var ranges []cluster.Range
-		for _, a := range c.Args[2 : len(c.Args)-3] {
-			r, err := cluster.ParseRange(string(a))
-			if err != nil {
-				c.clusterError(err)
-				return
-			}
-			ranges = append(ranges, r)
+		if !c.is(n-3, "node") {
+			c.ErrorString("ERR Invalid setslot options")
+			return
 		}
-		c.dropMigrated(cl.SetSlots(ranges, string(c.Args[len(c.Args)-2]), version))
-	case sub == "migrate" && len(c.Args) >= 4 && len(c.Args) <= 6:
+		if len(c.Args[n-2]) != 40 {
+			c.ErrorString("ERR Invalid node id")
+			return
+		}
+		version, err := strconv.ParseInt(string(c.Args[n-1]), 10, 64)
+		switch {
+		case err != nil:
+			c.ErrorString("ERR value is not an integer or out of range")
+		case version < 0:
+			c.ErrorString("ERR Invalid version")
+		default:
+			c.dropMigrated(cl.SetSlots(ranges, string(c.Args[n-2]), version))
+		}
+	case sub == "migrate" && (len(c.Args) < 4 || len(c.Args) > 6):
+		c.ErrorString("ERR wrong number of arguments")
+	case sub == "migrate":
 		clusterMigrate(c, cl)
 	default:
 		c.ErrorString("ERR CLUSTERX command, CLUSTERX VERSION|MYID|SETNODEID|SETNODES|SETSLOT|MIGRATE")
 	}
+}
+
+// parseSlotRanges parses slots as Kvrocks does: slots and ranges a-b
+// (a <= b) separated by blanks. It replies the error itself.
+func parseSlotRanges(c *Ctx, arg []byte) ([]cluster.Range, bool) {
+	text := string(arg)
+	parts := strings.Fields(text)
+	if len(parts) == 0 {
+		c.ErrorString("ERR No slots to parse.")
+		return nil, false
+	}
+	var out []cluster.Range
+	for _, p := range parts {
+		from, to, isRange := strings.Cut(p, "-")
+		if !isRange {
+			slot, err := kvrocksInt(p, 0, cluster.SlotCount-1)
+			if err != "" {
+				c.ErrorString("ERR Invalid slot id: " + err)
+				return nil, false
+			}
+			out = append(out, cluster.Range{From: int(slot), To: int(slot)})
+			continue
+		}
+		if from == "" || to == "" {
+			c.ErrorString("ERR Invalid slot range: `" + p + "`. The character '-' can't appear in the first or last position.")
+			return nil, false
+		}
+		if strings.Contains(to, "-") {
+			c.ErrorString("ERR Invalid slot range: `" + p + "`. The slot range should be of the form `int1-int2`.")
+			return nil, false
+		}
+		a, errA := kvrocksInt(from, 0, cluster.SlotCount-1)
+		b, errB := kvrocksInt(to, 0, cluster.SlotCount-1)
+		if errA != "" || errB != "" || a > b {
+			c.ErrorString("ERR Invalid slot range: `" + p + "`. The slot range `int1-int2` needs to satisfy the condition (int1 <= int2).")
+			return nil, false
+		}
+		out = append(out, cluster.Range{From: int(a), To: int(b)})
+	}
+	return out, true
+}
+
+// kvrocksInt parses a base-10 integer in [min, max] as Kvrocks's ParseInt
+// does (leading blanks and a sign allowed); it returns Kvrocks's error
+// text, or "".
+func kvrocksInt(s string, min, max int64) (int64, string) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	start := 0
+	if len(t) > 0 && (t[0] == '+' || t[0] == '-') {
+		start = 1
+	}
+	end := start
+	for end < len(t) && t[end] >= '0' && t[end] <= '9' {
+		end++
+	}
+	if end == start {
+		return 0, "not started as an integer"
+	}
+	n, err := strconv.ParseInt(t[:end], 10, 64)
+	switch {
+	case err != nil:
+		return 0, "Numerical result out of range"
+	case end != len(t):
+		return 0, "encounter non-integer characters"
+	case n < min || n > max:
+		return 0, "out of numeric range"
+	}
+	return n, ""
 }
 
 // dropMigrated deletes the data of the slots a new topology confirms this
@@ -271,23 +357,33 @@ func slotRange(r cluster.Range) storage.SlotRange {
 // [timeout]]: ASYNC replies at once, SYNC when the job ends or timeout
 // seconds pass (0 or none: no limit).
 func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
-	r, err := cluster.ParseRange(string(c.Args[2]))
-	if err != nil {
-		c.clusterError(err)
+	ranges, ok := parseSlotRanges(c, c.Args[2])
+	if !ok {
 		return
 	}
+	if len(ranges) != 1 {
+		c.ErrorString("ERR Basalt migrates one slot range at a time")
+		return
+	}
+	r := ranges[0]
 	sync, timeout := false, time.Duration(0)
 	switch {
-	case len(c.Args) == 4 || (len(c.Args) == 5 && c.is(4, "async")):
+	case len(c.Args) == 4:
+	case c.is(4, "async"):
+		if len(c.Args) == 6 {
+			c.ErrorString("ERR Async migration does not support timeout")
+			return
+		}
 	case c.is(4, "sync"):
 		sync = true
 		if len(c.Args) == 6 {
-			secs, ok := c.Int(5)
-			if !ok {
+			secs, err := strconv.ParseInt(string(c.Args[5]), 10, 32)
+			if err != nil {
+				c.ErrorString("ERR timeout is not an integer or out of range")
 				return
 			}
 			if secs < 0 {
-				c.ErrorString("ERR timeout is out of range")
+				c.ErrorString("ERR timeout is negative")
 				return
 			}
 			timeout = time.Duration(secs) * time.Second
@@ -353,21 +449,28 @@ func (e *Env) migrateOptions() cluster.MigrateOptions {
 // sends: 0 starts an import over this connection (the range is emptied
 // first), 1 ends it, 2 fails it and drops what was imported.
 func clusterImport(c *Ctx, cl *cluster.Cluster) {
-	r, err := cluster.ParseRange(string(c.Args[2]))
-	if err != nil {
-		c.clusterError(err)
+	ranges, ok := parseSlotRanges(c, c.Args[2])
+	if !ok {
 		return
 	}
+	if len(ranges) != 1 {
+		c.ErrorString("ERR Basalt imports one slot range at a time")
+		return
+	}
+	r := ranges[0]
 	state, ok := c.Int(3)
 	if !ok {
 		return
 	}
+	var err error
 	switch state {
 	case 0:
-		if err = c.Env.Storage.DeleteSlots(slotRange(r)); err == nil {
-			err = cl.Import(r, cluster.StateStart, c.Client.ID)
-			c.Client.Importing = err == nil
+		// The checks come first: the range is emptied only for an import
+		// this node takes.
+		if err = cl.Import(r, cluster.StateStart, c.Client.ID); err == nil {
+			err = c.Env.Storage.DeleteSlots(slotRange(r))
 		}
+		c.Client.Importing = err == nil
 	case 1:
 		err = cl.Import(r, cluster.StateSuccess, c.Client.ID)
 		c.Client.Importing = false

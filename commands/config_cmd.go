@@ -78,7 +78,12 @@ func configSet(c *Ctx) {
 }
 
 func configRewrite(c *Ctx) {
-	if c.ok(c.Env.Config.Rewrite()) {
+	err := c.Env.Config.Rewrite()
+	if errors.Is(err, config.ErrNoFile) {
+		c.ErrorString("ERR the server is running without a config file") // Kvrocks's words
+		return
+	}
+	if c.ok(err) {
 		c.W.OK()
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -13,8 +15,9 @@ import (
 	"github.com/basaltdb/basalt/storage"
 )
 
-// infoSections lists INFO's sections in order; the default ones are shown
-// by INFO without arguments, the others only when asked for or with "all".
+// infoSections lists INFO's sections in order. INFO without arguments
+// shows them all, as Kvrocks does; Redis 7's "default" shows the byDefault
+// ones.
 var infoSections = []struct {
 	name      string
 	byDefault bool
@@ -43,11 +46,11 @@ func cmdInfo(c *Ctx) {
 	c.W.Verbatim(b.String())
 }
 
-// info renders the INFO sections asked for (none: the default ones) as
+// info renders the INFO sections asked for (none: all of them) as
 // namespace ns sees them.
 func (e *Env) info(ns string, sections []string) *infoBuilder {
 	want := map[string]bool{}
-	all, everything := len(sections) == 0, false
+	all, everything := false, len(sections) == 0
 	for _, a := range sections {
 		s := strings.ToLower(a)
 		switch s {
@@ -91,8 +94,11 @@ func (b *infoBuilder) section(name string) {
 		b.WriteString("\r\n")
 	}
 	title := strings.ToUpper(name[:1]) + name[1:]
-	if name == "rocksdb" {
-		title = "RocksDB" // as Kvrocks writes it
+	switch name { // as Kvrocks writes them
+	case "rocksdb":
+		title = "RocksDB"
+	case "cpu":
+		title = "CPU"
 	}
 	b.WriteString("# " + title + "\r\n")
 	b.current = name
@@ -112,11 +118,16 @@ func infoServer(e *Env, ns string, b *infoBuilder) {
 	uptime := time.Since(e.StartTime)
 	exe, _ := os.Executable()
 	b.field("version", Version)
+	b.field("kvrocks_version", Version)
 	b.field("basalt_version", Version)
 	b.field("redis_version", RedisVersion)
+	b.field("git_sha1", gitSHA1())
+	b.field("kvrocks_git_sha1", gitSHA1())
 	b.field("redis_mode", mode)
 	b.field("kvrocks_mode", mode)
 	b.field("os", osName())
+	// Kvrocks names its compiler here; Basalt's is Go's.
+	b.field("gcc_version", strings.TrimPrefix(runtime.Version(), "go"))
 	b.field("arch_bits", 32<<(^uint(0)>>63))
 	b.field("go_version", runtime.Version())
 	b.field("process_id", os.Getpid())
@@ -128,6 +139,19 @@ func infoServer(e *Env, ns string, b *infoBuilder) {
 	b.field("rocksdb_version", e.Storage.RocksDBVersion())
 	b.field("executable", exe)
 	b.field("config_file", e.Config.Path())
+}
+
+// gitSHA1 returns the commit the binary was built from (the first 7
+// digits, as Kvrocks shows it), or "unknown".
+func gitSHA1() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				return s.Value[:7]
+			}
+		}
+	}
+	return "unknown"
 }
 
 func osName() string {
@@ -216,8 +240,9 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("instantaneous_ops_per_sec", int64(s.opsRate.get()))
 	b.field("total_net_input_bytes", s.NetInputBytes.Load())
 	b.field("total_net_output_bytes", s.NetOutputBytes.Load())
-	b.field("instantaneous_input_kbps", fmt.Sprintf("%.2f", s.inRate.get()/1024))
-	b.field("instantaneous_output_kbps", fmt.Sprintf("%.2f", s.outRate.get()/1024))
+	// Whole KB/s, as Kvrocks shows them.
+	b.field("instantaneous_input_kbps", int64(s.inRate.get()/1024))
+	b.field("instantaneous_output_kbps", int64(s.outRate.get()/1024))
 	b.field("rejected_connections", s.RejectedConnections.Load())
 	b.field("sync_full", 0)
 	b.field("sync_partial_ok", 0)
@@ -244,7 +269,8 @@ func infoCPU(e *Env, ns string, b *infoBuilder) {
 
 func infoCommandStats(e *Env, ns string, b *infoBuilder) {
 	for _, st := range e.CommandStats() {
-		b.field("cmdstat_"+st.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f", st.Calls, st.Usec, float64(st.Usec)/float64(st.Calls)))
+		// Whole microseconds per call, as Kvrocks shows them.
+		b.field("cmdstat_"+st.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%d", st.Calls, st.Usec, st.Usec/st.Calls))
 	}
 }
 
@@ -267,12 +293,18 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	b.field("sequence", e.Storage.LatestSequence())
 	used := e.Storage.SSTBytes()
 	b.field("used_db_size", used)
-	b.field("max_db_size", 0)
-	b.field("used_percent", "0%")
+	maxSize := e.Config.MaxDBSize.Get() << 30
+	b.field("max_db_size", maxSize)
+	// Kvrocks writes these two with a blank after the colon.
+	usedPercent := int64(0)
+	if maxSize > 0 {
+		usedPercent = used * 100 / maxSize
+	}
+	b.field("used_percent", fmt.Sprintf(" %d%%", usedPercent))
 	total, free := diskSpace(e.Config.Dir.Get())
 	b.field("disk_capacity", total)
 	b.field("used_disk_size", total-free)
-	b.field("used_disk_percent", percent(total-free, total))
+	b.field("used_disk_percent", " "+percent(total-free, total))
 }
 
 // diskSpace returns the size and free bytes of the file system holding
@@ -285,22 +317,32 @@ func diskSpace(dir string) (total, free int64) {
 	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize
 }
 
-// percent renders part/whole as Kvrocks does: a whole number and "%".
+// percent renders part/whole as Kvrocks does: a C++ stream's double (six
+// significant digits) and "%".
 func percent(part, whole int64) string {
 	if whole <= 0 {
 		return "0%"
 	}
-	return fmt.Sprintf("%d%%", part*100/whole)
+	return strconv.FormatFloat(float64(part)/float64(whole)*100, 'g', 6, 64) + "%"
 }
 
 // infoRocksDB shows what RocksDB's memtables, compactions and column
 // families are doing.
 func infoRocksDB(e *Env, ns string, b *infoBuilder) {
+	compacting := "no"
 	for _, st := range e.Storage.RocksDBStats() {
+		if st.Name == "is_compacting" {
+			if st.Value != 0 {
+				compacting = "yes"
+			}
+			continue
+		}
 		b.field(st.Name, st.Value)
 	}
 	for i, t := range storage.RateTickers {
 		b.field(t[0]+"_per_sec", int64(e.Stats.engineRates[i].get()))
 	}
-	b.field("is_bgsaving", 0)
+	// Last, and as yes or no, as Kvrocks shows them.
+	b.field("is_bgsaving", "no")
+	b.field("is_compacting", compacting)
 }

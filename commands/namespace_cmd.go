@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -18,8 +19,9 @@ func init() {
 // NAMESPACE GET <name> | GET * | SET <name> <token> | ADD <name> <token> | DEL <name>
 //
 // GET * lists name, token pairs, the default namespace last with the admin
-// password. DEL leaves the namespace's keys in the database, as Kvrocks
-// does.
+// password; GET of the default namespace itself is nil, as in Kvrocks. ADD
+// of an existing namespace with its own token succeeds. DEL leaves the
+// namespace's keys in the database, as Kvrocks does.
 func cmdNamespace(c *Ctx) {
 	r := c.Env.Namespaces
 	name := string(c.Args[2])
@@ -34,17 +36,27 @@ func cmdNamespace(c *Ctx) {
 		c.W.BulkString(metadata.DefaultNamespace)
 		c.W.BulkString(c.Env.Config.RequirePass.Get())
 	case sub == "get" && len(c.Args) == 3:
-		if name == metadata.DefaultNamespace {
-			c.W.BulkString(c.Env.Config.RequirePass.Get())
-		} else if token, ok := r.Get(name); ok {
+		if token, ok := r.Get(name); ok && name != metadata.DefaultNamespace {
 			c.W.BulkString(token)
 		} else {
 			c.W.Null()
 		}
-	case sub == "set" && len(c.Args) == 4:
-		c.okOrErr(r.Set(name, string(c.Args[3])))
-	case sub == "add" && len(c.Args) == 4:
-		c.okOrErr(r.Add(name, string(c.Args[3])))
+	case (sub == "set" || sub == "add") && len(c.Args) == 4:
+		token := string(c.Args[3])
+		switch current, exists := r.Get(name); {
+		case c.Env.Config.RequirePass.Get() == "":
+			c.ErrorString("ERR " + namespace.ErrRequirePassEmpty.Error())
+		case token == c.Env.Config.MasterAuth.Get():
+			// Kvrocks refuses the masterauth as a token, even an empty one.
+			c.ErrorString("ERR " + namespace.ErrTokenIsPassword.Error())
+		case sub == "add" && exists && current == token:
+			c.W.OK()
+		case sub == "add" || name == metadata.DefaultNamespace:
+			// Kvrocks sets the default namespace through its ADD path.
+			c.okOrErr(r.Add(name, token))
+		default:
+			c.okOrErr(r.Set(name, token))
+		}
 	case sub == "del" && len(c.Args) == 3:
 		c.okOrErr(r.Del(name))
 	default:

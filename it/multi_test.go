@@ -143,7 +143,7 @@ func TestTransactionsInClusterMode(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"MULTI", "+OK\r\n"},
 		{"SET {b}1 x", "+QUEUED\r\n"},
-		{"SET {c}1 x", "-CROSSSLOT Keys in request don't hash to the same slot\r\n"},
+		{"SET {c}1 x", "-CROSSSLOT Attempted to access keys that don't hash to the same slot\r\n"},
 		{"SET {a}1 x", "-MOVED 15495 " + nodes[1].Addr() + "\r\n"},
 		{"EXEC", "-EXECABORT Transaction discarded because of previous errors.\r\n"},
 		{"MULTI", "+OK\r\n"},

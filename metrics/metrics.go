@@ -204,9 +204,13 @@ func (c *collector) commandHistograms(ch chan<- prometheus.Metric) {
 	}
 }
 
-// parse reads a number from an INFO value ("12", "1.5", "7%").
+// parse reads a number from an INFO value ("12", "1.5", " 7%", and yes or
+// no as 1 or 0).
 func parse(s string) float64 {
-	f, _ := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if s == "yes" {
+		return 1
+	}
+	f, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
 	return f
 }
 
