@@ -4,4 +4,8 @@
 //
 // The binary is $BASALT_BIN when set (make test sets it), otherwise it is
 // built once into a temporary directory.
+//
+// The TestKvrocks... tests also run a real Apache Kvrocks ($KVROCKS_BIN,
+// default ../shared/kvrocks/kvrocks from the module root; skipped where
+// absent): `go test ./it -run Kvrocks` runs them all.
 package it
