@@ -29,6 +29,10 @@ type SetError struct{ Text string }
 
 func (e *SetError) Error() string { return e.Text }
 
+// errUnknownKey is a key neither Basalt nor Kvrocks knows: a warning in
+// a file, an error on the command line.
+var errUnknownKey = errors.New("unknown config key")
+
 // Config holds every setting. The exported fields are safe to read at any
 // time; only Set, Load and the namespace methods change them.
 type Config struct {
@@ -211,7 +215,10 @@ func (c *Config) read(r io.Reader, path string) error {
 		if key == "" || val == "" {
 			continue
 		}
-		if err := c.apply(key, val); err != nil {
+		if err := c.apply(key, val); errors.Is(err, errUnknownKey) {
+			// As Kvrocks: a warning, and the server starts.
+			c.Warnings = append(c.Warnings, fmt.Sprintf("'%s' at line %d of %s is not a valid configuration key", strings.ToLower(key), n, path))
+		} else if err != nil {
 			return fmt.Errorf("config: %s line %d: %w", path, n, err)
 		}
 	}
@@ -234,7 +241,7 @@ func (c *Config) apply(key, val string) error {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' is accepted for Kvrocks compatibility but has no effect yet", key))
 			return nil
 		}
-		return fmt.Errorf("key '%s': unknown config key", key)
+		return fmt.Errorf("key '%s': %w", key, errUnknownKey)
 	}
 	if err := o.value.set(val); err != nil {
 		return fmt.Errorf("key '%s': %w", key, err)

@@ -63,7 +63,6 @@ func TestLoadFileAndOverrides(t *testing.T) {
 
 func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 	for content, want := range map[string]string{
-		"port 1\nfoo bar\n":       "line 2: key 'foo': unknown config key",
 		"port abc\n":              "line 1: key 'port': not started as an integer",
 		"port 70000\n":            "line 1: key 'port': out of numeric range",
 		"cluster-enabled maybe\n": "line 1: key 'cluster-enabled'",
@@ -78,6 +77,18 @@ func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 	}
 	if _, err := Load("", [][2]string{{"nope", "1"}}); err == nil || !strings.Contains(err.Error(), "--nope") {
 		t.Errorf("bad override error = %v", err)
+	}
+}
+
+// TestUnknownKeyWarns: as Kvrocks, a key nobody knows is a warning naming
+// it and its line, and loading goes on.
+func TestUnknownKeyWarns(t *testing.T) {
+	c, err := Load(writeFile(t, "port 7001\nFoo bar\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Port.Get() != 7001 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "'foo' at line 2 of ") {
+		t.Fatalf("port %d, warnings %q", c.Port.Get(), c.Warnings)
 	}
 }
 

@@ -393,10 +393,20 @@ func TestIdleTimeout(t *testing.T) {
 func TestStartupErrors(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "bad.conf")
-	must(t, os.WriteFile(conf, []byte("port 7000\n\nbogus-key yes\n"), 0o644))
+	must(t, os.WriteFile(conf, []byte("port 7000\n\nmaxclients many\n"), 0o644))
 	out, code := runBasaltCommand(t, "-c", conf, "--dir", dir)
-	if code == 0 || !strings.Contains(out, "line 3") || !strings.Contains(out, "bogus-key") {
-		t.Fatalf("unknown key: exit %d, output %q", code, out)
+	if code == 0 || !strings.Contains(out, "line 3") || !strings.Contains(out, "maxclients") {
+		t.Fatalf("bad value in the file: exit %d, output %q", code, out)
+	}
+	// As Kvrocks, a key nobody knows is a warning naming it and its line.
+	unknown := filepath.Join(dir, "unknown.conf")
+	must(t, os.WriteFile(unknown, []byte("# comment\nbogus-key yes\n"), 0o644))
+	p := startBasalt(t, "-c", unknown)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(p.Output.String(), "'bogus-key' at line 2 of "); {
+		if time.Now().After(deadline) {
+			t.Fatalf("unknown key: no warning naming it:\n%s", p.Output)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	out, code = runBasaltCommand(t, "--port", "notaport", "--dir", dir)
 	if code == 0 || !strings.Contains(out, "port") {
