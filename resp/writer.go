@@ -15,6 +15,12 @@ import (
 type Writer struct {
 	buf   []byte
 	proto int
+
+	// Spilling: see SetSpill.
+	spillAt int
+	spill   func() error
+	open    int  // deferred aggregates not finished yet
+	failed  bool // a spill failed: what is written is dropped
 }
 
 // NewWriter returns a RESP2 writer.
@@ -34,8 +40,9 @@ func (w *Writer) Bytes() []byte { return w.buf }
 func (w *Writer) Len() int { return len(w.buf) }
 
 // Reset discards the buffered replies, keeping the capacity unless it grew
-// beyond what an ordinary batch needs.
+// beyond what an ordinary batch needs, and clears a failure.
 func (w *Writer) Reset() {
+	w.open, w.failed = 0, false
 	if cap(w.buf) > 1<<20 {
 		w.buf = make([]byte, 0, 512)
 		return
@@ -43,7 +50,36 @@ func (w *Writer) Reset() {
 	w.buf = w.buf[:0]
 }
 
+// SetSpill makes the writer call spill whenever, at the start of a reply
+// element, it holds at least limit bytes and no deferred aggregate is
+// open: a reply of any size is then produced in bounded memory. spill
+// sends Bytes and calls Reset, or fails; after a failure the writer drops
+// what it holds and everything written later, and Failed reports true,
+// until the next Reset. A limit of 0 turns spilling off.
+func (w *Writer) SetSpill(limit int, spill func() error) {
+	w.spillAt, w.spill = limit, spill
+	if limit <= 0 {
+		w.spill = nil
+	}
+}
+
+// Failed reports whether a spill failed since the last Reset: the
+// client is going away, and a handler producing a long reply may stop.
+func (w *Writer) Failed() bool { return w.failed }
+
+// element is called at the start of every reply element.
+func (w *Writer) element() {
+	if w.spill == nil || len(w.buf) < w.spillAt || w.open > 0 {
+		return
+	}
+	if w.failed || w.spill() != nil {
+		w.failed = true
+		w.buf = w.buf[:0]
+	}
+}
+
 func (w *Writer) header(prefix byte, n int64) {
+	w.element()
 	w.buf = append(w.buf, prefix)
 	w.buf = strconv.AppendInt(w.buf, n, 10)
 	w.buf = append(w.buf, '\r', '\n')
@@ -218,22 +254,28 @@ type Deferred struct {
 
 // DeferArray starts an array whose length is given later to Finish, for
 // replies streamed from an iterator.
-func (w *Writer) DeferArray() Deferred { return Deferred{pos: len(w.buf), kind: '*', factor: 1} }
+func (w *Writer) DeferArray() Deferred { return w.deferred('*', 1) }
+
+func (w *Writer) deferred(kind byte, factor int) Deferred {
+	w.element()
+	w.open++
+	return Deferred{pos: len(w.buf), kind: kind, factor: factor}
+}
 
 // DeferMap starts a map whose number of pairs is given later to Finish.
 func (w *Writer) DeferMap() Deferred {
 	if w.proto == 3 {
-		return Deferred{pos: len(w.buf), kind: '%', factor: 1}
+		return w.deferred('%', 1)
 	}
-	return Deferred{pos: len(w.buf), kind: '*', factor: 2}
+	return w.deferred('*', 2)
 }
 
 // DeferSet starts a set whose length is given later to Finish.
 func (w *Writer) DeferSet() Deferred {
 	if w.proto == 3 {
-		return Deferred{pos: len(w.buf), kind: '~', factor: 1}
+		return w.deferred('~', 1)
 	}
-	return Deferred{pos: len(w.buf), kind: '*', factor: 1}
+	return w.deferred('*', 1)
 }
 
 // Truncate drops what was written after the first n bytes.
@@ -241,11 +283,20 @@ func (w *Writer) Truncate(n int) { w.buf = w.buf[:n] }
 
 // Abandon drops everything written since d, so that an error can be
 // replied instead of the aggregate.
-func (w *Writer) Abandon(d Deferred) { w.buf = w.buf[:d.pos] }
+func (w *Writer) Abandon(d Deferred) {
+	w.open--
+	if !w.failed {
+		w.buf = w.buf[:d.pos]
+	}
+}
 
 // Finish inserts the header of a deferred aggregate now that its n items
 // (elements, or pairs of a map) have been written.
 func (w *Writer) Finish(d Deferred, n int) {
+	w.open--
+	if w.failed {
+		return
+	}
 	var tmp [24]byte
 	h := append(tmp[:0], d.kind)
 	h = strconv.AppendInt(h, int64(n*d.factor), 10)

@@ -1,7 +1,9 @@
 package resp
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +66,52 @@ func TestAppendDoubleMatchesPrintf17g(t *testing.T) {
 		if got := string(AppendDouble(nil, f)); got != want {
 			t.Errorf("AppendDouble(%v) = %q, want %q", f, got, want)
 		}
+	}
+}
+
+// A writer with a spill limit hands its bytes over as it goes, never in
+// the middle of a deferred aggregate, and once a spill fails it drops
+// everything until Reset.
+func TestWriterSpill(t *testing.T) {
+	w := NewWriter()
+	var sent []byte
+	fail := false
+	w.SetSpill(64, func() error {
+		if fail {
+			return errors.New("gone")
+		}
+		sent = append(sent, w.Bytes()...)
+		w.Reset()
+		return nil
+	})
+	d := w.DeferArray()
+	for i := 0; i < 100; i++ {
+		w.BulkString("0123456789")
+	}
+	w.Finish(d, 100)
+	if len(sent) != 0 {
+		t.Fatalf("spilled %d bytes inside a deferred array", len(sent))
+	}
+	w.Array(100)
+	for i := 0; i < 100; i++ {
+		w.BulkString("0123456789")
+		if w.Len() > 64+17 {
+			t.Fatalf("holds %d bytes", w.Len())
+		}
+	}
+	want := "*100\r\n" + strings.Repeat("$10\r\n0123456789\r\n", 100)
+	if got := string(append(sent, w.Bytes()...)); !strings.HasSuffix(got, want) || len(got) != 2*len(want) {
+		t.Fatalf("spilled stream is wrong: %d bytes", len(got))
+	}
+	fail = true
+	for i := 0; i < 100; i++ {
+		w.BulkString("0123456789")
+	}
+	if !w.Failed() || w.Len() > 64+17 {
+		t.Fatalf("failed %v, holds %d", w.Failed(), w.Len())
+	}
+	w.Reset()
+	if w.Failed() {
+		t.Fatal("Reset did not clear the failure")
 	}
 }
