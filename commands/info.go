@@ -288,7 +288,8 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	st, at, err := e.keyspaceOf(ns)
 	if err == nil {
 		fmt.Fprintf(b, "# Last DBSIZE SCAN time: %s\r\n", at.Format("Mon Jan _2 15:04:05 2006"))
-		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL, st.Expired))
+		// avg_ttl in seconds, as Kvrocks shows it (Redis: milliseconds).
+		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL/1000, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())
 	used := e.Storage.SSTBytes()

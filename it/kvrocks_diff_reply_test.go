@@ -188,7 +188,7 @@ func kvdCompare(st kvdStep, s *kvdSection, k, b *kvdReply, total *kvdCounts) []k
 	case "kind":
 		return whole(k.shape(false), b.shape(false))
 	case "info":
-		kf, bf := kvdInfoItems(k), kvdInfoItems(b)
+		kf, bf := kvdInfoItems(k, s.infoValues), kvdInfoItems(b, s.infoValues)
 		for name := range kf {
 			total.infoFields[name] = true
 		}
@@ -283,9 +283,10 @@ func kvdValueType(v string) string {
 	return lead + "string"
 }
 
-// kvdInfoItems turns INFO text into items: "section/field" -> value type,
-// "sections" -> their order, and "section/# comment" for comment lines.
-func kvdInfoItems(r *kvdReply) map[string]string {
+// kvdInfoItems turns INFO text into items: "section/field" -> value type
+// (and the value, for the fields in values), "sections" -> their order,
+// and "section/# comment" for comment lines.
+func kvdInfoItems(r *kvdReply, values map[string]bool) map[string]string {
 	text, ok := r.text()
 	if !ok {
 		return map[string]string{"reply": r.render()}
@@ -314,6 +315,9 @@ func kvdInfoItems(r *kvdReply) map[string]string {
 			continue
 		}
 		items[section+"/"+key] = kvdValueType(val)
+		if values[key] {
+			items[section+"/"+key] += " " + strconv.Quote(val)
+		}
 	}
 	items["sections"] = strings.Join(order, ",")
 	return items

@@ -26,7 +26,9 @@ import (
 //	args: --key value ...    command-line arguments of the section's servers
 //	conf: key value          a line of a config file given with -c (any number)
 //	ignore-values: k1 k2     config keys whose values necessarily differ
-//	                         (before the first section: in every section)
+//	info-values: f1 f2       INFO fields whose values are compared too
+//	                         (these two before the first section: in every
+//	                         section)
 //	!sleep 200ms             pause (for what Kvrocks does in the background)
 //	[@conn] [mode:] CMD args one command, on connection conn (default "main")
 //
@@ -40,7 +42,8 @@ import (
 //	shape    the types and lengths only (random ids)
 //	kind     the types only
 //	info     INFO text: every section, field name and value type
-//	         (int, float, string; key=value lists field by field)
+//	         (int, float, string; key=value lists field by field), and
+//	         the values of the info-values fields
 //	config   CONFIG GET pairs: every key and its value, values of the
 //	         ignore-values keys only by presence
 //	nodes    CLUSTER NODES: lines as a set, ping/pong times left out
@@ -82,7 +85,8 @@ type kvdSection struct {
 	name         string
 	args         []string
 	conf         []string
-	ignoreValues map[string]bool
+	ignoreValues map[string]bool // CONFIG keys compared by presence only
+	infoValues   map[string]bool // INFO fields whose values are compared too
 	steps        []kvdStep
 }
 
@@ -106,7 +110,24 @@ func kvdParseCases(t *testing.T, path string) []*kvdSection {
 	}
 	var sections []*kvdSection
 	var cur *kvdSection
-	globalIgnore := map[string]bool{}
+	// Key lists, given before the first section for every section, or in
+	// one section.
+	global := map[string]map[string]bool{"ignore-values:": {}, "info-values:": {}}
+	keyList := func(line string) (map[string]bool, []string) {
+		for directive := range global {
+			if strings.HasPrefix(line, directive) {
+				keys := strings.Fields(line[len(directive):])
+				if cur == nil {
+					return global[directive], keys
+				}
+				if directive == "ignore-values:" {
+					return cur.ignoreValues, keys
+				}
+				return cur.infoValues, keys
+			}
+		}
+		return nil, nil
+	}
 	for i, raw := range strings.Split(string(data), "\n") {
 		n := i + 1
 		line := strings.TrimSpace(raw)
@@ -114,21 +135,24 @@ func kvdParseCases(t *testing.T, path string) []*kvdSection {
 			continue
 		}
 		if strings.HasPrefix(line, "==") {
-			cur = &kvdSection{name: strings.TrimSpace(line[2:]), ignoreValues: map[string]bool{}}
-			for k := range globalIgnore {
+			cur = &kvdSection{name: strings.TrimSpace(line[2:]), ignoreValues: map[string]bool{}, infoValues: map[string]bool{}}
+			for k := range global["ignore-values:"] {
 				cur.ignoreValues[k] = true
+			}
+			for k := range global["info-values:"] {
+				cur.infoValues[k] = true
 			}
 			sections = append(sections, cur)
 			continue
 		}
-		if cur == nil {
-			if !strings.HasPrefix(line, "ignore-values:") {
-				t.Fatalf("%s:%d: only ignore-values may come before the first section", path, n)
-			}
-			for _, k := range strings.Fields(line[len("ignore-values:"):]) {
-				globalIgnore[k] = true
+		if set, keys := keyList(line); set != nil {
+			for _, k := range keys {
+				set[k] = true
 			}
 			continue
+		}
+		if cur == nil {
+			t.Fatalf("%s:%d: only ignore-values and info-values may come before the first section", path, n)
 		}
 		fail := func(err error) {
 			t.Fatalf("%s:%d: %v", path, n, err)
@@ -142,10 +166,6 @@ func kvdParseCases(t *testing.T, path string) []*kvdSection {
 			cur.args = append(cur.args, args...)
 		case strings.HasPrefix(line, "conf:"):
 			cur.conf = append(cur.conf, strings.TrimSpace(line[len("conf:"):]))
-		case strings.HasPrefix(line, "ignore-values:"):
-			for _, k := range strings.Fields(line[len("ignore-values:"):]) {
-				cur.ignoreValues[k] = true
-			}
 		case strings.HasPrefix(line, "!sleep "):
 			d, err := time.ParseDuration(strings.TrimSpace(line[len("!sleep "):]))
 			if err != nil {

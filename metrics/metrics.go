@@ -184,7 +184,7 @@ func (c *collector) infoField(f commands.InfoField, emit func(string, string, pr
 		kv := fields(f.Value)
 		emit("kvrocks_db_keys", "Keys per database.", prometheus.GaugeValue, kv["keys"], "db", f.Key)
 		emit("kvrocks_db_keys_expiring", "Keys with a TTL per database.", prometheus.GaugeValue, kv["expires"], "db", f.Key)
-		emit("kvrocks_db_avg_ttl_seconds", "Average TTL per database.", prometheus.GaugeValue, kv["avg_ttl"]/1000, "db", f.Key)
+		emit("kvrocks_db_avg_ttl_seconds", "Average TTL per database.", prometheus.GaugeValue, kv["avg_ttl"], "db", f.Key) // seconds, as Kvrocks writes it
 		emit("kvrocks_db_keys_expired", "Expired keys not yet reclaimed per database.", prometheus.GaugeValue, kv["expired"], "db", f.Key)
 	}
 }
