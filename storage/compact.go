@@ -30,10 +30,18 @@ func (s *Storage) newFilters() filters {
 	return f
 }
 
-var errClosing = errors.New("storage: closing")
+var (
+	errClosing  = errors.New("storage: closing")
+	errNotReady = errors.New("storage: still opening")
+)
 
 // lookupMetadata is the subkey filter's view of the metadata column family.
+// Before Open has finished and once Close has begun it fails, and the
+// filter then keeps the record.
 func (s *Storage) lookupMetadata(nsKey []byte) ([]byte, bool, error) {
+	if !s.ready.Load() {
+		return nil, false, errNotReady
+	}
 	if s.closing.Load() {
 		return nil, false, errClosing
 	}

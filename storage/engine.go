@@ -70,8 +70,12 @@ type Storage struct {
 	writes       atomic.Uint64 // batches committed, see Writes
 	writeBatches writeBatches
 	filters      filters
-	closing      atomic.Bool  // set once Close has begun
-	compacting   atomic.Int32 // manual compactions (COMPACT, crons) running
+	// ready is set once Open has built everything the compaction filters
+	// read through (db, cfs, readOpts). RocksDB may start a compaction,
+	// and so call the filters, before OpenDbColumnFamilies returns.
+	ready      atomic.Bool
+	closing    atomic.Bool  // set once Close has begun
+	compacting atomic.Int32 // manual compactions (COMPACT, crons) running
 
 	closeOnce sync.Once
 }
@@ -118,6 +122,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 		wo.DisableWAL(noWAL == 1)
 		s.writeOpts[noWAL] = wo
 	}
+	s.ready.Store(true)
 	return s, nil
 }
 
