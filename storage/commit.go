@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -26,10 +29,13 @@ const (
 	opPut opKind = iota
 	opDelete
 	opDeleteRange
+	// opLogData carries a raw batch's log data record (ApplyBatch), never
+	// a command's: a Group indexes ops by key.
+	opLogData
 )
 
 // op is one operation of a batch. For opDeleteRange, key and value are the
-// range's start and end.
+// range's start and end; for opLogData, value is the blob.
 type op struct {
 	kind       opKind
 	cf         CF
@@ -109,6 +115,11 @@ func (p writeBatches) close() {
 func (b *batch) commit() error {
 	if len(b.ops) == 0 {
 		return nil
+	}
+	for _, o := range b.ops {
+		if o.kind == opDeleteRange && bytes.Compare(o.key, o.value) > 0 {
+			return fmt.Errorf("%w: begin %s, end %s in %s", errBackwardRange, quoteKey(o.key), quoteKey(o.value), o.cf)
+		}
 	}
 	b.s.writes.Add(1)
 	if b.g != nil {
@@ -225,8 +236,55 @@ func (s *Storage) apply(ops []op, queued []*queuedWrite) error {
 	s.writeMu.Unlock()
 	s.writeBatches.put(wb, bytes)
 	if err != nil {
-		return fmt.Errorf("storage: write batch: %w", err)
+		return s.writeFailed("write batch", err)
 	}
+	return nil
+}
+
+// A batch RocksDB refuses while inserting it into the memtables (after it
+// went to the WAL: a range deletion that ends before it begins, a merge
+// without a merge operator, a wrong record count) leaves RocksDB in a
+// background-error state in which it refuses every later write, and which
+// only reopening the database clears. Basalt never sends such a batch:
+// commit refuses backwards range deletions and parseRawBatch checks raw
+// batches. Should RocksDB stop anyway (a bug, an I/O error it cannot
+// resume from), the failure says so instead of failing each write with
+// the first error's text, and WriteHealth reports it.
+
+// ErrWritesStopped reports that RocksDB refuses every write since an
+// earlier one failed; only restarting the server recovers.
+var ErrWritesStopped = errors.New("storage: RocksDB has stopped accepting writes after a failed write; restart the server")
+
+// errBackwardRange refuses a range deletion that ends before it begins.
+var errBackwardRange = errors.New("storage: range deletion ends before it begins")
+
+// writeFailed returns the error of a failed RocksDB write, after checking
+// whether RocksDB still accepts writes at all; the first failure that
+// stops it is logged.
+func (s *Storage) writeFailed(what string, err error) error {
+	if probe := s.WriteHealth(); probe != nil {
+		if !s.writesStopped.Swap(true) {
+			slog.Error("RocksDB has stopped accepting writes; every write fails until the server restarts", "failed", what, "err", err)
+		}
+		return fmt.Errorf("%w (%s: %v)", ErrWritesStopped, what, err)
+	}
+	return fmt.Errorf("storage: %s: %w", what, err)
+}
+
+// WriteHealth returns nil when RocksDB accepts writes, and otherwise an
+// error wrapping ErrWritesStopped with the background error that stopped
+// it. It writes an empty batch, which RocksDB refuses with its background
+// error once it has stopped.
+func (s *Storage) WriteHealth() error {
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	s.writeMu.Lock()
+	err := s.db.Write(s.writeOpts[1], wb)
+	s.writeMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrWritesStopped, err)
+	}
+	s.writesStopped.Store(false)
 	return nil
 }
 
@@ -243,6 +301,8 @@ func (s *Storage) addOps(wb *grocksdb.WriteBatch, ops []op) int {
 			wb.DeleteCF(h, o.key)
 		case opDeleteRange:
 			wb.DeleteRangeCF(h, o.key, o.value)
+		case opLogData:
+			wb.PutLogData(o.value)
 		}
 	}
 	return bytes

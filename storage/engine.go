@@ -73,9 +73,12 @@ type Storage struct {
 	// ready is set once Open has built everything the compaction filters
 	// read through (db, cfs, readOpts). RocksDB may start a compaction,
 	// and so call the filters, before OpenDbColumnFamilies returns.
-	ready      atomic.Bool
-	closing    atomic.Bool  // set once Close has begun
-	compacting atomic.Int32 // manual compactions (COMPACT, crons) running
+	ready   atomic.Bool
+	closing atomic.Bool // set once Close has begun
+	// writesStopped is set while RocksDB refuses every write (see
+	// writeFailed), so that only the first failure is logged.
+	writesStopped atomic.Bool
+	compacting    atomic.Int32 // manual compactions (COMPACT, crons) running
 
 	closeOnce sync.Once
 }

@@ -1,37 +1,74 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-
-	"github.com/linxGnu/grocksdb"
+	"math"
 )
 
 // RocksDB's WriteBatch wire format, which slot migration sends between
 // nodes (APPLYBATCH) and reads back from the WAL: a 12-byte header (u64
 // sequence, u32 record count, little-endian), then records, each a type
-// byte, a varint column family id for the CF variants, and varint-prefixed
-// key and value. Parsing is done here in Go so that no byte of a client's
-// batch reaches RocksDB unchecked.
+// byte, a varint32 column family id for the CF variants, and
+// varint32-prefixed key and value. Parsing is done here in Go so that no
+// byte of a client's batch reaches RocksDB unchecked: RocksDB writes a
+// batch to the WAL before it inserts it into the memtables, and a record
+// the memtable refuses (a range deletion that ends before it begins, a
+// merge without a merge operator, a wrong count, an unknown column
+// family) puts RocksDB in a background-error state in which it refuses
+// every later write until the database is reopened.
 
-// The record types Basalt reads and writes.
+// The record types of RocksDB's WriteBatch (ValueType in db/dbformat.h).
 const (
-	recDelete           = 0x0
-	recPut              = 0x1
-	recLogData          = 0x3
-	recCFDelete         = 0x4
-	recCFPut            = 0x5
-	recSingleDelete     = 0x7
-	recCFSingleDelete   = 0x8
-	recNoop             = 0xD
-	recCFRangeDeletion  = 0xE
-	recRangeDeletion    = 0xF
-	rawBatchHeaderBytes = 12
+	recDelete                   = 0x0
+	recPut                      = 0x1
+	recMerge                    = 0x2
+	recLogData                  = 0x3
+	recCFDelete                 = 0x4
+	recCFPut                    = 0x5
+	recCFMerge                  = 0x6
+	recSingleDelete             = 0x7
+	recCFSingleDelete           = 0x8
+	recBeginPrepareXID          = 0x9
+	recEndPrepareXID            = 0xA
+	recCommitXID                = 0xB
+	recRollbackXID              = 0xC
+	recNoop                     = 0xD
+	recCFRangeDeletion          = 0xE
+	recRangeDeletion            = 0xF
+	recCFBlobIndex              = 0x10
+	recBlobIndex                = 0x11
+	recBeginPersistedPrepareXID = 0x12
+	recBeginUnprepareXID        = 0x13
+	recDeletionWithTimestamp    = 0x14
+	recCommitXIDAndTimestamp    = 0x15
+	recWideColumnEntity         = 0x16
+	recCFWideColumnEntity       = 0x17
+	rawBatchHeaderBytes         = 12
 )
 
-// ErrBadBatch reports a raw write batch that cannot be parsed or names an
-// unknown column family.
+// unsupportedRecords names the record types RocksDB knows but Basalt does
+// not apply: transaction markers, blob indexes, timestamps and wide
+// columns, none of which a Kvrocks or Basalt node writes.
+var unsupportedRecords = map[byte]string{
+	recBeginPrepareXID:          "begin-prepare",
+	recEndPrepareXID:            "end-prepare",
+	recCommitXID:                "commit",
+	recRollbackXID:              "rollback",
+	recCFBlobIndex:              "blob index",
+	recBlobIndex:                "blob index",
+	recBeginPersistedPrepareXID: "begin-persisted-prepare",
+	recBeginUnprepareXID:        "begin-unprepare",
+	recDeletionWithTimestamp:    "deletion with timestamp",
+	recCommitXIDAndTimestamp:    "commit with timestamp",
+	recWideColumnEntity:         "wide-column entity",
+	recCFWideColumnEntity:       "wide-column entity",
+}
+
+// ErrBadBatch reports a raw write batch that is malformed or that RocksDB
+// would refuse; the message says what and where.
 var ErrBadBatch = errors.New("invalid write batch")
 
 // RawBatch builds a write batch in RocksDB's wire format.
@@ -90,132 +127,183 @@ func (b *RawBatch) Put(cf CF, key, value []byte) {
 	b.add(op{kind: opPut, cf: cf, key: key, value: value})
 }
 
-// parseRawBatch decodes a batch into operations on s's column families.
-// The operations alias data. Log data and no-op records are skipped.
-func (s *Storage) parseRawBatch(data []byte) ([]op, error) {
+// parseRawBatch checks a raw batch the way RocksDB reads it and decodes
+// it into operations on s's column families. The operations alias data.
+// No-op records are skipped, and log data too unless logData is set; then
+// each is an op of kind opLogData. A single deletion is an opDelete. It
+// fails with ErrBadBatch, naming the record and its offset, unless every
+// record is well formed, of a type Basalt applies, in one of Kvrocks's
+// column families, and the header counts them exactly; a range deletion
+// must end after it begins.
+func (s *Storage) parseRawBatch(data []byte, logData bool) ([]op, error) {
 	if len(data) < rawBatchHeaderBytes {
-		return nil, fmt.Errorf("%w: %d bytes, shorter than the header", ErrBadBatch, len(data))
+		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrBadBatch, len(data), rawBatchHeaderBytes)
 	}
 	want := binary.LittleEndian.Uint32(data[8:])
-	r := rawReader{data: data[rawBatchHeaderBytes:]}
+	r := rawReader{data: data, off: rawBatchHeaderBytes}
 	var ops []op
-	records := uint32(0)
-	for len(r.data) > 0 {
-		t := r.data[0]
-		r.data = r.data[1:]
-		o, counted, err := s.parseRecord(&r, t)
+	counted := uint32(0)
+	for n := 1; r.off < len(r.data); n++ {
+		start := r.off
+		o, err := s.parseRecord(&r)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: record %d at byte %d: %w", ErrBadBatch, n, start, err)
 		}
-		if counted {
-			records++
-		}
-		if o != nil {
+		switch {
+		case o == nil:
+		case o.kind == opLogData:
+			if logData {
+				ops = append(ops, *o)
+			}
+		case counted == math.MaxUint32:
+			return nil, fmt.Errorf("%w: more than %d records", ErrBadBatch, uint32(math.MaxUint32))
+		default:
+			counted++
 			ops = append(ops, *o)
 		}
 	}
-	if records != want {
-		return nil, fmt.Errorf("%w: header says %d records, found %d", ErrBadBatch, want, records)
+	if counted != want {
+		return nil, fmt.Errorf("%w: the header counts %d records, the batch holds %d", ErrBadBatch, want, counted)
 	}
 	return ops, nil
 }
 
-// parseRecord decodes one record of type t. counted tells whether RocksDB
-// counts it in the header (log data is not).
-func (s *Storage) parseRecord(r *rawReader, t byte) (o *op, counted bool, err error) {
-	cfID := uint64(0)
+// parseRecord decodes the record at r. It returns a nil op for a no-op
+// record.
+func (s *Storage) parseRecord(r *rawReader) (*op, error) {
+	t := r.data[r.off]
+	r.off++
+	if name, ok := unsupportedRecords[t]; ok {
+		return nil, fmt.Errorf("%s records (type 0x%02x) are not supported", name, t)
+	}
+	cf := CFDefault
 	switch t {
-	case recCFDelete, recCFPut, recCFSingleDelete, recCFRangeDeletion:
-		cfID = r.uvarint()
+	case recCFDelete, recCFPut, recCFMerge, recCFSingleDelete, recCFRangeDeletion:
+		id, err := r.varint32("column family id")
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if cf, ok = s.cfByID(id); !ok {
+			return nil, fmt.Errorf("unknown column family id %d", id)
+		}
 	}
 	switch t {
 	case recLogData:
-		r.slice()
-		return nil, false, r.err
+		blob, err := r.slice("log data")
+		return &op{kind: opLogData, value: blob}, err
 	case recNoop:
-		return nil, false, nil
+		return nil, nil
 	case recDelete, recCFDelete, recSingleDelete, recCFSingleDelete:
-		o = &op{kind: opDelete, key: r.slice()}
-	case recPut, recCFPut:
-		o = &op{kind: opPut, key: r.slice()}
-		o.value = r.slice()
+		// A single deletion becomes a deletion when applied: RocksDB
+		// fails flushes and compactions, and so stops taking writes and
+		// even refuses to open, when a key has both kinds.
+		key, err := r.slice("key")
+		return &op{kind: opDelete, cf: cf, key: key}, err
+	case recPut, recCFPut, recMerge, recCFMerge:
+		key, err := r.slice("key")
+		if err != nil {
+			return nil, err
+		}
+		value, err := r.slice("value")
+		if err != nil {
+			return nil, err
+		}
+		if t == recMerge || t == recCFMerge {
+			// No column family has a merge operator: RocksDB would
+			// refuse the batch after writing it to the WAL.
+			return nil, fmt.Errorf("merge record in column family %s: there is no merge operator", cf)
+		}
+		return &op{kind: opPut, cf: cf, key: key, value: value}, nil
 	case recRangeDeletion, recCFRangeDeletion:
-		o = &op{kind: opDeleteRange, key: r.slice()}
-		o.value = r.slice()
-	default:
-		return nil, false, fmt.Errorf("%w: unsupported record type %#x", ErrBadBatch, t)
+		begin, err := r.slice("range begin")
+		if err != nil {
+			return nil, err
+		}
+		end, err := r.slice("range end")
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Compare(begin, end) >= 0 {
+			return nil, fmt.Errorf("range deletion in column family %s: end %s is not after begin %s", cf, quoteKey(end), quoteKey(begin))
+		}
+		return &op{kind: opDeleteRange, cf: cf, key: begin, value: end}, nil
 	}
-	if r.err != nil {
-		return nil, false, r.err
-	}
-	cf, ok := s.cfByID(cfID)
-	if !ok {
-		return nil, false, fmt.Errorf("%w: unknown column family id %d", ErrBadBatch, cfID)
-	}
-	o.cf = cf
-	return o, true, nil
+	return nil, fmt.Errorf("unknown record type 0x%02x", t)
 }
 
-func (s *Storage) cfByID(id uint64) (CF, bool) {
+// quoteKey renders a key of an error message, cut to a readable length.
+func quoteKey(k []byte) string {
+	const most = 64
+	if len(k) > most {
+		return fmt.Sprintf("%q... (%d bytes)", k[:most], len(k))
+	}
+	return fmt.Sprintf("%q", k)
+}
+
+func (s *Storage) cfByID(id uint32) (CF, bool) {
 	for cf, cid := range s.cfIDs {
-		if s.cfs[cf] != nil && uint64(cid) == id {
+		if s.cfs[cf] != nil && cid == id {
 			return CF(cf), true
 		}
 	}
 	return 0, false
 }
 
-// rawReader reads varints and length-prefixed slices, remembering the
-// first error.
+// rawReader reads varint32s and length-prefixed slices from data at off,
+// as RocksDB's GetVarint32 and GetLengthPrefixedSlice do.
 type rawReader struct {
 	data []byte
-	err  error
+	off  int
 }
 
-func (r *rawReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
+// varint32 reads a varint of at most 5 bytes whose value fits 32 bits.
+func (r *rawReader) varint32(what string) (uint32, error) {
+	v, n := binary.Uvarint(r.data[r.off:])
+	switch {
+	case n == 0:
+		return 0, fmt.Errorf("%s: the batch ends inside its varint", what)
+	case n < 0 || n > binary.MaxVarintLen32 || v > math.MaxUint32:
+		return 0, fmt.Errorf("%s: varint does not fit 32 bits", what)
 	}
-	v, n := binary.Uvarint(r.data)
-	if n <= 0 {
-		r.err = fmt.Errorf("%w: bad varint", ErrBadBatch)
-		return 0
-	}
-	r.data = r.data[n:]
-	return v
+	r.off += n
+	return uint32(v), nil
 }
 
-func (r *rawReader) slice() []byte {
-	n := r.uvarint()
-	if r.err != nil {
-		return nil
+// slice reads a varint32 length and that many bytes.
+func (r *rawReader) slice(what string) ([]byte, error) {
+	n, err := r.varint32(what + " length")
+	if err != nil {
+		return nil, err
 	}
-	if n > uint64(len(r.data)) {
-		r.err = fmt.Errorf("%w: truncated record", ErrBadBatch)
-		return nil
+	if left := len(r.data) - r.off; uint64(n) > uint64(left) {
+		return nil, fmt.Errorf("%s of %d bytes runs past the end of the batch (%d bytes left)", what, n, left)
 	}
-	out := r.data[:n]
-	r.data = r.data[n:]
-	return out
+	out := r.data[r.off : r.off+int(n)]
+	r.off += int(n)
+	return out, nil
 }
 
 // ApplyBatch applies a raw write batch (APPLYBATCH) atomically and
-// returns how many records it held. Once parsed, and so known to name
-// only this database's column families, the bytes go to RocksDB as they
-// are. Pop hints are dropped: the batch may add elements behind them.
+// returns how many records it held. A batch parseRawBatch refuses fails
+// with ErrBadBatch and changes nothing. What RocksDB gets is rebuilt from
+// the parsed records, log data included, so that only the kinds of
+// record Basalt writes itself reach it. Pop hints are dropped: the batch
+// may add elements behind them.
 func (s *Storage) ApplyBatch(data []byte) (int, error) {
-	ops, err := s.parseRawBatch(data)
+	ops, err := s.parseRawBatch(data, true)
 	if err != nil {
 		return 0, err
 	}
-	wb := grocksdb.WriteBatchFrom(data)
-	defer wb.Destroy()
-	s.hints.reset()
-	s.writeMu.Lock()
-	err = s.db.Write(s.writeOptions(), wb)
-	s.writeMu.Unlock()
-	if err != nil {
-		return 0, fmt.Errorf("storage: apply batch: %w", err)
+	n := 0
+	for _, o := range ops {
+		if o.kind != opLogData {
+			n++
+		}
 	}
-	return len(ops), nil
+	s.hints.reset()
+	if err := s.apply(ops, nil); err != nil {
+		return 0, err
+	}
+	return n, nil
 }

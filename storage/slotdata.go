@@ -310,7 +310,7 @@ func (s *Storage) readWALFrom(after, latest uint64, r SlotRange, fn func([]Chang
 
 // slotChanges appends to dst the writes of a raw batch to r's slots.
 func (s *Storage) slotChanges(data []byte, r SlotRange, dst []Change) ([]Change, error) {
-	ops, err := s.parseRawBatch(data)
+	ops, err := s.parseRawBatch(data, false)
 	if err != nil {
 		return dst, err
 	}
