@@ -206,38 +206,33 @@ func cmdHRandField(c *Ctx) {
 		randomOne(c, metadata.TypeHash)
 		return
 	}
-	withValues := len(c.Args) == 4 && c.is(3, "withvalues")
-	count, distinct, ok := randomCount(c, withValues)
+	count, ok := randomCountArg(c)
 	if !ok {
 		return
 	}
+	withValues := len(c.Args) == 4 && c.is(3, "withvalues")
 	if len(c.Args) > 3 && !withValues {
 		c.ErrorString(errSyntax)
 		return
 	}
-	elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeHash, count, distinct)
-	if !c.ok(err) {
+	distinct, ok := randomCount(c, &count)
+	if !ok {
 		return
 	}
-	if !withValues {
-		c.W.Array(len(elems))
-		for _, e := range elems {
-			c.W.Bulk(e.Sub)
-		}
-		return
-	}
-	if c.W.Protocol() == 3 {
-		c.W.Array(len(elems))
-		for _, e := range elems {
+	header, write := func(n int64) { c.W.Array(int(n)) }, func(e storage.Element) { c.W.Bulk(e.Sub) }
+	switch {
+	case withValues && c.W.Protocol() == 3:
+		write = func(e storage.Element) {
 			c.W.Array(2)
 			c.W.Bulk(e.Sub)
 			c.W.Bulk(e.Value)
 		}
-		return
+	case withValues:
+		header = func(n int64) { c.W.Array(int(2 * n)) }
+		write = func(e storage.Element) {
+			c.W.Bulk(e.Sub)
+			c.W.Bulk(e.Value)
+		}
 	}
-	c.W.Array(2 * len(elems))
-	for _, e := range elems {
-		c.W.Bulk(e.Sub)
-		c.W.Bulk(e.Value)
-	}
+	randomReply(c, metadata.TypeHash, count, distinct, header, write)
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"log/slog"
 	"math"
 
 	"github.com/basaltdb/basalt/metadata"
@@ -146,58 +147,97 @@ func cmdSRandMember(c *Ctx) {
 		c.ErrorString(errSyntax)
 		return
 	}
-	count, distinct, ok := randomCount(c, false)
+	count, ok := randomCountArg(c)
 	if !ok {
 		return
 	}
-	elems, err := c.DB.RandomElements(c.Args[1], metadata.TypeSet, count, distinct)
-	if !c.ok(err) {
+	distinct, ok := randomCount(c, &count)
+	if !ok {
 		return
 	}
-	c.W.Array(len(elems))
-	for _, e := range elems {
+	randomReply(c, metadata.TypeSet, count, distinct, func(n int64) { c.W.Array(int(n)) }, func(e storage.Element) {
 		c.W.Bulk(e.Sub)
-	}
+	})
 }
 
 // randomOne answers HRANDFIELD, SRANDMEMBER and ZRANDMEMBER without a
 // count: one random element, or null.
 func randomOne(c *Ctx, t metadata.Type) {
-	elems, err := c.DB.RandomElements(c.Args[1], t, 1, true)
+	var one []byte
+	err := c.DB.RandomElements(c.Args[1], t, 1, true, func(_ int64, chunk []storage.Element) bool {
+		one = chunk[0].Sub
+		return false
+	})
 	if c.ok(err) {
-		c.BulkOrNull(first(subs(elems)))
+		c.BulkOrNull(one, one != nil)
 	}
 }
 
-// subs returns the subkeys (fields, members) of elements.
-func subs(elems []storage.Element) [][]byte {
-	out := make([][]byte, len(elems))
-	for i, e := range elems {
-		out[i] = e.Sub
-	}
-	return out
-}
+// randomCountMax is the largest count HRANDFIELD, SRANDMEMBER and
+// ZRANDMEMBER accept either way, LONG_MAX/2 as Redis allows WITHVALUES and
+// WITHSCORES: twice the count still fits the reply's length.
+const randomCountMax = math.MaxInt64 / 2
 
-// randomCount reads the count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER
-// (argument 2): a negative count allows repetitions. withValues halves the
-// allowed range, as in Redis.
-func randomCount(c *Ctx, withValues bool) (count int64, distinct, ok bool) {
-	count, ok = c.Int(2)
-	if !ok {
-		return 0, false, false
-	}
-	if count == math.MinInt64 {
+// randomCountArg parses the count of HRANDFIELD, SRANDMEMBER and
+// ZRANDMEMBER (argument 2); LONG_MIN has Redis's own message.
+func randomCountArg(c *Ctx) (int64, bool) {
+	n, ok := c.Int(2)
+	if ok && n == math.MinInt64 {
 		c.ErrorString("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-		return 0, false, false
+		return 0, false
 	}
-	if withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
+	return n, ok
+}
+
+// randomCount checks a count read by randomCountArg once the syntax of the
+// other arguments is checked, as Redis does: beyond LONG_MAX/2 either way
+// it is out of range (Redis refuses that with WITHVALUES and WITHSCORES
+// only, and without them tries to produce the reply). A negative count
+// allows repetitions: count becomes its absolute value and distinct false.
+func randomCount(c *Ctx, count *int64) (distinct, ok bool) {
+	switch n := *count; {
+	case n < -randomCountMax || n > randomCountMax:
 		c.ErrorString("ERR value is out of range")
-		return 0, false, false
+		return false, false
+	case n < 0:
+		*count = -n
+		return false, true
 	}
-	if count < 0 {
-		return -count, false, true
+	return true, true
+}
+
+// randomReply streams the draws of HRANDFIELD, SRANDMEMBER and
+// ZRANDMEMBER with a count: header starts the reply for the number of
+// elements drawn (0 for a missing key), write renders one. The reply goes
+// out as it is produced, in memory bounded whatever the count, and
+// stops early once the client is gone.
+func randomReply(c *Ctx, t metadata.Type, count int64, distinct bool, header func(n int64), write func(e storage.Element)) {
+	started := false
+	err := c.DB.RandomElements(c.Args[1], t, count, distinct, func(total int64, chunk []storage.Element) bool {
+		if !started {
+			header(total)
+			started = true
+		}
+		for _, e := range chunk {
+			if c.W.Failed() {
+				return false
+			}
+			write(e)
+		}
+		return !c.W.Failed()
+	})
+	switch {
+	case err != nil && started:
+		// Part of the reply may be sent: the client could not tell where
+		// it ends, so it loses the connection rather than read a wrong
+		// reply.
+		slog.Error("random draw cut short", "cmd", c.cmd.Name, "err", err)
+		c.Client.Kill()
+	case err != nil:
+		c.Error(err)
+	case !started:
+		header(0)
 	}
-	return count, true, true
 }
 
 // SMOVE source destination member

@@ -136,19 +136,27 @@ func cmdZRandMember(c *Ctx) {
 		randomOne(c, metadata.TypeZSet)
 		return
 	}
-	withScores := len(c.Args) == 4 && c.is(3, "withscores")
-	count, distinct, ok := randomCount(c, withScores)
+	count, ok := randomCountArg(c)
 	if !ok {
 		return
 	}
+	withScores := len(c.Args) == 4 && c.is(3, "withscores")
 	if len(c.Args) > 3 && !withScores {
 		c.ErrorString(errSyntax)
 		return
 	}
-	ms, err := c.DB.RandomScored(c.Args[1], count, distinct)
-	if c.ok(err) {
-		writeScoredList(c, ms, withScores, false)
+	distinct, ok := randomCount(c, &count)
+	if !ok {
+		return
 	}
+	header := func(n int64) { c.W.Array(int(n)) }
+	if withScores && c.W.Protocol() == 2 {
+		header = func(n int64) { c.W.Array(int(2 * n)) }
+	}
+	randomReply(c, metadata.TypeZSet, count, distinct, header, func(e storage.Element) {
+		s, _ := metadata.DecodeScore(e.Value)
+		writeScored(c, e.Sub, s, withScores)
+	})
 }
 
 // combineArgs are the parsed arguments of ZUNION, ZINTER, ZDIFF and their

@@ -237,13 +237,20 @@ func (db DB) ScanElements(key []byte, t metadata.Type, from, match []byte, count
 	return elems, next, err
 }
 
-// RandomElements draws elements of a collection of type t (see sample);
-// nil when the key is absent.
-func (db DB) RandomElements(key []byte, t metadata.Type, count int64, distinct bool) ([]Element, error) {
+// RandomElements draws count elements of the collection of type t at key,
+// as of one snapshot (see sample): with distinct, min(count, size)
+// different ones; without, count that may repeat. It hands them to fn in
+// chunks of at most SampleChunk until fn returns false; total, the same in
+// every call, is how many elements the chunks hold together. fn is not
+// called when the key is absent or count is 0. The elements stay valid
+// after the call; an element drawn twice shares its bytes, so they must not
+// be modified. An error returned after fn was called means the draws
+// stopped short of total.
+func (db DB) RandomElements(key []byte, t metadata.Type, count int64, distinct bool, fn func(total int64, chunk []Element) bool) error {
 	v, err := db.readView(key, t)
 	if err != nil || v == nil {
-		return nil, err
+		return err
 	}
 	defer v.release()
-	return v.sample(CFDefault, count, distinct)
+	return v.sample(CFDefault, count, distinct, fn)
 }

@@ -81,7 +81,7 @@ func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
 	if v.meta.Size > exactSampleLimit && uint64(count) <= v.meta.Size/4 {
 		elems, err = v.frontSample(count)
 	} else {
-		elems, err = v.sample(CFDefault, count, true)
+		elems, err = v.sampleList(CFDefault, count)
 	}
 	if err != nil || len(elems) == 0 {
 		return nil, err

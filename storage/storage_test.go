@@ -373,7 +373,7 @@ func TestSamplingLargeCollections(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i := 0; i < 50; i++ {
-		elems, err := db.RandomElements(b("big"), metadata.TypeSet, 10, true)
+		elems, err := drawAll(db, b("big"), metadata.TypeSet, 10, true)
 		if err != nil || len(elems) != 10 {
 			t.Fatalf("draw %d: %d elements, %v", i, len(elems), err)
 		}

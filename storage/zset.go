@@ -231,8 +231,8 @@ func lexAbove(m []byte, b LexBound) bool { // m is above the range's max
 // walkWant is what a range walk expects to take: the entries it skips and
 // returns, or 0 when its count is unlimited.
 func walkWant(skip, left int64) int {
-	if left < 0 || skip+left > math.MaxInt32 {
-		return 0
+	if left < 0 || skip < 0 || left > math.MaxInt32-skip {
+		return 0 // unlimited, or too many to matter (and skip+left may overflow)
 	}
 	return int(skip + left)
 }

@@ -273,14 +273,3 @@ func zdiff(snap *grocksdb.Snapshot, srcs []*zsource) ([]ScoredMember, error) {
 	}, func() bool { return false })
 	return out, err
 }
-
-// RandomScored draws members of a sorted set with their scores (see
-// sample); nil when the key is absent.
-func (db DB) RandomScored(key []byte, count int64, distinct bool) ([]ScoredMember, error) {
-	elems, err := db.RandomElements(key, metadata.TypeZSet, count, distinct)
-	out := make([]ScoredMember, len(elems))
-	for i, e := range elems {
-		out[i] = ScoredMember{Member: e.Sub, Score: decodeScore(e.Value)}
-	}
-	return out, err
-}
