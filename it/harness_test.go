@@ -256,3 +256,46 @@ func runBasaltCommand(t testing.TB, args ...string) (string, int) {
 	}
 	return string(out), cmd.ProcessState.ExitCode()
 }
+
+// longTimeout bounds one command of a client made for long commands or
+// load: far above what COMPACT, a slot migration or a pipeline of
+// thousands of writes take on two cores shared with other test runs and
+// a -race server, yet bounded, so that a server that hangs still fails
+// the test rather than the whole run.
+const longTimeout = 5 * time.Minute
+
+// longOptions are the options of a client for long commands and load:
+// reads and writes wait up to longTimeout, and nothing is retried, so
+// that a command reaches the server exactly once (go-redis re-sends a
+// pipeline whose reply timed out, running non-idempotent writes such as
+// RPUSH twice).
+func longOptions(addr string, protocol int) *redis.Options {
+	return &redis.Options{Addr: addr, Protocol: protocol, DisableIdentity: true, MaxRetries: -1,
+		DialTimeout: time.Minute, ReadTimeout: longTimeout, WriteTimeout: longTimeout, PoolTimeout: longTimeout}
+}
+
+// longClient returns a client with longOptions, closed with the test.
+func (p *proc) longClient(t testing.TB, protocol int) *redis.Client {
+	return newClient(t, longOptions(p.Addr(), protocol))
+}
+
+// newClient returns a client with opts, closed with the test.
+func newClient(t testing.TB, opts *redis.Options) *redis.Client {
+	c := redis.NewClient(opts)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// waitFor calls cond until it returns true, failing the test with what
+// when it has not by the deadline. Under load a condition may take far
+// longer than on an idle machine: give it a generous timeout.
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

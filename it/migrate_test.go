@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,12 +167,13 @@ func preload(t *testing.T, c *redis.Client, keys []string) map[string]*keyState 
 func short(i int) bool { return i%7 == 1 }
 
 // router sends commands to whichever node serves them: it follows MOVED
-// and retries TRYAGAIN, and counts both.
+// and retries TRYAGAIN, and counts both. Its clients never retry by
+// themselves: a command that timed out may have run.
 type router struct {
 	clients         map[string]*redis.Client
 	cur             *redis.Client
-	moved, tryAgain int
-	mu              *sync.Mutex // guards clients, shared by the routers of a test
+	moved, tryAgain atomic.Int64 // read by the test while the writer runs
+	mu              *sync.Mutex  // guards clients, shared by the routers of a test
 	newClient       func(addr string) *redis.Client
 }
 
@@ -184,10 +186,10 @@ func (r *router) do(args ...any) (any, error) {
 		msg := err.Error()
 		switch {
 		case strings.HasPrefix(msg, "TRYAGAIN "):
-			r.tryAgain++
+			r.tryAgain.Add(1)
 			time.Sleep(2 * time.Millisecond)
 		case strings.HasPrefix(msg, "MOVED "):
-			r.moved++
+			r.moved.Add(1)
 			addr := msg[strings.LastIndexByte(msg, ' ')+1:]
 			r.mu.Lock()
 			if r.clients[addr] == nil {
@@ -210,6 +212,7 @@ type writer struct {
 	model map[string]*keyState
 	rng   *rand.Rand
 	ops   int
+	acked *atomic.Int64 // acknowledged writes of all writers
 }
 
 func (w *writer) step() {
@@ -226,6 +229,9 @@ func (w *writer) step() {
 			return false
 		}
 		w.ops++
+		if w.acked != nil {
+			w.acked.Add(1)
+		}
 		return true
 	}
 	field := "f" + strconv.Itoa(w.rng.IntN(4))
@@ -391,7 +397,7 @@ func migrateUnderLoad(t *testing.T, mode string) {
 	}
 	nodes, ids := clusterNodes(t, 3, "--migrate-type", mode, "--migrate-speed", "0", "--migrate-sequence-gap", "100")
 	pushTopology(t, nodes, mastersText(nodes, ids, initialRanges), 1)
-	src, dst := nodes[0].client(t, 2), nodes[1].client(t, 2)
+	src, dst := nodes[0].longClient(t, 2), nodes[1].longClient(t, 2)
 	keys := slotKeys(n, migFrom, migTo)
 	model := preload(t, src, keys)
 	preloaded := time.Now() // the short TTLs end by 2 s after this
@@ -399,15 +405,12 @@ func migrateUnderLoad(t *testing.T, mode string) {
 	const writers = 10
 	var mu sync.Mutex
 	clients := map[string]*redis.Client{nodes[0].Addr(): src}
-	newClient := func(addr string) *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, DisableIdentity: true})
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
+	var acked atomic.Int64
+	dial := func(addr string) *redis.Client { return newClient(t, longOptions(addr, 2)) }
 	var ws []*writer
 	for w := 0; w < writers; w++ {
-		wr := &writer{t: t, model: model, rng: rand.New(rand.NewPCG(uint64(w), 7)),
-			r: &router{clients: clients, cur: src, mu: &mu, newClient: newClient}}
+		wr := &writer{t: t, model: model, rng: rand.New(rand.NewPCG(uint64(w), 7)), acked: &acked,
+			r: &router{clients: clients, cur: src, mu: &mu, newClient: dial}}
 		for i, k := range keys {
 			if i%writers == w && !short(i) {
 				wr.keys = append(wr.keys, k)
@@ -416,11 +419,19 @@ func migrateUnderLoad(t *testing.T, mode string) {
 		ws = append(ws, wr)
 	}
 	stop := make(chan struct{})
+	var stopOnce sync.Once
 	var wg sync.WaitGroup
+	stopWriters := func() {
+		stopOnce.Do(func() { close(stop) })
+		wg.Wait()
+	}
+	// A failure that ends the test early stops the writers before the
+	// servers, and before the test is over.
+	t.Cleanup(stopWriters)
 	for _, w := range ws {
 		repeatUntil(stop, &wg, func() bool { w.step(); return true })
 	}
-	time.Sleep(200 * time.Millisecond)
+	waitFor(t, time.Minute, "writers start", func() bool { return acked.Load() >= 5*writers })
 	start := time.Now()
 	if err := src.Do(ctx, "CLUSTERX", "MIGRATE", fmt.Sprintf("%d-%d", migFrom, migTo), ids[1]).Err(); err != nil {
 		t.Fatal(err)
@@ -428,18 +439,31 @@ func migrateUnderLoad(t *testing.T, mode string) {
 	if text := src.Do(ctx, "CLUSTER", "NODES").String(); !strings.Contains(text, "[0-999->-"+ids[1]+"]") {
 		t.Errorf("CLUSTER NODES while migrating:\n%s", text)
 	}
-	state := waitMigration(t, src, 2*time.Minute)
+	state := waitMigration(t, src, 5*time.Minute)
 	took := time.Since(start)
-	time.Sleep(200 * time.Millisecond) // writers go on, on the destination
-	close(stop)
-	wg.Wait()
+	redirected := func() (moved, tryAgain int64) {
+		for _, w := range ws {
+			moved, tryAgain = moved+w.r.moved.Load(), tryAgain+w.r.tryAgain.Load()
+		}
+		return moved, tryAgain
+	}
+	if state == "success" {
+		// The writers go on, on the destination.
+		at := acked.Load()
+		waitFor(t, time.Minute, "writers redirected to the destination", func() bool {
+			moved, _ := redirected()
+			return moved > 0 && acked.Load() >= at+writers
+		})
+	}
+	stopWriters()
 	if state != "success" {
 		t.Fatalf("migration ended in %s\n%s", state, nodes[0].Output)
 	}
-	ops, moved, tryAgain := 0, 0, 0
+	ops := 0
 	for _, w := range ws {
-		ops, moved, tryAgain = ops+w.ops, moved+w.r.moved, tryAgain+w.r.tryAgain
+		ops += w.ops
 	}
+	moved, tryAgain := redirected()
 	t.Logf("%s: %d keys migrated in %v while writers acknowledged %d writes (%d MOVED, %d TRYAGAIN)", mode, n, took, ops, moved, tryAgain)
 	if moved == 0 {
 		t.Errorf("no writer was redirected to the destination")
@@ -480,7 +504,7 @@ func TestSlotMigrationSurvivesDestinationDeath(t *testing.T) {
 	}
 	nodes, ids := clusterNodes(t, 3, "--migrate-speed", strconv.Itoa(n/5))
 	pushTopology(t, nodes, mastersText(nodes, ids, initialRanges), 1)
-	src := nodes[0].client(t, 2)
+	src := nodes[0].longClient(t, 2)
 	keys := slotKeys(n, migFrom, migTo)
 	model := preload(t, src, keys)
 	preloaded := time.Now() // the short TTLs end by 2 s after this
@@ -488,9 +512,12 @@ func TestSlotMigrationSurvivesDestinationDeath(t *testing.T) {
 	if err := src.Do(ctx, "CLUSTERX", "MIGRATE", slots, ids[1]).Err(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	// Kill the destination once it holds some of the keys: at n/5 keys
+	// a second the migration is then still running.
+	dying := nodes[1].longClient(t, 2)
+	waitFor(t, time.Minute, "the destination receives keys", func() bool { return keyCountIn(t, dying, migFrom, migTo) > 0 })
 	nodes[1].Kill()
-	if state := waitMigration(t, src, time.Minute); state != "fail" {
+	if state := waitMigration(t, src, 5*time.Minute); state != "fail" {
 		t.Fatalf("migration to a dead node ended in %s", state)
 	}
 	time.Sleep(time.Until(preloaded.Add(2100 * time.Millisecond)))
@@ -509,7 +536,7 @@ func TestSlotMigrationSurvivesDestinationDeath(t *testing.T) {
 		t.Fatalf("retry: %v", err)
 	}
 	pushTopology(t, nodes, mastersText(nodes, ids, migratedRanges), 2)
-	dst := restarted.client(t, 2)
+	dst := restarted.longClient(t, 2)
 	checkModel(t, dst, model)
 
 	// And back, in raw-key-value mode.

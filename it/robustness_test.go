@@ -1,10 +1,14 @@
 package it
 
 import (
+	"context"
+	"errors"
 	"math/rand"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -23,11 +27,17 @@ func TestNoCommandPanics(t *testing.T) {
 }
 
 func sendRandomArguments(t *testing.T, p *proc) {
-	c := p.client(t, 2)
+	// Every command gets as long as it needs, however loaded the machine,
+	// but a blocking one only a second: its arguments were accepted if it
+	// blocks, and a timeout of 0 blocks it for good.
+	opts := longOptions(p.Addr(), 2)
+	opts.ContextTimeoutEnabled = true
+	c := newClient(t, opts)
 	names, err := c.CommandList(ctx, nil).Result()
 	must(t, err)
 	// Commands that end or reconfigure the connection or the server.
 	skip := map[string]bool{"shutdown": true, "quit": true, "config": true, "client": true, "hello": true, "auth": true, "flushall": true}
+	blocking := map[string]bool{"blmove": true, "blmpop": true, "blpop": true, "brpop": true, "brpoplpush": true, "bzmpop": true, "bzpopmax": true, "bzpopmin": true}
 	pool := []string{"k", "k2", "0", "1", "-1", "2", "100", "-100", "9223372036854775807", "-9223372036854775808",
 		"x", "", "1.5", "inf", "-inf", "nan", "(1", "[a", "-", "+", "LIMIT", "COUNT", "WITHSCORES", "BYSCORE", "BYLEX",
 		"REV", "LEFT", "RIGHT", "BEFORE", "EX", "NX", "XX", "GT", "MATCH", "*", "TYPE", "string", "WEIGHTS", "AGGREGATE", "SUM"}
@@ -53,9 +63,17 @@ func sendRandomArguments(t *testing.T, p *proc) {
 			for j := r.Intn(7); j > 0; j-- {
 				args = append(args, pool[r.Intn(len(pool))])
 			}
-			err := c.Do(ctx, args...).Err()
+			cmdCtx, cancel := ctx, context.CancelFunc(func() {})
+			if blocking[name] {
+				cmdCtx, cancel = context.WithTimeout(ctx, time.Second)
+			}
+			err := c.Do(cmdCtx, args...).Err()
+			cancel()
 			if err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("%v: %v\n%s", args, err, p.Output)
+			}
+			if isTimeout(err) && !blocking[name] {
+				t.Fatalf("%v: %v", args, err)
 			}
 		}
 	}
@@ -65,4 +83,10 @@ func sendRandomArguments(t *testing.T, p *proc) {
 	if log := p.Output.String(); strings.Contains(log, "command failed") || strings.Contains(log, "command panicked") {
 		t.Fatalf("unexpected internal errors:\n%s", log)
 	}
+}
+
+// isTimeout tells a reply that did not come in time from one that did.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
