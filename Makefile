@@ -15,7 +15,7 @@ TESTFLAGS ?= -count=1 -timeout 12m
 # Debian's librocksdb-dev ships librocksdb.a and pulls in the libraries below.
 STATIC_ROCKSDB := -Wl,-Bstatic -lrocksdb -Wl,-Bdynamic -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -lstdc++ -lm -ldl -pthread
 
-.PHONY: all deps build run test lint bench clean
+.PHONY: all deps build run test fuzz lint bench clean
 
 all: build
 
@@ -33,6 +33,20 @@ test: deps build
 	BASALT_BIN=$(CURDIR)/$(BIN) PROMTOOL=$(CURDIR)/bin/promtool $(GO) test $(TESTFLAGS) $(PKGS)
 	CGO_LDFLAGS="$(STATIC_ROCKSDB)" $(GO) build -race -o $(BIN)-race ./cmd/basalt
 	BASALT_RACE=1 BASALT_BIN=$(CURDIR)/$(BIN)-race $(GO) test $(TESTFLAGS) ./it
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+# Every fuzz target of the repository (func FuzzXxx in a _test.go file),
+# one after the other, for FUZZTIME each; `make test` runs them for 10s.
+# An input that fails is written to the package's testdata/fuzz/FuzzXxx/,
+# where every later `go test` replays it: commit it with the fix.
+FUZZTIME ?= 60s
+fuzz:
+	@set -e; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
+		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			echo "fuzz $$(dirname $$file) $$target for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$(dirname $$file); \
+		done; \
+	done
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go'); echo "gofmt needed"; exit 1; }

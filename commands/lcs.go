@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"math"
 
 	"github.com/basaltdb/basalt/storage"
 )
@@ -38,7 +39,14 @@ func cmdLCS(c *Ctx) {
 		c.ErrorString("ERR If you want both the length and indexes, please just use IDX.")
 		return
 	}
-	if int64(len(a)+1)*int64(len(b)+1)*4 > c.Env.Config.ProtoMaxBulkLen.Get() {
+	if int64(len(a)) >= math.MaxUint32-1 || int64(len(b)) >= math.MaxUint32-1 {
+		c.ErrorString("ERR String too long for LCS") // the table holds uint32 lengths
+		return
+	}
+	// The table has (len(a)+1)*(len(b)+1) four-byte cells; compared by
+	// division, since with a large proto-max-bulk-len the product of two
+	// string lengths can overflow.
+	if rows, cols := int64(len(a)+1), int64(len(b)+1); rows > c.Env.Config.ProtoMaxBulkLen.Get()/4/cols {
 		c.ErrorString("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
 		return
 	}

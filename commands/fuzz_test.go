@@ -1,0 +1,370 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/namespace"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// FuzzCommandArgs runs one command of the table per input, with arguments
+// the fuzzer builds, against a real storage seeded with a few keys of
+// every type. It fails when a handler panics (Dispatch recovers and logs
+// "command panicked"), logs any other error, writes a reply that is not
+// well-formed RESP, builds a reply in memory instead of streaming it, or
+// does not return.
+//
+// An input is (resp3, name, args): name picks the command (a name in the
+// table, or any other string hashed onto one), args are split at NUL
+// bytes, and an argument that is 0x01 followed by one byte b stands for
+// fuzzTokens[b]: huge and negative numbers, option words, the seeded keys.
+func FuzzCommandArgs(f *testing.F) {
+	h := newFuzzHarness(f)
+	f.Add(false, "SRANDMEMBER", []byte("s\x00-1099511627776"))
+	f.Add(true, "ZRANGE", []byte("z\x00\x01\x05\x00\x01\x03\x00BYSCORE\x00LIMIT\x00\x01\x03\x00\x01\x04"))
+	f.Fuzz(func(t *testing.T, resp3 bool, name string, args []byte) {
+		h.run(t, resp3, name, fuzzArgs(args))
+	})
+}
+
+// fuzzTokens are argument values worth trying anywhere.
+var fuzzTokens = []string{
+	"0", "1", "-1",
+	"9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
+	"4611686018427387903", "4611686018427387904", "-4611686018427387903", "-4611686018427387904",
+	"1099511627776", "-1099511627776", "2147483648", "-2147483649", "18446744073709551615",
+	"536870911", "536870912", "1e400", "-1e400", "inf", "-inf", "+inf", "nan", "1.5", "(1", "[a", "(a", "-", "+", "",
+	"s", "h", "z", "l", "str", "n", "big", "missing", "dst",
+	"WITHSCORES", "WITHSCORE", "WITHVALUES", "LIMIT", "COUNT", "MATCH", "TYPE", "RANK", "MAXLEN",
+	"BYSCORE", "BYLEX", "REV", "NX", "XX", "GT", "LT", "CH", "INCR", "EX", "PX", "EXAT", "PXAT",
+	"KEEPTTL", "GET", "PERSIST", "LEFT", "RIGHT", "BEFORE", "AFTER", "MIN", "MAX", "WEIGHTS",
+	"AGGREGATE", "SUM", "IDX", "LEN", "MINMATCHLEN", "WITHMATCHLEN", "REPLACE", "DB", "NOVALUES",
+	"PAUSE", "UNPAUSE", "KILL", "LIST", "INFO", "SETNAME", "ID", "ALL", "WRITE", "*", "a*", "\x00\xff",
+}
+
+// fuzzMaxArgs bounds the arguments of one input.
+const fuzzMaxArgs = 64
+
+// fuzzArgs splits the fuzzer's bytes into arguments (see FuzzCommandArgs).
+func fuzzArgs(data []byte) [][]byte {
+	if len(data) == 0 {
+		return nil
+	}
+	parts := bytes.Split(data, []byte{0})
+	if len(parts) > fuzzMaxArgs {
+		parts = parts[:fuzzMaxArgs]
+	}
+	for i, p := range parts {
+		if len(p) == 2 && p[0] == 1 {
+			parts[i] = []byte(fuzzTokens[int(p[1])%len(fuzzTokens)])
+		}
+	}
+	return parts
+}
+
+// Limits of one input: the reply is spilled every fuzzSpillAt bytes, the
+// spill fails (the client is "gone") past fuzzReplyLimit bytes, and the
+// command must return within fuzzTimeout.
+const (
+	fuzzSpillAt    = 64 << 10
+	fuzzReplyLimit = 1 << 20
+	fuzzTimeout    = 30 * time.Second
+)
+
+// fuzzHarness is a server's state without the network: a real storage,
+// an Env, and clients built as server.accept builds them.
+type fuzzHarness struct {
+	env   *Env
+	setup *Client
+	logs  *logCatcher
+	cmds  []*Command
+}
+
+func newFuzzHarness(tb testing.TB) *fuzzHarness {
+	// A 1 MB proto-max-bulk-len (its minimum) keeps SETRANGE and APPEND
+	// at most that big, and the LCS table with them.
+	cfg, err := config.Load("", [][2]string{
+		{"dir", tb.TempDir()},
+		{"rocksdb.block_cache_size", "8"},
+		{"rocksdb.write_buffer_size", "4"},
+		{"proto-max-bulk-len", "1048576"},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := storage.Open(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ns, err := namespace.Open(cfg, st)
+	if err != nil {
+		st.Close()
+		tb.Fatal(err)
+	}
+	h := &fuzzHarness{env: NewEnv(st, cfg, ns), logs: &logCatcher{}}
+	h.env.Shutdown = func() {} // SHUTDOWN replies nothing and stops nothing here
+	previous := slog.Default()
+	slog.SetDefault(slog.New(h.logs))
+	tb.Cleanup(func() {
+		slog.SetDefault(previous)
+		h.env.Close()
+		st.Close()
+	})
+	h.setup = h.client()
+	h.cmds = sortedCommands()
+	return h
+}
+
+// client connects a new client, as server.accept does.
+func (h *fuzzHarness) client() *Client {
+	cl := h.env.NewClient("127.0.0.1:40000", "127.0.0.1:6666", -1, func() {})
+	h.env.Clients.Add(cl, 1<<20)
+	return cl
+}
+
+// seed empties the database and writes the keys the tokens name; "big",
+// a set of 1100 members (large enough to be sampled by seeks), only when
+// an argument names it, since writing it costs more than most commands.
+func (h *fuzzHarness) seed(t *testing.T, big bool) {
+	cmds := [][]string{
+		{"client", "unpause"},
+		{"flushall"},
+		{"sadd", "s", "a", "b", "c"},
+		{"hset", "h", "f", "v", "g", "w", "n", "10"},
+		{"zadd", "z", "1", "a", "2", "b", "2", "c", "-inf", "d", "inf", "e"},
+		{"rpush", "l", "a", "b", "c", "a", "b"},
+		{"set", "str", "hello world"},
+		{"set", "n", "10"},
+	}
+	if big {
+		members := []string{"sadd", "big"}
+		for i := 0; i < 1100; i++ {
+			members = append(members, "member:"+strconv.Itoa(i))
+		}
+		cmds = append(cmds, members)
+	}
+	for _, cmd := range cmds {
+		h.env.Dispatch(h.setup, args(cmd...))
+		if reply := h.setup.W.Bytes(); len(reply) > 0 && reply[0] == '-' {
+			t.Fatalf("seeding %v: %q", cmd, reply)
+		}
+		h.setup.W.Reset()
+	}
+}
+
+// fuzzSkip says why a call is not run, or "".
+func fuzzSkip(cmd *Command, a [][]byte) string {
+	if cmd.Name == "config" && len(a) > 1 && !strings.EqualFold(string(a[1]), "get") && !strings.EqualFold(string(a[1]), "help") {
+		return "CONFIG SET, REWRITE and RESETSTAT change the server for every later input " +
+			"(a requirepass locks them all out); CONFIG GET and HELP are run"
+	}
+	return ""
+}
+
+// blocksForEver lists the commands that wait for a key (for ever with a
+// timeout of 0): they are run inside MULTI, where they do not block but
+// parse their arguments and answer as if timed out.
+var blocksForEver = map[string]bool{
+	"blpop": true, "brpop": true, "blmove": true, "brpoplpush": true, "blmpop": true,
+	"bzpopmin": true, "bzpopmax": true, "bzmpop": true,
+}
+
+// pick returns the command name designates.
+func (h *fuzzHarness) pick(name string) *Command {
+	if cmd := lookup([]byte(name)); cmd != nil {
+		return cmd
+	}
+	sum := fnv.New32a()
+	sum.Write([]byte(name))
+	return h.cmds[int(sum.Sum32()%uint32(len(h.cmds)))]
+}
+
+func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) {
+	cmd := h.pick(name)
+	call := append([][]byte{[]byte(cmd.Name)}, rest...)
+	if why := fuzzSkip(cmd, call); why != "" {
+		t.Skip(why)
+	}
+	big := false
+	for _, a := range rest {
+		big = big || string(a) == "big"
+	}
+	h.seed(t, big)
+	h.logs.take()
+
+	cl := h.client()
+	defer h.env.Disconnected(cl)
+	if resp3 {
+		cl.setProtocol(3)
+	}
+	var sent []byte
+	spilled, failed := 0, false
+	cl.W.SetSpill(fuzzSpillAt, func() error {
+		if spilled+cl.W.Len() > fuzzReplyLimit {
+			failed = true
+			return errors.New("over the reply limit")
+		}
+		spilled += cl.W.Len()
+		sent = append(sent, cl.W.Bytes()...)
+		cl.W.Reset()
+		return nil
+	})
+	calls := [][][]byte{call}
+	if blocksForEver[cmd.Name] {
+		calls = [][][]byte{args("multi"), call, args("exec")}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, c := range calls {
+			h.env.Dispatch(cl, c)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(fuzzTimeout):
+		t.Fatalf("%q did not return in %v", call, fuzzTimeout)
+	}
+	if logged := h.logs.take(); len(logged) > 0 {
+		t.Fatalf("%q logged:\n%s", call, strings.Join(logged, "\n"))
+	}
+	if n := cl.W.Len(); n > fuzzReplyLimit {
+		t.Fatalf("%q holds a reply of %d bytes in memory", call, n)
+	}
+	if failed {
+		return // the reply was cut at the limit, as for a client gone
+	}
+	out := append(sent, cl.W.Bytes()...)
+	replies := 0
+	for len(out) > 0 {
+		n := respValueLen(out, 0)
+		if n <= 0 {
+			t.Fatalf("%q wrote a malformed reply at %q", call, abbreviate(out))
+		}
+		out = out[n:]
+		replies++
+	}
+	if replies < len(calls) && cmd.Name != "shutdown" && !cl.killed.Load() {
+		t.Fatalf("%q: %d replies to %d commands", call, replies, len(calls))
+	}
+}
+
+// respValueLen returns the length of the RESP2 or RESP3 value at the
+// start of b, or -1 when b does not start with a complete, well-formed
+// one.
+func respValueLen(b []byte, depth int) int {
+	if len(b) == 0 || depth > 64 {
+		return -1
+	}
+	eol := bytes.Index(b, []byte("\r\n"))
+	if eol < 1 {
+		return -1
+	}
+	line := b[1:eol]
+	if bytes.IndexByte(line, '\r') >= 0 || bytes.IndexByte(line, '\n') >= 0 {
+		return -1
+	}
+	head := eol + 2
+	switch b[0] {
+	case '+', '-', ',', '(':
+		return head
+	case '_':
+		if len(line) != 0 {
+			return -1
+		}
+		return head
+	case '#':
+		if string(line) != "t" && string(line) != "f" {
+			return -1
+		}
+		return head
+	case ':':
+		if _, err := strconv.ParseInt(string(line), 10, 64); err != nil {
+			return -1
+		}
+		return head
+	case '$', '=', '!':
+		n, err := strconv.ParseInt(string(line), 10, 64)
+		switch {
+		case err != nil || n < -1 || (n == -1 && b[0] != '$'):
+			return -1
+		case n == -1:
+			return head
+		case int64(len(b)-head) < n+2 || string(b[head+int(n):head+int(n)+2]) != "\r\n":
+			return -1
+		}
+		return head + int(n) + 2
+	case '*', '~', '>', '%', '|':
+		n, err := strconv.ParseInt(string(line), 10, 64)
+		if err != nil || n < -1 || (n == -1 && b[0] != '*') || n > int64(len(b)) {
+			return -1
+		}
+		if b[0] == '%' || b[0] == '|' {
+			n *= 2
+		}
+		at := head
+		for i := int64(0); i < n; i++ {
+			m := respValueLen(b[at:], depth+1)
+			if m < 0 {
+				return -1
+			}
+			at += m
+		}
+		if b[0] == '|' { // attributes precede the value they describe
+			m := respValueLen(b[at:], depth+1)
+			if m < 0 {
+				return -1
+			}
+			at += m
+		}
+		return at
+	}
+	return -1
+}
+
+// logCatcher keeps the error-level log records: a command that panics or
+// meets an unexpected error logs one.
+type logCatcher struct {
+	mu     sync.Mutex
+	errors []string
+}
+
+func (l *logCatcher) Enabled(_ context.Context, level slog.Level) bool {
+	return level >= slog.LevelError
+}
+
+func (l *logCatcher) Handle(_ context.Context, r slog.Record) error {
+	var s strings.Builder
+	s.WriteString(r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&s, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errors = append(l.errors, s.String())
+	return nil
+}
+
+func (l *logCatcher) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logCatcher) WithGroup(string) slog.Handler      { return l }
+
+// take returns the records kept since the last call.
+func (l *logCatcher) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.errors
+	l.errors = nil
+	return out
+}
