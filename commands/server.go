@@ -27,13 +27,17 @@ func init() {
 //
 // Applies a raw RocksDB write batch, as a node migrating slots with
 // migrate-type raw-key-value sends them; replies with the batch's size.
+// A batch that is malformed or that RocksDB would refuse is answered with
+// an error naming the record and what is wrong, and changes nothing.
 func cmdApplyBatch(c *Ctx) {
 	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.is(2, "lowpri")) {
 		c.ErrorString(errSyntax)
 		return
 	}
 	if _, err := c.Env.Storage.ApplyBatch(c.Args[1]); err != nil {
-		if errors.Is(err, storage.ErrBadBatch) {
+		// Neither is worth a log line per batch: a bad batch is the
+		// sender's, and storage logs the write that stopped RocksDB.
+		if errors.Is(err, storage.ErrBadBatch) || errors.Is(err, storage.ErrWritesStopped) {
 			c.ErrorString("ERR " + err.Error())
 			return
 		}
