@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -63,7 +64,10 @@ func TestClusterThreeNodes(t *testing.T) {
 		t.Errorf("node 1 found itself as %v", id)
 	}
 
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr()}, Protocol: 2})
+	// A pipeline of 10,000 writes: long timeouts, and no retries, which
+	// would re-send its RPUSHes.
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr()}, Protocol: 2, MaxRetries: -1,
+		DialTimeout: time.Minute, ReadTimeout: longTimeout, WriteTimeout: longTimeout, PoolTimeout: longTimeout})
 	defer cc.Close()
 	const keys = 10000
 	if _, err := cc.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -108,7 +112,7 @@ func TestClusterThreeNodes(t *testing.T) {
 	// Every key lives on its slot's owner only.
 	total := int64(0)
 	for i, p := range nodes {
-		c := p.client(t, 2)
+		c := p.longClient(t, 2)
 		pipe := c.Pipeline()
 		counts := make([]*redis.IntCmd, 16384)
 		for s := range counts {

@@ -267,7 +267,11 @@ func TestNamespacesUnderConcurrency(t *testing.T) {
 			wg.Add(1)
 			go func(n, j int) {
 				defer wg.Done()
-				c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "token" + strconv.Itoa(n), PoolSize: 1, Protocol: 2})
+				// No retries: a pipeline re-sent after a timeout would
+				// run its RPUSH and INCR twice.
+				opts := longOptions(p.Addr(), 2)
+				opts.Password, opts.PoolSize = "token"+strconv.Itoa(n), 1
+				c := redis.NewClient(opts)
 				defer c.Close()
 				id := strconv.Itoa(j)
 				for i := 0; i < ops; i++ {
