@@ -335,7 +335,7 @@ func (s *Storage) Durable(target uint64) error {
 	}
 	upto := s.db.GetLatestSequenceNumber()
 	if err := s.db.FlushWAL(s.cfg.RocksDB.WriteSync.Get()); err != nil {
-		return fmt.Errorf("storage: flush WAL: %w", err)
+		return s.writeFailed("flush WAL", err)
 	}
 	s.wal.flushed.Store(upto)
 	return nil
