@@ -51,14 +51,32 @@ type Client struct {
 	// client's pending replies may be sent: the latest one when its last
 	// command finished, which covers everything that command wrote or saw.
 	SyncTo uint64
+	// Flush, set by the server, sends the replies W holds (once the WAL
+	// reaches SyncTo). Dispatch calls it before the client blocks, and a
+	// long reply through SpillReply.
+	Flush func() error
+	// spillable is set while a command whose reply may be sent in parts
+	// runs: a read outside a transaction, holding the gate shared.
+	spillable bool
+	// noEvict is set by CLIENT NO-EVICT on: maxmemory-clients spares it.
+	noEvict atomic.Bool
+	// Buffer sizes for CLIENT LIST and INFO, kept by the server:
+	// unparsed request bytes and the request reader's whole memory.
+	queryBuffered, queryHeld atomic.Int64
+	queryPeak                atomic.Int64 // the most queryHeld has been
+	multiMem                 atomic.Int64 // bytes of the MULTI queue
+	multiLen                 atomic.Int64 // commands queued, -1 outside MULTI
 
 	// pushes carries messages to a client that receives them (MONITOR);
 	// it belongs to the connection's goroutine. monitor is set once the
 	// client is a monitor; CLIENT LIST reads it from others.
 	pushes    chan []byte
-	pushLimit int64        // bytes of unsent messages before disconnection
 	pushBytes atomic.Int64 // bytes pushed and not yet written
-	monitor   atomic.Bool
+	pushCount atomic.Int64 // messages pushed and not yet written
+	// overSoft is when the unsent messages last went above the pubsub
+	// class's soft limit (Unix ns), 0 while they are below it.
+	overSoft atomic.Int64
+	monitor  atomic.Bool
 	// subs are the client's subscriptions per kind (channel, pattern,
 	// shard channel); subN their counts, which CLIENT LIST reads.
 	subs [numKinds]map[string]bool
@@ -93,6 +111,7 @@ func (e *Env) NewClient(addr, laddr string, fd int, kill func()) *Client {
 	}
 	c.Authed = e.Config.RequirePass.Get() == ""
 	c.proto.Store(2)
+	c.multiLen.Store(-1)
 	c.lastActive.Store(c.Created.UnixMilli())
 	c.ctx = Ctx{W: c.W, Client: c, Env: e}
 	return c

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "config", Arity: -2, Flags: Admin, Handler: cmdConfig})
+	register(&Command{Name: "config", Arity: -2, Flags: Admin, Secret: configSecret, Handler: cmdConfig})
 }
 
 // CONFIG GET parameter [parameter ...] | SET parameter value [parameter value ...] | REWRITE | RESETSTAT | HELP

@@ -16,8 +16,8 @@ func init() {
 		&Command{Name: "echo", Arity: 2, Flags: Fast, Handler: cmdEcho},
 		&Command{Name: "quit", Arity: -1, Flags: NoAuth | Fast | SubscriberOK, Handler: cmdQuit},
 		&Command{Name: "select", Arity: 2, Flags: Fast, Handler: cmdSelect},
-		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast, Handler: cmdAuth},
-		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast, Handler: cmdHello},
+		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast, Secret: secretFrom(1), Handler: cmdAuth},
+		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast, Secret: secretAfterWord("auth", 2), Handler: cmdHello},
 		&Command{Name: "client", Arity: -2, Handler: cmdClient},
 	)
 }
@@ -84,7 +84,14 @@ func (c *Ctx) authenticate(password []byte) error {
 		c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, false, ns
 		return nil
 	}
+	c.authFailed()
 	return replyError("ERR invalid password")
+}
+
+// authFailed counts and logs a failed authentication.
+func (c *Ctx) authFailed() {
+	c.Env.Stats.AuthFailures.Add(1)
+	c.Env.authLog.failed(c.Client.Addr)
 }
 
 // AUTH [username] password
@@ -93,6 +100,7 @@ func cmdAuth(c *Ctx) {
 	case 2:
 	case 3:
 		if string(c.Args[1]) != "default" {
+			c.authFailed()
 			c.ErrorString("WRONGPASS invalid username-password pair or user is disabled.")
 			return
 		}
@@ -137,6 +145,7 @@ func cmdHello(c *Ctx) {
 	}
 	if password != nil {
 		if string(user) != "default" {
+			c.authFailed()
 			c.ErrorString("WRONGPASS invalid username-password pair or user is disabled.")
 			return
 		}
@@ -194,18 +203,19 @@ func cmdClient(c *Ctx) {
 }
 
 var clientSubcommands = map[string]subcommand{
-	"id":      {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
-	"unblock": {-3, clientUnblock},
-	"pause":   {-3, clientPause},
-	"unpause": {2, func(c *Ctx) { c.Env.pause.start(0, false); c.W.OK() }},
-	"getname": {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
+	"id":       {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
+	"unblock":  {-3, clientUnblock},
+	"pause":    {-3, adminOnly(clientPause)},
+	"unpause":  {2, adminOnly(func(c *Ctx) { c.Env.pause.start(0, false); c.W.OK() })},
+	"no-evict": {3, clientNoEvict},
+	"getname":  {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
 	"setname": {3, func(c *Ctx) {
 		if c.setName(c.Args[2]) {
 			c.W.OK()
 		}
 	}},
 	"setinfo": {4, clientSetInfo},
-	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Client.describe(time.Now())) }},
+	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Client.describe(c.Client, time.Now())) }},
 	"list":    {-2, clientList},
 	"kill":    {-3, clientKill},
 	"help": help(
@@ -216,6 +226,7 @@ var clientSubcommands = map[string]subcommand{
 		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
 		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME.",
 		"LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
+		"NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction by maxmemory-clients.",
 		"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
 		"HELP", "    Print this help.",
@@ -272,16 +283,58 @@ func clientList(c *Ctx) {
 	}
 	var b strings.Builder
 	now := time.Now()
-	for _, cl := range c.Env.Clients.List() {
+	for _, cl := range c.visibleClients() {
 		if ids == nil || ids[cl.ID] {
-			b.WriteString(cl.describe(now))
+			b.WriteString(cl.describe(c.Client, now))
 		}
 	}
 	c.W.Verbatim(b.String())
 }
 
+// visibleClients returns the clients this connection may see and act on:
+// all of them for the admin, those of its own namespace for a tenant.
+func (c *Ctx) visibleClients() []*Client {
+	all := c.Env.Clients.List()
+	if c.Client.Admin {
+		return all
+	}
+	mine := all[:0]
+	for _, cl := range all {
+		if cl.Namespace == c.Client.Namespace {
+			mine = append(mine, cl)
+		}
+	}
+	return mine
+}
+
+// adminOnly refuses a subcommand to tenants, as Dispatch refuses Admin
+// commands.
+func adminOnly(handler func(c *Ctx)) func(c *Ctx) {
+	return func(c *Ctx) {
+		if !c.Client.Admin {
+			c.ErrorString(errAdminRequired)
+			return
+		}
+		handler(c)
+	}
+}
+
+// CLIENT NO-EVICT ON|OFF
+func clientNoEvict(c *Ctx) {
+	switch {
+	case c.is(2, "on"):
+		c.Client.noEvict.Store(true)
+	case c.is(2, "off"):
+		c.Client.noEvict.Store(false)
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	c.W.OK()
+}
+
 // describe renders the client as a CLIENT LIST line.
-func (cl *Client) describe(now time.Time) string {
+func (cl *Client) describe(self *Client, now time.Time) string {
 	cl.mu.Lock()
 	name, libName, libVer := cl.mu.name, cl.mu.libName, cl.mu.libVer
 	cl.mu.Unlock()
@@ -315,13 +368,36 @@ func (cl *Client) describe(now time.Time) string {
 	field("sub", itoa(cl.subN[kindChannel].Load()))
 	field("psub", itoa(cl.subN[kindPattern].Load()))
 	field("ssub", itoa(cl.subN[kindShard].Load()))
-	field("multi", "-1")
+	field("multi", itoa(cl.multiLen.Load()))
+	qbuf, held, multiMem, omem := cl.queryBuffered.Load(), cl.queryHeld.Load(), cl.multiMem.Load(), cl.outputMemory()
+	field("qbuf", itoa(qbuf))
+	field("qbuf-free", itoa(max(held-qbuf, 0)))
+	argvMem := 0
+	if cl == self {
+		// The arguments of the command running now; other clients are
+		// between commands or hold theirs only while one runs.
+		for _, a := range self.ctx.Args {
+			argvMem += len(a)
+		}
+	}
+	field("argv-mem", itoa(int64(argvMem)))
+	field("multi-mem", itoa(multiMem))
+	field("rbs", itoa(held))
+	field("rbp", itoa(cl.queryPeak.Load()))
+	// Replies are sent as soon as they are complete: between commands a
+	// client's reply buffer is empty.
+	field("obl", "0")
+	field("oll", itoa(cl.pushCount.Load()))
+	field("omem", itoa(omem))
+	field("tot-mem", itoa(held+multiMem+omem))
+	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")
 	field("redir", "-1")
 	field("resp", itoa(int64(cl.proto.Load())))
 	field("lib-name", libName)
 	field("lib-ver", libVer)
+	field("namespace", cl.Namespace)
 	b.WriteByte('\n')
 	return b.String()
 }
@@ -330,7 +406,7 @@ func (cl *Client) describe(now time.Time) string {
 func clientKill(c *Ctx) {
 	if len(c.Args) == 3 {
 		addr := string(c.Args[2])
-		for _, cl := range c.Env.Clients.List() {
+		for _, cl := range c.visibleClients() {
 			if cl.Addr == addr {
 				c.W.OK()
 				c.killClient(cl)
@@ -379,7 +455,7 @@ func clientKill(c *Ctx) {
 		}
 	}
 	var victims []*Client
-	for _, cl := range c.Env.Clients.List() {
+	for _, cl := range c.visibleClients() {
 		if (id != 0 && cl.ID != id) || (addr != "" && cl.Addr != addr) || (laddr != "" && cl.LAddr != laddr) ||
 			(user != "" && user != "default") || (skipMe && cl == c.Client) {
 			continue
@@ -419,7 +495,7 @@ func clientUnblock(c *Ctx) {
 		return
 	}
 	target := c.Env.Clients.Get(id)
-	if target != nil && c.Env.blocking.unblockClient(target, withError) {
+	if target != nil && (c.Client.Admin || target.Namespace == c.Client.Namespace) && c.Env.blocking.unblockClient(target, withError) {
 		c.W.Int(1)
 		return
 	}

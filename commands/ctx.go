@@ -34,6 +34,8 @@ const (
 	errDBIndex     = "ERR DB index is out of range"
 	errTooLarge    = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 	errInvalidCurs = "ERR invalid cursor"
+	// Kvrocks's refusal of an admin command to a namespace user.
+	errAdminRequired = "ERR admin permission required to perform the command"
 )
 
 // replyError is an error whose text is the exact reply.

@@ -24,6 +24,11 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	for cl.blocked {
 		cl.blocked = false
 		w := cl.waiter
+		// The replies of the commands before this one go out before it
+		// waits.
+		if cl.Flush != nil {
+			cl.Flush()
+		}
 		outcome := w.await()
 		if outcome == woken {
 			e.dispatch(cl, args)
@@ -82,7 +87,10 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		e.gate.RLock()
 		defer e.gate.RUnlock()
 	}
+	// A read's reply may be sent in parts as it grows (Client.SpillReply).
+	cl.spillable = !writes && cmd.Flags&Exclusive == 0
 	e.execute(&cl.ctx, cmd, args)
+	cl.spillable = false
 }
 
 // refuse returns the error reply that stops a command before it runs, or
@@ -97,7 +105,7 @@ func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
 	case !cl.Authed && cmd.Flags&NoAuth == 0:
 		return errNoAuth
 	case cmd.Flags&Admin != 0 && !cl.Admin:
-		return "ERR admin permission required to perform the command"
+		return errAdminRequired
 	case cl.monitor.Load() && cmd.hasKeys():
 		return "ERR Replica can't interact with the keyspace"
 	case cmd.Flags&SubscriberOK == 0 && cl.W.Protocol() == 2 && cl.subscriptions() > 0:
@@ -118,7 +126,7 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	elapsed := time.Since(start)
 	cmd.stats.record(elapsed)
 	e.Stats.CommandsProcessed.Add(1)
-	e.slowlog.maybeAdd(e, cl, args, start, elapsed)
+	e.slowlog.maybeAdd(e, cl, cmd, args, start, elapsed)
 	// Like Redis, monitors are not shown admin commands (MONITOR itself,
 	// CONFIG, ...).
 	if e.monitors.count() > 0 && cmd.Flags&Admin == 0 {

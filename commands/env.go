@@ -44,6 +44,7 @@ type Env struct {
 	pubsub   pubsub
 	blocking blocking
 	pause    pause
+	authLog  authLog
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// background counts the goroutines reading storage on their own.
@@ -86,6 +87,11 @@ type Stats struct {
 	NetOutputBytes      atomic.Int64
 	KeyspaceHits        atomic.Int64
 	KeyspaceMisses      atomic.Int64
+	// EvictedClients counts clients closed by maxmemory-clients;
+	// AuthFailures failed AUTH and HELLO AUTH attempts
+	// (acl_access_denied_auth).
+	EvictedClients atomic.Int64
+	AuthFailures   atomic.Int64
 
 	// Instantaneous rates, sampled like Redis: the mean over the last
 	// samples taken every 100 ms.

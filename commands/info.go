@@ -177,6 +177,9 @@ func infoClients(e *Env, ns string, b *infoBuilder) {
 	b.field("connected_clients", e.Clients.Count())
 	b.field("monitor_clients", e.monitors.count())
 	b.field("blocked_clients", e.blocking.count.Load())
+	in, out := e.Clients.bufferPeaks()
+	b.field("client_recent_max_input_buffer", in)
+	b.field("client_recent_max_output_buffer", out)
 }
 
 // processRSS reads the resident set size from /proc.
@@ -249,6 +252,8 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("sync_partial_err", 0)
 	b.field("keyspace_hits", s.KeyspaceHits.Load())
 	b.field("keyspace_misses", s.KeyspaceMisses.Load())
+	b.field("evicted_clients", s.EvictedClients.Load())
+	b.field("acl_access_denied_auth", s.AuthFailures.Load())
 	b.field("pubsub_channels", e.pubsub.distinct(kindChannel))
 	b.field("pubsub_patterns", e.pubsub.distinct(kindPattern))
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,7 +23,7 @@ const pushBacklog = 8192
 // Client.Pushes).
 func cmdMonitor(c *Ctx) {
 	cl := c.Client
-	cl.startPushes(c.Env)
+	cl.startPushes()
 	if !cl.monitor.Swap(true) {
 		c.Env.monitors.add(cl)
 	}
@@ -30,10 +31,9 @@ func cmdMonitor(c *Ctx) {
 }
 
 // startPushes makes the client one that messages are pushed to.
-func (c *Client) startPushes(e *Env) {
+func (c *Client) startPushes() {
 	if c.pushes == nil {
 		c.pushes = make(chan []byte, pushBacklog)
-		c.pushLimit = e.Config.PubsubOutputBufferLimitMB.Get() << 20
 	}
 }
 
@@ -42,15 +42,20 @@ func (c *Client) startPushes(e *Env) {
 // server calls Delivered once it wrote each.
 func (c *Client) Pushes() <-chan []byte { return c.pushes }
 
-// Delivered accounts a pushed message as written to the connection.
-func (c *Client) Delivered(msg []byte) { c.pushBytes.Add(-int64(len(msg))) }
+// Delivered accounts n pushed messages of size bytes in all as written
+// to the connection.
+func (c *Client) Delivered(n, size int) {
+	c.pushBytes.Add(-int64(size))
+	c.pushCount.Add(-int64(n))
+}
 
 // push queues a message for the client without blocking. A client whose
-// unsent messages pass its limit (pubsub-output-buffer-limit-mb) or the
-// backlog is disconnected: it does not read fast enough, and publishers
-// must not wait for it nor memory grow for it.
+// unsent messages pass the pubsub class of client-output-buffer-limit or
+// the backlog is disconnected: it does not read fast enough, and
+// publishers must not wait for it nor memory grow for it.
 func (c *Client) push(msg []byte) {
-	if c.pushLimit > 0 && c.pushBytes.Add(int64(len(msg))) > c.pushLimit {
+	if !c.pushAllowed(len(msg)) {
+		slog.Warn("closing client over its output buffer limit", "client", c.ID, "addr", c.Addr, "class", "pubsub", "bytes", c.pushBytes.Load())
 		c.Kill()
 		return
 	}
@@ -104,12 +109,8 @@ func (ms *monitors) feed(cl *Client, cmd *Command, args [][]byte, at time.Time) 
 	line = append(line, " [0 "...)
 	line = append(line, cl.Addr...)
 	line = append(line, ']')
-	redact := cmd.Name == "auth" || cmd.Name == "hello"
-	for i, a := range args {
+	for _, a := range redacted(cmd, args) {
 		line = append(line, ' ')
-		if redact && i > 0 {
-			a = []byte("(redacted)")
-		}
 		line = appendQuoted(line, a)
 	}
 	line = append(line, "\r\n"...)

@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"hash/maphash"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -26,8 +27,16 @@ func init() {
 type transaction struct {
 	cmds  []*Command
 	args  [][][]byte
+	size  int64 // bytes of the queued arguments
 	dirty bool
 	slot  int // cluster mode: the slot of the first key, -1 before one
+}
+
+// endTx leaves the client's transaction, if any.
+func (cl *Client) endTx() {
+	cl.tx = nil
+	cl.multiMem.Store(0)
+	cl.multiLen.Store(-1)
 }
 
 // writes reports whether a queued command writes.
@@ -60,8 +69,17 @@ func (e *Env) queue(cl *Client, cmd *Command, args [][]byte) {
 	owned := make([][]byte, len(args))
 	for i, a := range args {
 		owned[i] = bytes.Clone(a)
+		tx.size += int64(len(a)) + argOverhead
 	}
 	tx.cmds, tx.args = append(tx.cmds, cmd), append(tx.args, owned)
+	cl.multiMem.Store(tx.size)
+	cl.multiLen.Store(int64(len(tx.cmds)))
+	// The queue is part of what the client's requests hold.
+	if limit := e.Config.ClientLimits.QueryBufferLimit.Get(); tx.size > limit {
+		slog.Warn("closing client over its query buffer limit", "client", cl.ID, "addr", cl.Addr, "queued bytes", tx.size)
+		cl.Kill()
+		return
+	}
 	cl.W.Simple("QUEUED")
 }
 
@@ -90,6 +108,7 @@ func cmdMulti(c *Ctx) {
 		return
 	}
 	c.Client.tx = &transaction{slot: -1}
+	c.Client.multiLen.Store(0)
 	c.W.OK()
 }
 
@@ -99,7 +118,7 @@ func cmdDiscard(c *Ctx) {
 		c.ErrorString("ERR DISCARD without MULTI")
 		return
 	}
-	c.Client.tx = nil
+	c.Client.endTx()
 	c.Env.watches.unwatch(c.Client)
 	c.W.OK()
 }
@@ -116,7 +135,7 @@ func cmdExec(c *Ctx) {
 		c.ErrorString("ERR EXEC without MULTI")
 		return
 	}
-	cl.tx = nil
+	cl.endTx()
 	changed := e.watches.changed(cl)
 	e.watches.unwatch(cl)
 	switch {

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "namespace", Arity: -3, Flags: Admin, Handler: cmdNamespace},
+		&Command{Name: "namespace", Arity: -3, Flags: Admin, Secret: namespaceSecret, Handler: cmdNamespace},
 		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdMoveX},
 	)
 }

@@ -19,7 +19,7 @@ func init() {
 // and not authenticated when a password is required.
 func cmdReset(c *Ctx) {
 	cl, e := c.Client, c.Env
-	cl.tx = nil
+	cl.endTx()
 	e.watches.unwatch(cl)
 	e.pubsub.unsubscribeAll(cl)
 	for kind := range cl.subs {

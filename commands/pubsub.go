@@ -189,7 +189,7 @@ func (c *Client) subscriptions() int {
 // subscribeTo subscribes the client to names of kind, replying for each.
 func subscribeTo(c *Ctx, kind int, names [][]byte) {
 	cl := c.Client
-	cl.startPushes(c.Env)
+	cl.startPushes()
 	if cl.subs[kind] == nil {
 		cl.subs[kind] = map[string]bool{}
 	}

@@ -29,12 +29,12 @@ const (
 	slowlogMaxArgLen = 128
 )
 
-func (s *slowlog) maybeAdd(e *Env, cl *Client, args [][]byte, start time.Time, elapsed time.Duration) {
+func (s *slowlog) maybeAdd(e *Env, cl *Client, cmd *Command, args [][]byte, start time.Time, elapsed time.Duration) {
 	threshold := e.Config.SlowlogLogSlowerThan.Get()
 	if threshold < 0 || elapsed.Microseconds() < threshold {
 		return
 	}
-	entry := slowEntry{at: start, duration: elapsed, args: slowlogArgs(args), addr: cl.Addr, name: cl.Name()}
+	entry := slowEntry{at: start, duration: elapsed, args: slowlogArgs(redacted(cmd, args)), addr: cl.Addr, name: cl.Name()}
 	max := int(e.Config.SlowlogMaxLen.Get())
 	s.mu.Lock()
 	defer s.mu.Unlock()

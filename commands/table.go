@@ -43,7 +43,10 @@ type Command struct {
 	// Keys, when set, extracts the keys of commands whose key positions
 	// depend on other arguments; it must tolerate any argument list that
 	// passed the arity check.
-	Keys    func(args [][]byte) [][]byte
+	Keys func(args [][]byte) [][]byte
+	// Secret, when set, reports whether argument i is a secret that
+	// SLOWLOG and MONITOR must not show (see redact.go).
+	Secret  func(args [][]byte, i int) bool
 	Handler func(c *Ctx)
 
 	stats commandStats

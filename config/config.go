@@ -36,33 +36,32 @@ var errUnknownKey = errors.New("unknown config key")
 // Config holds every setting. The exported fields are safe to read at any
 // time; only Set, Load and the namespace methods change them.
 type Config struct {
-	Bind                      Text
-	Port                      Int
-	Dir                       Text
-	Pidfile                   Text
-	Workers                   Int
-	Timeout                   Int
-	MaxClients                Int
-	RequirePass               Text
-	MasterAuth                Text
-	MetricsPort               Int
-	PubsubOutputBufferLimitMB Int
-	MigrateType               Enum
-	MigrateSpeed              Int
-	MigratePipelineSize       Int
-	MigrateSequenceGap        Int
-	MigrateBatchSizeKB        Int
-	MigrateBatchRateLimitMB   Int
-	ClusterEnabled            Bool
-	PersistClusterNodes       Bool
-	LogDir                    Text
-	LogLevel                  Enum
-	DBName                    Text
-	ProtoMaxBulkLen           UnitInt
-	SlowlogLogSlowerThan      Int
-	SlowlogMaxLen             Int
-	RESP3Enabled              Bool
-	ReplNamespaceEnabled      Bool
+	Bind                    Text
+	Port                    Int
+	Dir                     Text
+	Pidfile                 Text
+	Workers                 Int
+	Timeout                 Int
+	MaxClients              Int
+	RequirePass             Text
+	MasterAuth              Text
+	MetricsPort             Int
+	MigrateType             Enum
+	MigrateSpeed            Int
+	MigratePipelineSize     Int
+	MigrateSequenceGap      Int
+	MigrateBatchSizeKB      Int
+	MigrateBatchRateLimitMB Int
+	ClusterEnabled          Bool
+	PersistClusterNodes     Bool
+	LogDir                  Text
+	LogLevel                Enum
+	DBName                  Text
+	ProtoMaxBulkLen         UnitInt
+	SlowlogLogSlowerThan    Int
+	SlowlogMaxLen           Int
+	RESP3Enabled            Bool
+	ReplNamespaceEnabled    Bool
 	// MaxDBSize is in GB; 0 means no limit. Not enforced yet.
 	MaxDBSize Int
 
@@ -72,7 +71,8 @@ type Config struct {
 	ForceCompactFileAge           Int
 	ForceCompactFileMinDeletedPct Int
 
-	RocksDB RocksDB
+	RocksDB      RocksDB
+	ClientLimits ClientLimits
 
 	options []*option
 	byName  map[string]*option

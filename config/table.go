@@ -63,7 +63,7 @@ func (c *Config) addOptions() {
 	c.ProtoMaxBulkLen.min, c.ProtoMaxBulkLen.max = 1<<20, math.MaxUint64
 	c.add("resp3-enabled", &c.RESP3Enabled, "no", 0, "allow HELLO 3")
 	c.add("redis-cursor-compatible", boolean(), "yes", noEffect, "numeric SCAN cursors (Basalt's always are)")
-	c.add("pubsub-output-buffer-limit-mb", c.PubsubOutputBufferLimitMB.bounds(0, 1<<20), "32", basalt, "disconnect a subscriber (or MONITOR) whose unsent messages pass this many MB (0: only the 8192-message backlog limits it)")
+	c.addClientLimits()
 	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "0", ro|basalt, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
 
 	// Security and namespaces.

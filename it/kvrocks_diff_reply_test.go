@@ -248,8 +248,12 @@ func kvdCompareItems(k, b map[string]string) []kvdDiff {
 }
 
 var (
-	kvdIntRe   = regexp.MustCompile(`^[-+]?[0-9]+$`)
-	kvdFloatRe = regexp.MustCompile(`^[-+]?[0-9]*\.[0-9]+([eE][-+]?[0-9]+)?$`)
+	// avg_ttl depends on the moment each server computes it (Kvrocks
+	// subtracts the current time in whole seconds): only its type is
+	// compared.
+	kvdAvgTTLRe = regexp.MustCompile(`avg_ttl=[0-9]+`)
+	kvdIntRe    = regexp.MustCompile(`^[-+]?[0-9]+$`)
+	kvdFloatRe  = regexp.MustCompile(`^[-+]?[0-9]*\.[0-9]+([eE][-+]?[0-9]+)?$`)
 )
 
 // kvdValueType classifies an INFO value: int, float or string; a
@@ -316,7 +320,7 @@ func kvdInfoItems(r *kvdReply, values map[string]bool) map[string]string {
 		}
 		items[section+"/"+key] = kvdValueType(val)
 		if values[key] {
-			items[section+"/"+key] += " " + strconv.Quote(val)
+			items[section+"/"+key] += " " + strconv.Quote(kvdAvgTTLRe.ReplaceAllString(val, "avg_ttl=*"))
 		}
 	}
 	items["sections"] = strings.Join(order, ",")

@@ -108,7 +108,7 @@ func TestPubSubNamespaces(t *testing.T) {
 // TestSlowSubscriberIsDisconnected fills the buffer of a subscriber that
 // never reads: it is disconnected, and publishers do not wait for it.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
-	p := startBasalt(t, "--pubsub-output-buffer-limit-mb", "1")
+	p := startBasalt(t, "--client-output-buffer-limit", "pubsub 1mb 0 0")
 	slow := dial(t, p)
 	slow.do("SUBSCRIBE", "firehose")
 	pub := p.client(t, 2)

@@ -298,7 +298,7 @@ func (r *rawConn) closed() bool {
 }
 
 func TestProtocolErrors(t *testing.T) {
-	p := startBasalt(t, "--proto-max-bulk-len", "1mb")
+	p := startBasalt(t, "--proto-max-bulk-len", "1M")
 	healthy := p.client(t, 2)
 	must(t, healthy.Set(ctx, "k", "v", 0).Err())
 
@@ -307,7 +307,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"expected dollar", "*1\r\n+PING\r\n", "-ERR Protocol error: expected '$', got '+'\r\n"},
 		{"bad bulk length", "*1\r\n$x\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"bulk over proto-max-bulk-len", "*2\r\n$3\r\nSET\r\n$2000000\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
-		{"huge multibulk", "*99999999\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		{"huge multibulk", "*3000000000\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
 		{"unbalanced quotes", "SET \"a b\r\n", "-ERR Protocol error: unbalanced quotes in request\r\n"},
 	}
 	for _, tc := range cases {

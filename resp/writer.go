@@ -18,7 +18,7 @@ type Writer struct {
 
 	// Spilling: see SetSpill.
 	spillAt int
-	spill   func() error
+	spill   func(send bool) error
 	open    int  // deferred aggregates not finished yet
 	failed  bool // a spill failed: what is written is dropped
 }
@@ -51,12 +51,14 @@ func (w *Writer) Reset() {
 }
 
 // SetSpill makes the writer call spill whenever, at the start of a reply
-// element, it holds at least limit bytes and no deferred aggregate is
-// open: a reply of any size is then produced in bounded memory. spill
-// sends Bytes and calls Reset, or fails; after a failure the writer drops
-// what it holds and everything written later, and Failed reports true,
-// until the next Reset. A limit of 0 turns spilling off.
-func (w *Writer) SetSpill(limit int, spill func() error) {
+// element, it holds at least limit bytes, so that a reply of any size can
+// be produced in bounded memory. send tells whether the bytes may be sent
+// now (no deferred aggregate is open); spill then sends Bytes and calls
+// Reset, or keeps them. It fails when the client cannot take more: the
+// writer then drops what it holds and everything written later, and
+// Failed reports true, until the next Reset. A limit of 0 turns spilling
+// off.
+func (w *Writer) SetSpill(limit int, spill func(send bool) error) {
 	w.spillAt, w.spill = limit, spill
 	if limit <= 0 {
 		w.spill = nil
@@ -69,10 +71,10 @@ func (w *Writer) Failed() bool { return w.failed }
 
 // element is called at the start of every reply element.
 func (w *Writer) element() {
-	if w.spill == nil || len(w.buf) < w.spillAt || w.open > 0 {
+	if w.spill == nil || len(w.buf) < w.spillAt {
 		return
 	}
-	if w.failed || w.spill() != nil {
+	if w.failed || w.spill(w.open == 0) != nil {
 		w.failed = true
 		w.buf = w.buf[:0]
 	}

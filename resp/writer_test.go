@@ -76,9 +76,12 @@ func TestWriterSpill(t *testing.T) {
 	w := NewWriter()
 	var sent []byte
 	fail := false
-	w.SetSpill(64, func() error {
+	w.SetSpill(64, func(send bool) error {
 		if fail {
 			return errors.New("gone")
+		}
+		if !send {
+			return nil
 		}
 		sent = append(sent, w.Bytes()...)
 		w.Reset()

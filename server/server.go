@@ -10,8 +10,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,7 +23,6 @@ import (
 	"github.com/basaltdb/basalt/metrics"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
-	"github.com/tidwall/redcon"
 )
 
 // Run starts a server with cfg and serves until SIGINT, SIGTERM or
@@ -125,10 +126,24 @@ func Run(cfg *config.Config) error {
 type Server struct {
 	env     *commands.Env
 	cfg     *config.Config
-	servers []*redcon.Server
 	lns     []net.Listener
 	conns   sync.WaitGroup  // one per open connection
 	metrics *metrics.Server // nil when metrics-port is 0
+	// clientMemory is what the request readers of all connections hold,
+	// bounded by maxmemory-clients.
+	clientMemory atomic.Int64
+	// freed counts the bytes connections let go of since the memory was
+	// last returned to the system.
+	freed atomic.Int64
+	// evictMu makes one connection at a time choose whom
+	// maxmemory-clients evicts.
+	evictMu sync.Mutex
+
+	mu struct {
+		sync.Mutex
+		open    map[net.Conn]struct{}
+		stopped bool
+	}
 }
 
 func (s *Server) listen() error {
@@ -139,11 +154,10 @@ func (s *Server) listen() error {
 		if err != nil {
 			return fmt.Errorf("cannot listen on %s: %w", addr, err)
 		}
-		srv := redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
-		srv.AcceptError = func(err error) { slog.Warn("accept failed", "err", err) }
-		s.servers = append(s.servers, srv)
 		s.lns = append(s.lns, ln)
-		go srv.Serve(&listener{Listener: ln, s: s})
+	}
+	for _, ln := range s.lns {
+		go s.acceptLoop(ln)
 	}
 	return nil
 }
@@ -161,88 +175,36 @@ func (s *Server) closeListeners() {
 	if s.metrics != nil {
 		s.metrics.Close()
 	}
-	for _, srv := range s.servers {
-		srv.Close()
-	}
 	for _, ln := range s.lns {
 		ln.Close()
 	}
-}
-
-// listener wraps accepted connections in a frameConn.
-type listener struct {
-	net.Listener
-	s *Server
-}
-
-func (l *listener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	s.mu.Lock()
+	s.mu.stopped = true
+	for nc := range s.mu.open {
+		nc.Close()
 	}
-	stats := &l.s.env.Stats
-	fc := &frameConn{Conn: c, maxBulk: l.s.cfg.ProtoMaxBulkLen.Get, in: &stats.NetInputBytes, out: &stats.NetOutputBytes}
-	fc.authed = func() bool { return true }
-	return fc, nil
+	s.mu.Unlock()
 }
 
-// session is the per-connection state kept in the redcon context.
-type session struct {
-	client *commands.Client
-	// detached is set when the connection leaves redcon's loop for
-	// serveDetached, which then owns its end.
-	detached bool
-}
-
-func (s *Server) accept(conn redcon.Conn) bool {
-	nc := conn.NetConn()
-	fc := nc.(*frameConn)
-	s.env.Stats.ConnectionsReceived.Add(1)
-	cl := s.env.NewClient(conn.RemoteAddr(), nc.LocalAddr().String(), connFD(fc.Conn), func() { nc.Close() })
-	if !s.env.Clients.Add(cl, int(s.cfg.MaxClients.Get())) {
-		s.env.Stats.RejectedConnections.Add(1)
-		nc.Write([]byte("-ERR max number of clients reached\r\n"))
+// track registers an open connection for closeListeners; false when the
+// server is stopping already.
+func (s *Server) track(nc net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.stopped {
 		return false
 	}
-	fc.authed = func() bool { return cl.Authed }
-	cl.WatchClose = closeWatcher(fc.Conn)
-	s.conns.Add(1)
-	conn.SetContext(&session{client: cl})
+	if s.mu.open == nil {
+		s.mu.open = map[net.Conn]struct{}{}
+	}
+	s.mu.open[nc] = struct{}{}
 	return true
 }
 
-func (s *Server) closed(conn redcon.Conn, err error) {
-	sess, ok := conn.Context().(*session)
-	if !ok || sess.detached {
-		return
-	}
-	s.env.Disconnected(sess.client)
-	s.conns.Done()
-}
-
-func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
-	sess := conn.Context().(*session)
-	cl := sess.client
-	s.env.Dispatch(cl, cmd.Args)
-	conn.WriteRaw(cl.W.Bytes())
-	cl.W.Reset()
-	// redcon sends the replies of a pipeline together once its last command
-	// is handled: one WAL flush before then covers all of them.
-	if cl.CloseAfterReply || len(conn.PeekPipeline()) == 0 {
-		if err := s.env.Storage.Durable(cl.SyncTo); err != nil {
-			slog.Error("replies withheld", "client", cl.ID, "err", err)
-			conn.NetConn().Close()
-			return
-		}
-	}
-	if cl.CloseAfterReply {
-		conn.Close()
-		return
-	}
-	if cl.Pushes() != nil && !sess.detached {
-		sess.detached = true
-		go s.serveDetached(conn.Detach(), cl)
-	}
+func (s *Server) untrack(nc net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.mu.open, nc)
 }
 
 // idleLoop closes clients idle for longer than the timeout setting, which
@@ -255,6 +217,7 @@ func (s *Server) idleLoop(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case now := <-t.C:
+			s.returnFreedMemory()
 			timeout := time.Duration(s.cfg.Timeout.Get()) * time.Second
 			if timeout == 0 {
 				continue
@@ -266,6 +229,22 @@ func (s *Server) idleLoop(stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// freedReturnThreshold is how much client memory must have been let go
+// before it is handed back to the system at once.
+const freedReturnThreshold = 64 << 20
+
+// returnFreedMemory gives the system back the memory that connections
+// let go of, once there is much of it: left to itself the Go runtime
+// keeps it until allocation resumes, so a burst of large requests or
+// backlogs would leave the process big.
+func (s *Server) returnFreedMemory() {
+	if s.freed.Load() < freedReturnThreshold {
+		return
+	}
+	s.freed.Store(0)
+	debug.FreeOSMemory()
 }
 
 // connFD returns the file descriptor of a TCP connection, -1 if unknown.

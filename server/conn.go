@@ -1,0 +1,271 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/commands"
+	"github.com/basaltdb/basalt/resp"
+)
+
+// spillAt is the size at which a reply being produced is sent before it
+// is complete: a reply of any size is held in bounded memory.
+const spillAt = 64 << 10
+
+var (
+	errQueryBufferLimit = errors.New("client-query-buffer-limit reached")
+	errClientsMemory    = errors.New("maxmemory-clients reached")
+)
+
+// conn serves one client connection. Its goroutine reads a request, runs
+// it and reads the next; the replies of everything the client has sent so
+// far go out in one write when the next read would have to wait, so a
+// pipeline is answered in as few writes as it was sent in. A client that
+// receives pushes (pub/sub, MONITOR) also gets a pusher goroutine; the
+// write lock keeps a reply and a push from interleaving.
+type conn struct {
+	s  *Server
+	nc net.Conn
+	cl *commands.Client
+	rd *resp.Reader
+
+	wmu sync.Mutex
+	// pushDone, once the pusher runs, is closed to stop it.
+	pushDone chan struct{}
+	pusher   sync.WaitGroup
+}
+
+// serve runs a connection until it closes.
+func (s *Server) serve(nc net.Conn) {
+	defer s.conns.Done()
+	defer nc.Close()
+	c := &conn{s: s, nc: nc}
+	c.cl = s.env.NewClient(nc.RemoteAddr().String(), nc.LocalAddr().String(), connFD(nc), func() { nc.Close() })
+	s.env.Stats.ConnectionsReceived.Add(1)
+	if !s.env.Clients.Add(c.cl, int(s.cfg.MaxClients.Get())) {
+		s.env.Stats.RejectedConnections.Add(1)
+		c.cl.W.Error("ERR max number of clients reached")
+		c.flush()
+		return
+	}
+	defer c.end()
+	if !s.track(nc) {
+		return // the server is stopping
+	}
+	defer s.untrack(nc)
+	c.cl.WatchClose = closeWatcher(nc)
+	c.cl.Flush = c.flush
+	c.cl.W.SetSpill(spillAt, c.cl.SpillReply)
+	c.rd = resp.NewReader(countingReader{nc, &s.env.Stats.NetInputBytes})
+	c.rd.Budget = c.budget
+	c.rd.BeforeRead = c.flush
+	defer c.rd.Close()
+	c.loop()
+}
+
+// loop reads and runs requests until the connection fails or closes.
+func (c *conn) loop() {
+	for {
+		c.rd.Authed = c.cl.Authed
+		c.rd.MaxBulk = c.s.cfg.ProtoMaxBulkLen.Get()
+		args, err := c.rd.ReadRequest()
+		c.cl.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held())
+		if err != nil {
+			c.readFailed(err)
+			return
+		}
+		c.s.env.Dispatch(c.cl, args)
+		if c.cl.CloseAfterReply {
+			c.flush()
+			return
+		}
+		if c.pushDone == nil && c.cl.Pushes() != nil {
+			c.startPusher()
+		}
+	}
+}
+
+// readFailed ends the connection after a failed read: a protocol error is
+// replied, as Redis does, and a client over a memory limit logged.
+func (c *conn) readFailed(err error) {
+	var pe resp.ProtocolError
+	switch {
+	case errors.As(err, &pe):
+		c.cl.W.Error("ERR " + pe.Error())
+		c.flush()
+	case errors.Is(err, errClientsMemory): // evictClients logged it
+	case errors.Is(err, resp.ErrBudget):
+		slog.Warn("closing client over its memory limit", "client", c.cl.ID, "addr", c.cl.Addr, "err", err)
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+	default:
+		slog.Debug("client read failed", "client", c.cl.ID, "err", err)
+		c.flush()
+	}
+}
+
+// budget admits the growth of the memory the connection's request reader
+// holds: client-query-buffer-limit bounds one client; past
+// maxmemory-clients for all of them together (0: no bound), the clients
+// holding the most are closed, as Redis evicts them, until the rest fit.
+func (c *conn) budget(delta int64) error {
+	if delta > 0 && c.rd.Held()+delta > c.s.cfg.ClientLimits.QueryBufferLimit.Get() {
+		return errQueryBufferLimit
+	}
+	total := c.s.clientMemory.Add(delta)
+	if delta < 0 {
+		c.s.freed.Add(-delta)
+	}
+	c.cl.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held()+delta)
+	if limit := c.s.cfg.ClientLimits.MaxMemoryClients.Get(); delta > 0 && limit > 0 && total > limit {
+		if c.s.evictClients(total-limit, c.cl) {
+			c.s.clientMemory.Add(-delta)
+			c.cl.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held())
+			return errClientsMemory
+		}
+	}
+	return nil
+}
+
+// evictClients closes the clients holding the most request memory until
+// excess bytes are let go of, sparing those with CLIENT NO-EVICT on. It
+// reports whether self is among them; the others see their connection
+// closed.
+func (s *Server) evictClients(excess int64, self *commands.Client) (evictedSelf bool) {
+	s.evictMu.Lock()
+	defer s.evictMu.Unlock()
+	clients := s.env.Clients.List()
+	sort.Slice(clients, func(i, j int) bool { return clients[i].QueryHeld() > clients[j].QueryHeld() })
+	for _, cl := range clients {
+		if excess <= 0 {
+			break
+		}
+		if cl.NoEvict() || cl.QueryHeld() == 0 {
+			continue
+		}
+		excess -= cl.QueryHeld()
+		s.env.Stats.EvictedClients.Add(1)
+		slog.Warn("evicting client over maxmemory-clients", "client", cl.ID, "addr", cl.Addr, "bytes", cl.QueryHeld())
+		if cl == self {
+			evictedSelf = true
+			continue
+		}
+		cl.Kill()
+	}
+	return evictedSelf
+}
+
+// flush sends the replies the client's writer holds, once the WAL holds
+// every write they reveal.
+func (c *conn) flush() error {
+	w := c.cl.W
+	if w.Len() == 0 {
+		return nil
+	}
+	if err := c.s.env.Storage.Durable(c.cl.SyncTo); err != nil {
+		slog.Error("replies withheld", "client", c.cl.ID, "err", err)
+		w.Reset()
+		c.nc.Close()
+		return err
+	}
+	err := c.write(w.Bytes())
+	w.Reset()
+	return err
+}
+
+// write sends b, under the write lock.
+func (c *conn) write(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	n, err := c.nc.Write(b)
+	c.s.env.Stats.NetOutputBytes.Add(int64(n))
+	return err
+}
+
+// startPusher starts the goroutine that writes what is pushed to the
+// client, once it first subscribes or monitors.
+func (c *conn) startPusher() {
+	pushes := c.cl.Pushes()
+	done := make(chan struct{})
+	c.pushDone = done
+	c.pusher.Add(1)
+	go func() {
+		defer c.pusher.Done()
+		for {
+			select {
+			case msg := <-pushes:
+				// Write what else is queued with it: one write for a
+				// burst. Messages are shared between receivers: never
+				// append to one.
+				batch, n := msg, 1
+				for more := true; more && len(batch) < 64<<10; {
+					select {
+					case next := <-pushes:
+						batch = append(batch[:len(batch):len(batch)], next...)
+						n++
+					default:
+						more = false
+					}
+				}
+				if err := c.write(batch); err != nil {
+					c.cl.Kill()
+					return
+				}
+				c.cl.Delivered(n, len(batch))
+			case <-done:
+				return
+			}
+		}
+	}()
+}
+
+// end unregisters the client; a pusher is stopped first, after the socket
+// is closed, which unblocks a push to a client that does not read.
+func (c *conn) end() {
+	c.nc.Close()
+	if c.pushDone != nil {
+		close(c.pushDone)
+	}
+	c.pusher.Wait()
+	c.s.freed.Add(c.cl.PendingOutput())
+	c.s.env.Disconnected(c.cl)
+}
+
+// countingReader counts the bytes read for INFO's total_net_input_bytes.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (cr countingReader) Read(p []byte) (int, error) {
+	n, err := cr.r.Read(p)
+	cr.n.Add(int64(n))
+	return n, err
+}
+
+// acceptLoop accepts connections on ln until it is closed.
+func (s *Server) acceptLoop(ln net.Listener) {
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors and the like: wait, as net/http
+			// does, rather than spin.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			slog.Warn("accept failed", "err", err, "retry in", backoff)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		s.conns.Add(1)
+		go s.serve(nc)
+	}
+}
