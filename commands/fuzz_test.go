@@ -210,10 +210,13 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 	}
 	var sent []byte
 	spilled, failed := 0, false
-	cl.W.SetSpill(fuzzSpillAt, func() error {
+	cl.W.SetSpill(fuzzSpillAt, func(send bool) error {
 		if spilled+cl.W.Len() > fuzzReplyLimit {
 			failed = true
 			return errors.New("over the reply limit")
+		}
+		if !send {
+			return nil
 		}
 		spilled += cl.W.Len()
 		sent = append(sent, cl.W.Bytes()...)

@@ -85,18 +85,6 @@ func rssMB(t *testing.T, p *proc) int64 {
 	return 0
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // closedByServer reads what the server still sends until it closes the
 // connection (true) or stays silent for quiet (false).
 func closedByServer(r *rawConn, quiet time.Duration) bool {
