@@ -247,12 +247,6 @@ func TestBadInput(t *testing.T) {
 // reads slowly or not at all, and the draw ends once the client is gone.
 func hugeDraws(t *testing.T, p *proc) {
 	admin := dial(t, p)
-	// The reply is held in memory unless the server spills it to the
-	// socket as it grows, which comes with the output buffer limits of
-	// issue 18 (item 8).
-	if reply := admin.do("CONFIG", "GET", "client-output-buffer-limit"); reply == "*0\r\n" {
-		t.Skip("the server has no client-output-buffer-limit yet: it does not spill replies to the socket")
-	}
 	seedBadInput(admin)
 	members := []string{"SADD", "big"}
 	for i := 0; i < 2000; i++ {
