@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,8 @@ func TestBadInputReplies(t *testing.T) {
 		{[]string{"srandmember", "s", "4611686018427387903"}, "*3\r\n..."},
 		{[]string{"srandmember", "s", "4611686018427387903", "x"}, "-ERR syntax error\r\n"},
 		{[]string{"srandmember", "missing", "-5"}, "*0\r\n"},
+		{[]string{"srandmember", "empty"}, "$0\r\n\r\n"}, // a member that is the empty string
+		{[]string{"srandmember", "missing"}, "$-1\r\n"},
 		{[]string{"srandmember", "str", "0"}, "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"},
 		{[]string{"srandmember", "s", "x"}, "-ERR value is not an integer or out of range\r\n"},
 		{[]string{"hrandfield", "h", "-4611686018427387904"}, "-ERR value is out of range\r\n"},
@@ -131,6 +134,7 @@ func TestBadInputReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.call, " "), func(t *testing.T) {
 			h.seed(t, false)
+			h.do(t, "sadd", "empty", "")
 			got := h.do(t, tt.call...)
 			if want, prefix := strings.CutSuffix(tt.want, "..."); prefix {
 				if !strings.HasPrefix(got, want) {
@@ -270,5 +274,90 @@ func TestRandomCountStreamIsWellFormed(t *testing.T) {
 		if !bytes.HasPrefix(out, []byte(want)) {
 			t.Fatalf("%v: reply starts %q, want %q", call, abbreviate(out), want)
 		}
+	}
+}
+
+// LRANGE and ZRANGE by rank know their length before the first element:
+// a long range goes out while it is produced, as one well-formed reply.
+func TestRangeRepliesStream(t *testing.T) {
+	h := newFuzzHarness(t)
+	h.seed(t, false)
+	push, zadd := []string{"rpush", "long"}, []string{"zadd", "longz"}
+	for i := 0; i < 20000; i++ {
+		push = append(push, "element:"+strconv.Itoa(i))
+		zadd = append(zadd, strconv.Itoa(i), "member:"+strconv.Itoa(i))
+	}
+	h.do(t, push...)
+	h.do(t, zadd...)
+	for _, tt := range []struct {
+		call  []string
+		resp3 bool
+		head  string
+	}{
+		{[]string{"lrange", "long", "0", "-1"}, false, "*20000\r\n$9\r\nelement:0\r\n"},
+		{[]string{"lrange", "long", "-9223372036854775808", "9223372036854775807"}, true, "*20000\r\n"},
+		{[]string{"zrange", "longz", "0", "-1", "withscores"}, false, "*40000\r\n$8\r\nmember:0\r\n$1\r\n0\r\n"},
+		{[]string{"zrange", "longz", "0", "-1", "withscores"}, true, "*20000\r\n*2\r\n$8\r\nmember:0\r\n,0\r\n"},
+		{[]string{"zrevrange", "longz", "100", "9223372036854775807"}, false, "*19900\r\n$12\r\nmember:19899\r\n"},
+		// By score the length is known only at the end: the reply is
+		// held whole, and sent once complete.
+		{[]string{"zrangebyscore", "longz", "-inf", "+inf"}, false, "*20000\r\n"},
+	} {
+		t.Run(fmt.Sprintf("%s/resp3=%v", strings.Join(tt.call, " "), tt.resp3), func(t *testing.T) {
+			cl := h.client()
+			defer h.env.Disconnected(cl)
+			if tt.resp3 {
+				cl.setProtocol(3)
+			}
+			var out []byte
+			sends := 0
+			cl.W.SetSpill(4<<10, func(send bool) error {
+				if send {
+					sends++
+					out = append(out, cl.W.Bytes()...)
+					cl.W.Reset()
+				}
+				return nil
+			})
+			h.env.Dispatch(cl, args(tt.call...))
+			out = append(out, cl.W.Bytes()...)
+			if n := respValueLen(out, 0); n != len(out) {
+				t.Fatalf("a reply of %d bytes, %d of them well-formed", len(out), n)
+			}
+			if !bytes.HasPrefix(out, []byte(tt.head)) {
+				t.Fatalf("reply starts %q, want %q", abbreviate(out), tt.head)
+			}
+			if streamed := sends > 10; streamed != (tt.call[0] != "zrangebyscore") {
+				t.Fatalf("%d sends during the reply", sends)
+			}
+		})
+	}
+}
+
+// A reply whose header is sent cannot be replaced by an error: when the
+// walk behind it fails, the client loses its connection.
+func TestReplyStreamCutShort(t *testing.T) {
+	h := newFuzzHarness(t)
+	cl := h.client()
+	defer h.env.Disconnected(cl)
+	killed := false
+	cl.kill = func() { killed = true }
+	c := &cl.ctx
+	c.cmd = lookup([]byte("lrange"))
+	out := newReplyStream(c, 1)
+	out.begin(5)
+	c.W.BulkString("a")
+	out.wrote(1)
+	out.end(errors.New("storage: the disk is on fire"))
+	if logged := h.logs.take(); !killed || len(logged) != 1 || !strings.Contains(logged[0], "reply cut short") {
+		t.Fatalf("killed %v, logged %q", killed, logged)
+	}
+	// Before the header, the error is the reply.
+	cl.W.Reset()
+	out = newReplyStream(c, 1)
+	out.end(errors.New("storage: the disk is on fire"))
+	h.logs.take()
+	if got := string(cl.W.Bytes()); got != "-ERR storage: the disk is on fire\r\n" {
+		t.Fatalf("reply %q", got)
 	}
 }

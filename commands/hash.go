@@ -219,7 +219,7 @@ func cmdHRandField(c *Ctx) {
 	if !ok {
 		return
 	}
-	header, write := func(n int64) { c.W.Array(int(n)) }, func(e storage.Element) { c.W.Bulk(e.Sub) }
+	factor, write := 1, func(e storage.Element) { c.W.Bulk(e.Sub) }
 	switch {
 	case withValues && c.W.Protocol() == 3:
 		write = func(e storage.Element) {
@@ -228,11 +228,11 @@ func cmdHRandField(c *Ctx) {
 			c.W.Bulk(e.Value)
 		}
 	case withValues:
-		header = func(n int64) { c.W.Array(int(2 * n)) }
+		factor = 2
 		write = func(e storage.Element) {
 			c.W.Bulk(e.Sub)
 			c.W.Bulk(e.Value)
 		}
 	}
-	randomReply(c, metadata.TypeHash, count, distinct, header, write)
+	randomReply(c, metadata.TypeHash, count, distinct, factor, write)
 }

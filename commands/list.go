@@ -122,13 +122,12 @@ func cmdLRange(c *Ctx) {
 	if !ok {
 		return
 	}
-	d := c.W.DeferArray()
-	n := 0
-	err := c.DB.LRange(c.Args[1], start, stop, func(v []byte) {
+	out := newReplyStream(c, 1)
+	out.end(c.DB.LRange(c.Args[1], start, stop, func(total int64, v []byte) bool {
+		out.begin(total)
 		c.W.Bulk(v)
-		n++
-	})
-	finishOrError(c, d, n, err)
+		return out.wrote(1)
+	}))
 }
 
 // listIndex parses the index at argument 2 for LINDEX and LSET, which in

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"log/slog"
 	"math"
 
 	"github.com/basaltdb/basalt/metadata"
@@ -155,7 +154,7 @@ func cmdSRandMember(c *Ctx) {
 	if !ok {
 		return
 	}
-	randomReply(c, metadata.TypeSet, count, distinct, func(n int64) { c.W.Array(int(n)) }, func(e storage.Element) {
+	randomReply(c, metadata.TypeSet, count, distinct, 1, func(e storage.Element) {
 		c.W.Bulk(e.Sub)
 	})
 }
@@ -164,12 +163,13 @@ func cmdSRandMember(c *Ctx) {
 // count: one random element, or null.
 func randomOne(c *Ctx, t metadata.Type) {
 	var one []byte
+	found := false
 	err := c.DB.RandomElements(c.Args[1], t, 1, true, func(_ int64, chunk []storage.Element) bool {
-		one = chunk[0].Sub
+		one, found = chunk[0].Sub, true
 		return false
 	})
 	if c.ok(err) {
-		c.BulkOrNull(one, one != nil)
+		c.BulkOrNull(one, found)
 	}
 }
 
@@ -207,37 +207,21 @@ func randomCount(c *Ctx, count *int64) (distinct, ok bool) {
 }
 
 // randomReply streams the draws of HRANDFIELD, SRANDMEMBER and
-// ZRANDMEMBER with a count: header starts the reply for the number of
-// elements drawn (0 for a missing key), write renders one. The reply goes
-// out as it is produced, in memory bounded whatever the count, and
-// stops early once the client is gone.
-func randomReply(c *Ctx, t metadata.Type, count int64, distinct bool, header func(n int64), write func(e storage.Element)) {
-	started := false
-	err := c.DB.RandomElements(c.Args[1], t, count, distinct, func(total int64, chunk []storage.Element) bool {
-		if !started {
-			header(total)
-			started = true
-		}
+// ZRANDMEMBER with a count: factor reply items per element, which write
+// renders. The reply goes out as it is produced, in memory bounded
+// whatever the count, and stops early once the client is gone.
+func randomReply(c *Ctx, t metadata.Type, count int64, distinct bool, factor int, write func(e storage.Element)) {
+	out := newReplyStream(c, factor)
+	out.end(c.DB.RandomElements(c.Args[1], t, count, distinct, func(total int64, chunk []storage.Element) bool {
+		out.begin(total)
 		for _, e := range chunk {
-			if c.W.Failed() {
+			write(e)
+			if !out.wrote(factor) {
 				return false
 			}
-			write(e)
 		}
-		return !c.W.Failed()
-	})
-	switch {
-	case err != nil && started:
-		// Part of the reply may be sent: the client could not tell where
-		// it ends, so it loses the connection rather than read a wrong
-		// reply.
-		slog.Error("random draw cut short", "cmd", c.cmd.Name, "err", err)
-		c.Client.Kill()
-	case err != nil:
-		c.Error(err)
-	case !started:
-		header(0)
-	}
+		return true
+	}))
 }
 
 // SMOVE source destination member

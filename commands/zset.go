@@ -297,12 +297,15 @@ func zrangeReply(c *Ctx, by storage.ZRangeBy, rev, auto bool) {
 	if !ok {
 		return
 	}
-	d := c.W.DeferArray()
-	n := 0
-	err := c.DB.ZRangeWalk(c.Args[1], r, func(m []byte, s float64) {
-		n += writeScored(c, m, s, withScores)
-	})
-	finishOrError(c, d, n, err)
+	factor := 1
+	if withScores && c.W.Protocol() == 2 {
+		factor = 2 // flat member, score pairs
+	}
+	out := newReplyStream(c, factor)
+	out.end(c.DB.ZRangeWalk(c.Args[1], r, func(total int64, m []byte, s float64) bool {
+		out.begin(total)
+		return out.wrote(writeScored(c, m, s, withScores))
+	}))
 }
 
 // writeScored writes a member (and its score) of a range reply and returns

@@ -149,11 +149,11 @@ func cmdZRandMember(c *Ctx) {
 	if !ok {
 		return
 	}
-	header := func(n int64) { c.W.Array(int(n)) }
+	factor := 1
 	if withScores && c.W.Protocol() == 2 {
-		header = func(n int64) { c.W.Array(int(2 * n)) }
+		factor = 2 // flat member, score pairs
 	}
-	randomReply(c, metadata.TypeZSet, count, distinct, header, func(e storage.Element) {
+	randomReply(c, metadata.TypeZSet, count, distinct, factor, func(e storage.Element) {
 		s, _ := metadata.DecodeScore(e.Value)
 		writeScored(c, e.Sub, s, withScores)
 	})

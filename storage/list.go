@@ -149,9 +149,12 @@ func listRange(size, start, stop int64) (from, to int64, ok bool) {
 }
 
 // LRange calls fn for the elements from start to stop (inclusive, Redis
-// indexes) as of one snapshot, with one bounded iterator. fn's argument is
-// valid only during the call.
-func (db DB) LRange(key []byte, start, stop int64, fn func(elem []byte)) error {
+// indexes) as of one snapshot, with one bounded iterator, until fn returns
+// false. total, the same in every call, is how many elements the range
+// holds, known before the first: a reply can announce its length and
+// stream. fn's elem is valid only during the call. An error returned after
+// fn was called means the range ended short of total.
+func (db DB) LRange(key []byte, start, stop int64, fn func(total int64, elem []byte) bool) error {
 	v, err := db.readView(key, metadata.TypeList)
 	if err != nil || v == nil {
 		return err
@@ -163,12 +166,17 @@ func (db DB) LRange(key []byte, start, stop int64, fn func(elem []byte)) error {
 	}
 	var first [8]byte
 	binary.BigEndian.PutUint64(first[:], v.meta.Head+uint64(from))
-	left := to - from + 1
-	return v.eachAt(CFDefault, first[:], int(left), func(_, value []byte) bool {
-		fn(value)
+	total := to - from + 1
+	left, stopped := total, false
+	err = v.eachAt(CFDefault, first[:], int(left), func(_, value []byte) bool {
 		left--
-		return left > 0
+		stopped = !fn(total, value)
+		return !stopped && left > 0
 	})
+	if err == nil && !stopped && left > 0 && left < total {
+		err = errFewerElements
+	}
+	return err
 }
 
 // LTrim keeps only the elements from start to stop, deleting the others

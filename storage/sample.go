@@ -21,9 +21,9 @@ const exactSampleLimit = 1024
 // draws, never by the count asked for.
 const SampleChunk = 1024
 
-// errShortSample reports a collection that held fewer elements than its
-// metadata counts, found after a draw announced its total.
-var errShortSample = fmt.Errorf("%w: a collection holds fewer elements than its metadata counts", ErrCorrupt)
+// errFewerElements reports a collection that held fewer elements than its
+// metadata counts, found after a walk announced its total.
+var errFewerElements = fmt.Errorf("%w: a collection holds fewer elements than its metadata counts", ErrCorrupt)
 
 // sample draws elements of a view for HRANDFIELD, SRANDMEMBER, SPOP and
 // ZRANDMEMBER: with distinct, min(count, size) different elements; without,
@@ -69,7 +69,7 @@ func (v *view) sampleList(cf CF, count int64) ([]Element, error) {
 // shuffled, announcing with each the total all chunks hold. When every
 // draw fits in one chunk the total announced is the number handed over,
 // so a collection that holds fewer elements than its metadata counts still
-// gets a consistent reply; beyond one chunk that is errShortSample.
+// gets a consistent reply; beyond one chunk that is errFewerElements.
 type sampleOut struct {
 	total   int64 // elements promised
 	handed  int64 // elements handed over so far
@@ -118,7 +118,7 @@ func (o *sampleOut) finish(err error) error {
 		o.flush(total)
 	}
 	if !o.stopped && o.handed < total {
-		return errShortSample
+		return errFewerElements
 	}
 	return nil
 }

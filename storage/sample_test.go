@@ -219,3 +219,74 @@ func TestRandomElementsWithInflatedMetadata(t *testing.T) {
 		})
 	}
 }
+
+// Ranges by rank announce their length before the first element; one that
+// finds fewer elements than its metadata counts says so instead of
+// handing over fewer than it announced.
+func TestRangesAnnounceTheirLength(t *testing.T) {
+	db := newTestDB(t)
+	var elems, members [][]byte
+	var scores []float64
+	for i := 0; i < 3000; i++ {
+		elems = append(elems, b(fmt.Sprint(i)))
+		members = append(members, b(fmt.Sprintf("m%05d", i)))
+		scores = append(scores, float64(i))
+	}
+	if _, err := db.Push(b("l"), elems, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ZAdd(b("z"), ZAddFlags{}, scores, members); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int64{{0, -1}, {-10, math.MaxInt64}, {math.MinInt64, 4}, {2999, 2999}, {5, 4}} {
+		want := int64(0)
+		if from, to, ok := listRange(3000, r[0], r[1]); ok {
+			want = to - from + 1
+		}
+		n := int64(0)
+		err := db.LRange(b("l"), r[0], r[1], func(total int64, elem []byte) bool {
+			if total != want {
+				t.Fatalf("LRANGE %v: total %d, want %d", r, total, want)
+			}
+			n++
+			return true
+		})
+		if err != nil || n != want {
+			t.Fatalf("LRANGE %v: %d elements, %v", r, n, err)
+		}
+		n = 0
+		err = db.ZRangeWalk(b("z"), ZRange{By: ByRank, Start: r[0], Stop: r[1], Count: -1}, func(total int64, m []byte, s float64) bool {
+			if total != want {
+				t.Fatalf("ZRANGE %v: total %d, want %d", r, total, want)
+			}
+			n++
+			return true
+		})
+		if err != nil || n != want {
+			t.Fatalf("ZRANGE %v: %d members, %v", r, n, err)
+		}
+	}
+	// A list whose metadata counts more elements than it holds.
+	c, err := db.forWrite(b("l"), metadata.TypeList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.meta.Size, c.meta.Tail = 5000, c.meta.Head+5000
+	bt := db.newBatch()
+	c.saveMeta(bt)
+	if err := bt.commit(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = db.LRange(b("l"), 0, -1, func(total int64, elem []byte) bool {
+		n++
+		return total == 5000
+	})
+	if !errors.Is(err, ErrCorrupt) || n != 3000 {
+		t.Fatalf("LRANGE of a list holding fewer elements than counted: %d elements, %v", n, err)
+	}
+	// Stopping early is not a shortfall.
+	if err := db.LRange(b("l"), 0, -1, func(int64, []byte) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -426,7 +426,10 @@ func TestPopHintsNeverHideElements(t *testing.T) {
 		t.Fatalf("after a round-trip RENAME, ZPOPMIN = %v", next)
 	}
 	var all int
-	db.ZRangeWalk(b("z"), ZRange{By: ByRank, Start: 0, Stop: -1, Count: -1}, func([]byte, float64) { all++ })
+	db.ZRangeWalk(b("z"), ZRange{By: ByRank, Start: 0, Stop: -1, Count: -1}, func(int64, []byte, float64) bool {
+		all++
+		return true
+	})
 	if n, _ := db.Len(b("z"), metadata.TypeZSet); int64(all) != n {
 		t.Fatalf("ZRANGE sees %d members, ZCARD %d", all, n)
 	}

@@ -337,17 +337,35 @@ func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member [
 }
 
 // ZRangeWalk calls fn for the members of range r of a sorted set as of one
-// snapshot; fn's member is valid only during the call.
-func (db DB) ZRangeWalk(key []byte, r ZRange, fn func(member []byte, score float64)) error {
+// snapshot, until fn returns false. total, the same in every call, is how
+// many members a range by rank holds, known before the first, so that a
+// reply can announce its length and stream; it is -1 for ranges by score
+// and lex. fn's member is valid only during the call. An error returned
+// after fn was called with a total means the range ended short of it.
+func (db DB) ZRangeWalk(key []byte, r ZRange, fn func(total int64, member []byte, score float64) bool) error {
 	v, err := db.readView(key, metadata.TypeZSet)
 	if err != nil || v == nil {
 		return err
 	}
 	defer v.release()
-	return v.walkRange(v.snap, r, func(m []byte, s float64) bool {
-		fn(m, s)
-		return true
+	total := int64(-1)
+	if r.By == ByRank {
+		from, to, ok := listRange(int64(v.meta.Size), r.Start, r.Stop)
+		if !ok {
+			return nil
+		}
+		total = to - from + 1
+	}
+	handed, stopped := int64(0), false
+	err = v.walkRange(v.snap, r, func(m []byte, s float64) bool {
+		handed++
+		stopped = !fn(total, m, s)
+		return !stopped
 	})
+	if err == nil && !stopped && handed > 0 && handed < total {
+		err = errFewerElements
+	}
+	return err
 }
 
 // collect copies the members of range r.
@@ -396,7 +414,10 @@ func (db DB) ZPop(key []byte, max bool, count int64) ([]ScoredMember, error) {
 // ZCount counts the members of a score or lex range.
 func (db DB) ZCount(key []byte, r ZRange) (int64, error) {
 	var n int64
-	err := db.ZRangeWalk(key, r, func([]byte, float64) { n++ })
+	err := db.ZRangeWalk(key, r, func(int64, []byte, float64) bool {
+		n++
+		return true
+	})
 	return n, err
 }
 
