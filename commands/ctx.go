@@ -57,6 +57,8 @@ var errorReplies = []struct {
 	{storage.ErrScoreNaN, "ERR resulting score is not a number (NaN)"},
 	{storage.ErrTooLarge, errTooLarge},
 	{storage.ErrNoSuchKey, "ERR no such key"},
+	// Logged once by storage when it happens, not per command.
+	{storage.ErrWritesStopped, "ERR the storage stopped accepting writes after a failed write; restart the server"},
 	{storage.ErrIndexOutOfRange, errOutOfRange},
 	{storage.ErrSameObject, "ERR source and destination objects are the same"},
 	{storage.ErrInvalidCursor, errInvalidCurs},
