@@ -105,6 +105,9 @@ func TestBadInputReplies(t *testing.T) {
 		{[]string{"scan", "0", "count", lmin}, "-ERR syntax error\r\n"},
 		{[]string{"hscan", "h", "0", "count", lmax}, "*2\r\n$1\r\n0\r\n*6\r\n..."},
 		{[]string{"sscan", "s", "18446744073709551616"}, "-ERR invalid cursor\r\n"},
+		{[]string{"sscan", "s", "0", "count", lmax}, "*2\r\n$1\r\n0\r\n*3\r\n..."},
+		{[]string{"zscan", "z", "0", "count", lmax}, "*2\r\n$1\r\n0\r\n*10\r\n..."},
+		{[]string{"hscan", "h", "0", "count", lmax, "novalues"}, "*2\r\n$1\r\n0\r\n*3\r\n..."},
 
 		{[]string{"getrange", "str", lmin, lmax}, "$11\r\nhello world\r\n"},
 		{[]string{"getrange", "str", lmax, lmin}, "$0\r\n\r\n"},

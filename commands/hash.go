@@ -164,19 +164,17 @@ func cmdHIncrByFloat(c *Ctx) {
 
 // HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
 func cmdHScan(c *Ctx) {
-	scanElements(c, metadata.TypeHash, func(e storage.Element, noValues bool) int {
+	scanElements(c, metadata.TypeHash, func(e storage.Element, noValues bool) {
 		c.W.Bulk(e.Sub)
-		if noValues {
-			return 1
+		if !noValues {
+			c.W.Bulk(e.Value)
 		}
-		c.W.Bulk(e.Value)
-		return 2
 	})
 }
 
-// scanElements implements HSCAN, SSCAN and ZSCAN; write renders one element
-// and returns how many reply items it wrote.
-func scanElements(c *Ctx, t metadata.Type, write func(e storage.Element, noValues bool) int) {
+// scanElements implements HSCAN, SSCAN and ZSCAN; write renders one
+// element: the member, and its value or score unless a set's or NOVALUES.
+func scanElements(c *Ctx, t metadata.Type, write func(e storage.Element, noValues bool)) {
 	o, ok := parseScan(c, 2, false, t == metadata.TypeHash)
 	if !ok {
 		return
@@ -190,14 +188,21 @@ func scanElements(c *Ctx, t metadata.Type, write func(e storage.Element, noValue
 	if !c.ok(err) {
 		return
 	}
+	// Members alone, or pairs: the length is known before the first, so
+	// a step of COUNT 1048576 can be sent while it is written.
+	perElement := 2
+	if t == metadata.TypeSet || o.noValues {
+		perElement = 1
+	}
 	c.W.Array(2)
 	c.W.BulkString(c.nextCursor(scope, next))
-	d := c.W.DeferArray()
-	n := 0
+	c.W.Array(len(elems) * perElement)
 	for _, e := range elems {
-		n += write(e, o.noValues)
+		if c.W.Failed() {
+			return
+		}
+		write(e, o.noValues)
 	}
-	c.W.Finish(d, n)
 }
 
 // HRANDFIELD key [count [WITHVALUES]]

@@ -314,8 +314,5 @@ func parseNumkeysLimit(c *Ctx) (keys [][]byte, limit int64, ok bool) {
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]
 func cmdSScan(c *Ctx) {
-	scanElements(c, metadata.TypeSet, func(e storage.Element, _ bool) int {
-		c.W.Bulk(e.Sub)
-		return 1
-	})
+	scanElements(c, metadata.TypeSet, func(e storage.Element, _ bool) { c.W.Bulk(e.Sub) })
 }

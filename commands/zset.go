@@ -407,11 +407,10 @@ func zremRange(c *Ctx, by storage.ZRangeBy) {
 
 // ZSCAN key cursor [MATCH pattern] [COUNT count]
 func cmdZScan(c *Ctx) {
-	scanElements(c, metadata.TypeZSet, func(e storage.Element, _ bool) int {
+	scanElements(c, metadata.TypeZSet, func(e storage.Element, _ bool) {
 		c.W.Bulk(e.Sub)
 		s, _ := metadata.DecodeScore(e.Value)
 		c.W.Bulk(formatScore(s))
-		return 2
 	})
 }
 
