@@ -137,6 +137,14 @@ func (h *fuzzHarness) client() *Client {
 // a set of 1100 members (large enough to be sampled by seeks), only when
 // an argument names it, since writing it costs more than most commands.
 func (h *fuzzHarness) seed(t *testing.T, big bool) {
+	t.Helper()
+	if err := h.reset(big); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reset is seed, returning what went wrong.
+func (h *fuzzHarness) reset(big bool) error {
 	cmds := [][]string{
 		{"client", "unpause"},
 		{"flushall"},
@@ -156,11 +164,13 @@ func (h *fuzzHarness) seed(t *testing.T, big bool) {
 	}
 	for _, cmd := range cmds {
 		h.env.Dispatch(h.setup, args(cmd...))
-		if reply := h.setup.W.Bytes(); len(reply) > 0 && reply[0] == '-' {
-			t.Fatalf("seeding %v: %q", cmd, reply)
+		reply := h.setup.W.Bytes()
+		if len(reply) > 0 && reply[0] == '-' {
+			return fmt.Errorf("seeding %v: %q", cmd, reply)
 		}
 		h.setup.W.Reset()
 	}
+	return nil
 }
 
 // fuzzSkip says why a call is not run, or "".
@@ -200,9 +210,6 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 	for _, a := range rest {
 		big = big || string(a) == "big"
 	}
-	h.seed(t, big)
-	h.logs.take()
-
 	cl := h.client()
 	defer h.env.Disconnected(cl)
 	if resp3 {
@@ -227,9 +234,15 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 	if blocksForEver[cmd.Name] {
 		calls = [][][]byte{args("multi"), call, args("exec")}
 	}
+	// The whole input, seeding included, must end in time.
+	var seeding error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if seeding = h.reset(big); seeding != nil {
+			return
+		}
+		h.logs.take()
 		for _, c := range calls {
 			h.env.Dispatch(cl, c)
 		}
@@ -238,6 +251,9 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 	case <-done:
 	case <-time.After(fuzzTimeout):
 		t.Fatalf("%q did not return in %v", call, fuzzTimeout)
+	}
+	if seeding != nil {
+		t.Fatal(seeding)
 	}
 	if logged := h.logs.take(); len(logged) > 0 {
 		t.Fatalf("%q logged:\n%s", call, strings.Join(logged, "\n"))
