@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -25,18 +26,31 @@ import (
 // well-formed RESP, builds a reply in memory instead of streaming it, or
 // does not return.
 //
-// An input is (resp3, name, args): name picks the command (a name in the
-// table, or any other string hashed onto one), args are split at NUL
-// bytes, and an argument that is 0x01 followed by one byte b stands for
-// fuzzTokens[b]: huge and negative numbers, option words, the seeded keys.
+// An input is (mode, name, args). mode's bits: fuzzRESP3 makes the client
+// speak RESP3, fuzzTenant puts it in a namespace without admin rights (the
+// keys are seeded there), fuzzInMulti runs the command inside MULTI/EXEC.
+// name picks the command (a name in the table, or any other string hashed
+// onto one); args are split at NUL bytes, and an argument that is 0x01
+// followed by one byte b stands for fuzzTokens[b]: huge and negative
+// numbers, option words, the seeded keys.
 func FuzzCommandArgs(f *testing.F) {
 	h := newFuzzHarness(f)
-	f.Add(false, "SRANDMEMBER", []byte("s\x00-1099511627776"))
-	f.Add(true, "ZRANGE", []byte("z\x00\x01\x05\x00\x01\x03\x00BYSCORE\x00LIMIT\x00\x01\x03\x00\x01\x04"))
-	f.Fuzz(func(t *testing.T, resp3 bool, name string, args []byte) {
-		h.run(t, resp3, name, fuzzArgs(args))
+	f.Add(uint8(0), "SRANDMEMBER", []byte("s\x00-1099511627776"))
+	f.Add(uint8(fuzzRESP3|fuzzInMulti), "ZRANGE", []byte("z\x00\x01\x05\x00\x01\x03\x00BYSCORE\x00LIMIT\x00\x01\x03\x00\x01\x04"))
+	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
+		h.run(t, mode, name, fuzzArgs(args))
 	})
 }
+
+// The bits of an input's mode.
+const (
+	fuzzRESP3 = 1 << iota
+	fuzzTenant
+	fuzzInMulti
+)
+
+// fuzzNamespace is the namespace of fuzzTenant inputs.
+const fuzzNamespace = "tenant"
 
 // fuzzTokens are argument values worth trying anywhere.
 var fuzzTokens = []string{
@@ -138,13 +152,14 @@ func (h *fuzzHarness) client() *Client {
 // an argument names it, since writing it costs more than most commands.
 func (h *fuzzHarness) seed(t *testing.T, big bool) {
 	t.Helper()
-	if err := h.reset(big); err != nil {
+	if err := h.reset(big, metadata.DefaultNamespace); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// reset is seed, returning what went wrong.
-func (h *fuzzHarness) reset(big bool) error {
+// reset is seed, into namespace ns, returning what went wrong.
+func (h *fuzzHarness) reset(big bool, ns string) error {
+	h.setup.Namespace = ns
 	cmds := [][]string{
 		{"client", "unpause"},
 		{"flushall"},
@@ -200,7 +215,7 @@ func (h *fuzzHarness) pick(name string) *Command {
 	return h.cmds[int(sum.Sum32()%uint32(len(h.cmds)))]
 }
 
-func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) {
+func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) {
 	cmd := h.pick(name)
 	call := append([][]byte{[]byte(cmd.Name)}, rest...)
 	if why := fuzzSkip(cmd, call); why != "" {
@@ -212,8 +227,13 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 	}
 	cl := h.client()
 	defer h.env.Disconnected(cl)
-	if resp3 {
+	if mode&fuzzRESP3 != 0 {
 		cl.setProtocol(3)
+	}
+	ns := metadata.DefaultNamespace
+	if mode&fuzzTenant != 0 {
+		// As AUTH with the namespace's token leaves it.
+		ns, cl.Namespace, cl.Admin = fuzzNamespace, fuzzNamespace, false
 	}
 	var sent []byte
 	spilled, failed := 0, false
@@ -231,7 +251,7 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 		return nil
 	})
 	calls := [][][]byte{call}
-	if blocksForEver[cmd.Name] {
+	if blocksForEver[cmd.Name] || mode&fuzzInMulti != 0 {
 		calls = [][][]byte{args("multi"), call, args("exec")}
 	}
 	// The whole input, seeding included, must end in time.
@@ -239,7 +259,7 @@ func (h *fuzzHarness) run(t *testing.T, resp3 bool, name string, rest [][]byte) 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if seeding = h.reset(big); seeding != nil {
+		if seeding = h.reset(big, ns); seeding != nil {
 			return
 		}
 		h.logs.take()
