@@ -143,6 +143,12 @@ func (e *Env) run(ctx *Ctx) {
 		call(ctx)
 		return
 	}
+	// As Kvrocks, past max-db-size only writes that remove data run; in
+	// a transaction, each queued write is refused on its own.
+	if ctx.cmd.Flags&NoDBSizeCheck == 0 && e.Storage.DBSizeLimitReached() {
+		ctx.ErrorString("ERR write command not allowed when reached max-db-size.")
+		return
+	}
 	ns := ctx.Client.Namespace
 	keys := ctx.cmd.keys(ctx.Args)
 	body := func(g *storage.Group) {

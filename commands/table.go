@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"sort"
 	"strings"
 )
@@ -10,18 +11,27 @@ type Flag uint32
 
 // Command flags.
 const (
-	Write        Flag = 1 << iota // modifies data: its keys are locked while it runs
-	ReadOnly                      // reads data only
-	Admin                         // refused to namespace (non-admin) users
-	NoAuth                        // allowed before AUTH
-	Fast                          // O(1) or O(log n); reported by COMMAND
-	NoMulti                       // not allowed inside MULTI
-	Loading                       // allowed while loading
-	Exclusive                     // runs alone: no other command runs meanwhile
-	LocksItself                   // a write that locks its keys itself (keys of several namespaces)
-	TxControl                     // runs at once inside MULTI instead of being queued
-	SubscriberOK                  // allowed to a RESP2 client with subscriptions
+	Write         Flag = 1 << iota // modifies data: its keys are locked while it runs
+	ReadOnly                       // reads data only
+	Admin                          // refused to namespace (non-admin) users
+	NoAuth                         // allowed before AUTH
+	Fast                           // O(1) or O(log n); reported by COMMAND
+	NoMulti                        // not allowed inside MULTI
+	Loading                        // allowed while loading
+	Exclusive                      // runs alone: no other command runs meanwhile
+	LocksItself                    // a write that locks its keys itself (keys of several namespaces)
+	TxControl                      // runs at once inside MULTI instead of being queued
+	SubscriberOK                   // allowed to a RESP2 client with subscriptions
+	NoDBSizeCheck                  // a write that only removes data: runs past max-db-size
 )
+
+// freesSpace are the writes Kvrocks lets run once max-db-size is reached
+// (its no-dbsize-check flag); register gives them NoDBSizeCheck.
+var freesSpace = map[string]bool{
+	"del": true, "unlink": true, "getdel": true, "hdel": true, "srem": true, "zrem": true,
+	"zremrangebyscore": true, "zremrangebyrank": true, "zremrangebylex": true, "lrem": true,
+	"ltrim": true, "xdel": true, "xtrim": true, "xack": true, "flushdb": true, "flushall": true,
+}
 
 var flagNames = []struct {
 	f    Flag
@@ -68,15 +78,40 @@ func register(cmds ...*Command) {
 		if c.Step == 0 && c.FirstKey > 0 {
 			c.Step = 1
 		}
+		if freesSpace[c.Name] {
+			c.Flags |= NoDBSizeCheck
+		}
 		table.byName[c.Name] = c
 	}
+}
+
+// Rename applies rename-command at start, before any command runs: each
+// (old, new) pair makes command old answer to new only, or to nothing when
+// new is empty. The command keeps its own name in replies and statistics,
+// as in Kvrocks. The pairs were checked when the config was loaded.
+func Rename(pairs [][2]string) error {
+	for _, p := range pairs {
+		cmd, ok := table.byName[p[0]]
+		if !ok {
+			return errors.New("rename-command: no such command: " + p[0])
+		}
+		if _, taken := table.byName[p[1]]; taken {
+			return errors.New("rename-command: the command name is taken: " + p[1])
+		}
+		delete(table.byName, p[0])
+		if p[1] != "" {
+			table.byName[p[1]] = cmd
+		}
+	}
+	return nil
 }
 
 // lookup finds a command by its name in any case without allocating.
 func lookup(name []byte) *Command {
 	var buf [32]byte
 	if len(name) > len(buf) {
-		return nil
+		// Only a rename-command name can be this long.
+		return table.byName[strings.ToLower(string(name))]
 	}
 	for i, c := range name {
 		if c >= 'A' && c <= 'Z' {

@@ -24,6 +24,7 @@ func (c *Config) addClientLimits() {
 	l.QueryBufferLimit.min, l.QueryBufferLimit.max = 1<<20, math.MaxInt64
 	c.add("client-query-buffer-limit", &l.QueryBufferLimit, "1073741824", basalt,
 		"close a client whose unfinished request holds more than this many bytes")
+	l.MaxMemoryClients.of = &c.Redis.MaxMemory
 	c.add("maxmemory-clients", &l.MaxMemoryClients, "0", basalt,
 		"close the client that would make all clients' request buffers pass this many bytes (0: no limit; N% of maxmemory, which is 0)")
 	c.add("client-output-buffer-limit", &l.OutputBuffer, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", basalt,
@@ -65,8 +66,11 @@ func parseMemory(s string) (int64, bool) {
 	if !ok || digits == "" {
 		return 0, false
 	}
+	if strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
 	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64/mult {
+	if err != nil || n > math.MaxInt64/mult {
 		return 0, false
 	}
 	return n * mult, true
@@ -74,15 +78,20 @@ func parseMemory(s string) (int64, bool) {
 
 // MemoryOrPct is a byte count, or a percentage of maxmemory ("10%").
 type MemoryOrPct struct {
-	v atomic.Pointer[string]
+	v  atomic.Pointer[string]
+	of *RedisInt // maxmemory
 }
 
-// Get returns the limit in bytes: a percentage is of maxmemory, which
-// Basalt reports as 0, so it means no limit.
+// Get returns the limit in bytes: a percentage is of maxmemory, so with
+// maxmemory 0 (the default) it means no limit.
 func (m *MemoryOrPct) Get() int64 {
 	s := m.String()
-	if strings.HasSuffix(s, "%") {
-		return 0
+	if pct, ok := strings.CutSuffix(s, "%"); ok {
+		n, _ := strconv.ParseInt(pct, 10, 64)
+		if m.of == nil {
+			return 0
+		}
+		return int64(float64(m.of.Get()) * float64(n) / 100)
 	}
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n

@@ -62,8 +62,14 @@ type Config struct {
 	SlowlogMaxLen           Int
 	RESP3Enabled            Bool
 	ReplNamespaceEnabled    Bool
-	// MaxDBSize is in GB; 0 means no limit. Not enforced yet.
-	MaxDBSize Int
+	// MaxDBSize is in GB; 0 means no limit.
+	MaxDBSize        Int
+	UnixSocket       Text
+	UnixSocketPerm   Int
+	LogRetentionDays Int
+	// RenameCommand holds the rename-command lines, "OLD NEW" each (NEW
+	// `""` disables OLD).
+	RenameCommand MultiText
 
 	CompactCron                   Cron
 	CompactionCheckerCron         Cron
@@ -73,6 +79,7 @@ type Config struct {
 
 	RocksDB      RocksDB
 	ClientLimits ClientLimits
+	Redis        RedisKeys
 
 	options []*option
 	byName  map[string]*option
@@ -83,35 +90,57 @@ type Config struct {
 		lines      []string          // the file as read, for REWRITE
 		namespaces map[string]string // namespace name -> token
 		watchers   map[string][]func()
+		hooks      map[string][]*hook
 	}
-	// Warnings lists the settings that were given a value Basalt does not
-	// act on yet, for the start-up log.
+	// setMu lets one Set run at a time.
+	setMu sync.Mutex
+	// Warnings lists, for the start-up output, the keys nobody knows and
+	// the settings that were given a value Basalt does not act on yet.
 	Warnings []string
 }
 
 // RocksDB holds the rocksdb.* settings Basalt uses.
 type RocksDB struct {
-	BlockCacheSize          Int
-	WriteBufferSize         Int
-	MaxWriteBufferNumber    Int
-	TargetFileSizeBase      Int
-	MaxOpenFiles            Int
-	MaxBackgroundJobs       Int
-	MaxSubcompactions       Int
-	Compression             Enum
-	BlockSize               Int
-	CacheIndexAndFilter     Bool
-	Level0CompactionTrigger Int
-	Level0SlowdownTrigger   Int
-	Level0StopTrigger       Int
-	MaxTotalWALSize         Int
-	WALTTLSeconds           Int
-	WALSizeLimitMB          Int
-	DisableAutoCompactions  Bool
-	EnablePipelinedWrite    Bool
-	StatsDumpPeriodSec      Int
-	WriteSync               Bool
-	DisableWAL              Bool
+	BlockCacheSize                   Int
+	SubkeyBlockCacheSize             Int
+	MetadataBlockCacheSize           Int
+	RowCacheSize                     Int
+	WriteBufferSize                  Int
+	MaxWriteBufferNumber             Int
+	TargetFileSizeBase               Int
+	MaxOpenFiles                     Int
+	MaxBackgroundJobs                Int
+	MaxBackgroundCompactions         Int
+	MaxBackgroundFlushes             Int
+	MaxSubcompactions                Int
+	DelayedWriteRate                 Int
+	CompactionReadaheadSize          Int
+	Compression                      Enum
+	CompressionLevel                 Int
+	CompressionStartLevel            Int
+	WALCompression                   Enum
+	BlockSize                        Int
+	CacheIndexAndFilter              Bool
+	Level0CompactionTrigger          Int
+	Level0SlowdownTrigger            Int
+	Level0StopTrigger                Int
+	MaxTotalWALSize                  Int
+	WALTTLSeconds                    Int
+	WALSizeLimitMB                   Int
+	DisableAutoCompactions           Bool
+	EnablePipelinedWrite             Bool
+	StatsDumpPeriodSec               Int
+	EnableBlobFiles                  Bool
+	MinBlobSize                      Int
+	BlobFileSize                     Int
+	EnableBlobGC                     Bool
+	BlobGCAgeCutoff                  Int
+	LevelCompactionDynamicLevelBytes Bool
+	MaxBytesForLevelBase             Int
+	MaxBytesForLevelMultiplier       Int
+	AvoidUnnecessaryBlockingIO       Bool
+	WriteSync                        Bool
+	DisableWAL                       Bool
 }
 
 // option is one row of the table that drives parsing, CONFIG, --help and
@@ -129,6 +158,17 @@ type option struct {
 	onSet    func() error
 	explicit bool   // set by the file or the command line
 	derived  string // the default derived from dir, when there is one
+	// aliasOf is the option this one is another name of (Redis's old
+	// names): both share one value.
+	aliasOf *option
+}
+
+// canonical returns the option an alias stands for, or o.
+func (o *option) canonical() *option {
+	if o.aliasOf != nil {
+		return o.aliasOf
+	}
+	return o
 }
 
 // New returns a Config holding the built-in defaults.
@@ -136,8 +176,12 @@ func New() *Config {
 	c := &Config{byName: map[string]*option{}}
 	c.mu.namespaces = map[string]string{}
 	c.mu.watchers = map[string][]func(){}
+	c.mu.hooks = map[string][]*hook{}
 	c.addOptions()
 	for _, o := range c.options {
+		if o.aliasOf != nil {
+			continue
+		}
 		if err := o.value.set(o.def); err != nil {
 			panic(fmt.Sprintf("config: bad default for %s: %v", o.name, err))
 		}
@@ -152,8 +196,17 @@ func (c *Config) add(name string, v value, def string, flags optionFlag, help st
 	c.byName[name] = o
 }
 
+// alias adds name as another name of option of, as Redis's old names.
+func (c *Config) alias(name, of string) {
+	target := c.byName[of]
+	o := &option{name: name, value: target.value, def: target.def, flags: target.flags, help: "alias of " + of, aliasOf: target}
+	c.options = append(c.options, o)
+	c.byName[name] = o
+}
+
 // derive fills the settings whose default depends on dir, as Kvrocks does
-// at the end of loading: pidfile and backup-dir, unless they were set.
+// at the end of loading: pidfile and backup-dir unless they were set, and
+// log-dir when it is empty.
 func (c *Config) derive() {
 	dir := strings.TrimSuffix(c.Dir.Get(), "/")
 	for name, file := range map[string]string{"pidfile": "kvrocks.pid", "backup-dir": "backup"} {
@@ -162,11 +215,17 @@ func (c *Config) derive() {
 			o.value.set(o.derived)
 		}
 	}
+	if o := c.byName["log-dir"]; o.value.String() == "" || (!o.explicit && o.value.String() == o.derived) {
+		o.derived = c.Dir.Get()
+		o.value.set(o.derived)
+	}
 }
 
 // Load reads the config file at path ("" for none, "-" for standard input)
 // over the defaults, then applies overrides (from --key value flags) in
-// order, then checks the combination.
+// order, then checks the combination. Unknown keys, in the file or among
+// the overrides, are warnings (Warnings), as in Kvrocks; a bad value of a
+// known key is an error naming the key, and the line.
 func Load(path string, overrides [][2]string) (*Config, error) {
 	c := New()
 	if path != "" {
@@ -189,7 +248,9 @@ func Load(path string, overrides [][2]string) (*Config, error) {
 		}
 	}
 	for _, kv := range overrides {
-		if err := c.apply(kv[0], kv[1]); err != nil {
+		if err := c.apply(kv[0], kv[1]); errors.Is(err, errUnknownKey) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("'--%s' on the command line is not a valid configuration key", strings.ToLower(kv[0])))
+		} else if err != nil {
 			return nil, fmt.Errorf("config: command line --%s: %w", kv[0], err)
 		}
 	}
@@ -241,6 +302,9 @@ func (c *Config) apply(key, val string) error {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' is accepted for Kvrocks compatibility but has no effect yet", key))
 			return nil
 		}
+		if redisFileOnlyKeys[key] {
+			return nil // Redis 7 reads and ignores these too
+		}
 		return fmt.Errorf("key '%s': %w", key, errUnknownKey)
 	}
 	if err := o.value.set(val); err != nil {
@@ -252,7 +316,10 @@ func (c *Config) apply(key, val string) error {
 		}
 	}
 	o.explicit = true
-	if o.flags&noEffect != 0 && o.value.String() != o.def {
+	switch {
+	case o.flags&replication != 0 && o.value.String() != "":
+		c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' has no effect: Basalt has no replication yet, so this server is no replica and connects to no master", key))
+	case o.flags&noEffect != 0 && o.value.String() != o.def:
 		c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' is accepted for Kvrocks compatibility but has no effect yet", key))
 	}
 	return nil
@@ -283,8 +350,11 @@ func (c *Config) check() error {
 			}
 		}
 	}
-	if c.ClusterEnabled.Get() && strings.TrimSpace(c.Bind.Get()) == "" {
-		return errors.New("config: cluster mode needs a TCP bind address")
+	if c.ClusterEnabled.Get() && len(c.BindAddrs()) == 0 {
+		return errors.New("config: node is in cluster mode, but TCP listen address wasn't specified via configuration file")
+	}
+	if err := checkRenames(c.RenameCommand.Entries()); err != nil {
+		return fmt.Errorf("config: rename-command is invalid: %w", err)
 	}
 	return nil
 }
@@ -296,8 +366,16 @@ func (c *Config) Path() string {
 	return c.mu.path
 }
 
-// BindAddrs returns the listen addresses of bind.
-func (c *Config) BindAddrs() []string { return strings.Fields(c.Bind.Get()) }
+// BindAddrs returns the TCP addresses to listen on: those of bind, or
+// 127.0.0.1 when bind is empty and there is no unixsocket (Kvrocks's
+// rule).
+func (c *Config) BindAddrs() []string {
+	addrs := strings.Fields(c.Bind.Get())
+	if len(addrs) == 0 && c.UnixSocket.Get() == "" {
+		addrs = []string{"127.0.0.1"}
+	}
+	return addrs
+}
 
 // SetNamespace sets the token of namespace name, in memory; Rewrite writes
 // it to the file.
@@ -326,23 +404,32 @@ func (c *Config) Namespaces() map[string]string {
 }
 
 // Get returns the name and value of every option matching the glob pattern
-// (case-insensitive), sorted by name.
+// (case-insensitive), sorted by name. rename-command gives one pair per
+// line, as in Kvrocks.
 func (c *Config) Get(pattern string) [][2]string {
 	var out [][2]string
 	for _, o := range c.options {
-		if glob.Match([]byte(pattern), []byte(o.name), true) {
-			out = append(out, [2]string{o.name, o.value.String()})
+		if !glob.Match([]byte(pattern), []byte(o.name), true) {
+			continue
 		}
+		if m, ok := o.value.(*MultiText); ok {
+			for _, v := range m.Entries() {
+				out = append(out, [2]string{o.name, v})
+			}
+			continue
+		}
+		out = append(out, [2]string{o.name, o.value.String()})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	sort.SliceStable(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }
 
 // Set changes an option while the server runs, as Kvrocks's CONFIG SET
-// does: the validator first, then the value, then the change's own check,
-// which restores the old value when it fails; then the watchers run.
-// Unknown and read-only keys give ErrUnknownOption and ErrReadOnly, bad
-// values a *SetError.
+// does: the validator first, then the value, then the change's own check
+// and the hooks that apply it, which restore the old value when they fail;
+// then the watchers run. Unknown and read-only keys give ErrUnknownOption
+// and ErrReadOnly, bad values a *SetError. One Set runs at a time, as
+// Kvrocks runs CONFIG SET alone.
 func (c *Config) Set(key, val string) error {
 	o, ok := c.byName[strings.ToLower(key)]
 	if !ok {
@@ -351,6 +438,9 @@ func (c *Config) Set(key, val string) error {
 	if o.flags&ro != 0 {
 		return fmt.Errorf("%w: %s", ErrReadOnly, o.name)
 	}
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+	o = o.canonical()
 	if o.validate != nil {
 		if err := o.validate(val); err != nil {
 			return &SetError{"invalid value: " + err.Error()}
@@ -360,17 +450,28 @@ func (c *Config) Set(key, val string) error {
 	if err := o.value.set(val); err != nil {
 		return &SetError{"failed to set new value: " + err.Error()}
 	}
+	var hooks []func() error
 	if o.onSet != nil {
-		if err := o.onSet(); err != nil {
+		hooks = append(hooks, o.onSet)
+	}
+	c.mu.Lock()
+	for _, h := range c.mu.hooks[o.name] {
+		hooks = append(hooks, h.fn)
+	}
+	watchers := c.mu.watchers[o.name]
+	c.mu.Unlock()
+	for i, fn := range hooks {
+		if err := fn(); err != nil {
 			if rollback := o.value.set(old); rollback != nil {
 				return &SetError{"failed to rollback the value: " + rollback.Error()}
+			}
+			// The hooks that took the new value take the old one again.
+			for _, undo := range hooks[:i] {
+				undo()
 			}
 			return &SetError{err.Error()}
 		}
 	}
-	c.mu.Lock()
-	watchers := c.mu.watchers[o.name]
-	c.mu.Unlock()
 	for _, fn := range watchers {
 		fn()
 	}
@@ -384,6 +485,31 @@ func (c *Config) Watch(name string, fn func()) {
 	c.mu.watchers[name] = append(c.mu.watchers[name], fn)
 }
 
+// Hook registers fn to apply a change of the option while the server runs,
+// as Kvrocks's callbacks do: Set runs it once the new value is stored, and
+// when it fails, restores the old value and replies with its error text.
+// The returned function removes the hook.
+func (c *Config) Hook(name string, fn func() error) (remove func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := &hook{fn}
+	c.mu.hooks[name] = append(c.mu.hooks[name], h)
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		hooks := c.mu.hooks[name]
+		for i, other := range hooks {
+			if other == h {
+				c.mu.hooks[name] = append(hooks[:i:i], hooks[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// hook is a function Hook registered; its address identifies it.
+type hook struct{ fn func() error }
+
 // Option describes a setting for --help and documentation. NoEffect
 // settings are accepted and reported but Basalt does not act on them yet.
 type Option struct {
@@ -395,7 +521,7 @@ type Option struct {
 func (c *Config) Options() []Option {
 	out := make([]Option, len(c.options))
 	for i, o := range c.options {
-		out[i] = Option{Name: o.name, Default: o.def, Help: o.help, ReadOnly: o.flags&ro != 0, NoEffect: o.flags&noEffect != 0}
+		out[i] = Option{Name: o.name, Default: o.def, Help: o.help, ReadOnly: o.flags&ro != 0, NoEffect: o.flags&(noEffect|replication|redis) != 0}
 	}
 	return out
 }

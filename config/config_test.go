@@ -75,7 +75,7 @@ func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 			t.Errorf("Load(%q) error = %v, want it to contain %q", content, err, want)
 		}
 	}
-	if _, err := Load("", [][2]string{{"nope", "1"}}); err == nil || !strings.Contains(err.Error(), "--nope") {
+	if _, err := Load("", [][2]string{{"port", "x"}}); err == nil || !strings.Contains(err.Error(), "--port: key 'port': not started as an integer") {
 		t.Errorf("bad override error = %v", err)
 	}
 }
@@ -90,15 +90,42 @@ func TestUnknownKeyWarns(t *testing.T) {
 	if c.Port.Get() != 7001 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "'foo' at line 2 of ") {
 		t.Fatalf("port %d, warnings %q", c.Port.Get(), c.Warnings)
 	}
-}
-
-func TestKnownKvrocksKeysWarn(t *testing.T) {
-	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.row_cache_size 10\nrocksdb.block_cache_type lru\n"), nil)
+	// On the command line too (Kvrocks: "at line -1").
+	c, err = Load("", [][2]string{{"Bogus-Key", "1"}, {"port", "7002"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "bgsave-cron") {
+	if c.Port.Get() != 7002 || len(c.Warnings) != 1 || c.Warnings[0] != "'--bogus-key' on the command line is not a valid configuration key" {
+		t.Fatalf("port %d, warnings %q", c.Port.Get(), c.Warnings)
+	}
+	// Redis's deprecated keys are read and ignored silently, as Redis does.
+	c, err = Load(writeFile(t, "list-max-ziplist-entries 512\nlua-replicate-commands yes\n"), nil)
+	if err != nil || len(c.Warnings) != 0 {
+		t.Fatalf("Redis's deprecated keys: %v, warnings %q", err, c.Warnings)
+	}
+}
+
+func TestKnownKvrocksKeysWarn(t *testing.T) {
+	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.rate_limiter_auto_tuned no\nrocksdb.block_cache_type lru\nrocksdb.row_cache_size 10\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "bgsave-cron") || !strings.Contains(c.Warnings[1], "rate_limiter_auto_tuned") {
 		t.Fatalf("warnings = %v", c.Warnings)
+	}
+	// Until Basalt replicates, the replication keys say they do nothing,
+	// whatever their value.
+	c, err = Load(writeFile(t, "slaveof 10.0.0.1 6666\nmasterauth pw\nslave-read-only yes\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 3 {
+		t.Fatalf("warnings = %v", c.Warnings)
+	}
+	for i, key := range []string{"slaveof", "masterauth", "slave-read-only"} {
+		if !strings.Contains(c.Warnings[i], "'"+key+"' has no effect: Basalt has no replication yet") {
+			t.Errorf("warning %d = %q", i, c.Warnings[i])
+		}
 	}
 }
 
@@ -108,7 +135,8 @@ func TestGetSet(t *testing.T) {
 	if len(got) != 1 || got[0] != [2]string{"maxclients", "10240"} {
 		t.Fatalf("Get(maxc*) = %v", got)
 	}
-	if len(c.Get("*")) != len(c.options) {
+	// Every option but rename-command, which has no line.
+	if len(c.Get("*")) != len(c.options)-1 {
 		t.Fatal("Get(*) must list every option")
 	}
 	called := 0
@@ -298,5 +326,131 @@ func TestDerivedDefaults(t *testing.T) {
 	c, err = Load("", [][2]string{{"dir", "/srv/b"}, {"pidfile", "/run/x.pid"}})
 	if err != nil || c.Pidfile.Get() != "/run/x.pid" {
 		t.Fatalf("explicit pidfile: %v %q", err, c.Pidfile.Get())
+	}
+	// log-dir empty is dir, as Kvrocks shows it.
+	if c.LogDir.Get() != "/srv/b" {
+		t.Fatalf("log-dir = %q, want dir", c.LogDir.Get())
+	}
+	c, err = Load("", [][2]string{{"dir", "/srv/b"}, {"log-dir", "stdout"}})
+	if err != nil || c.LogDir.Get() != "stdout" {
+		t.Fatalf("log-dir stdout: %v %q", err, c.LogDir.Get())
+	}
+}
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestRenameCommand checks rename-command lines as Kvrocks does, in order,
+// with its texts, and lists them as CONFIG GET does.
+func TestRenameCommand(t *testing.T) {
+	defer func(old func(string) bool) { CommandExists = old }(CommandExists)
+	table := map[string]bool{"keys": true, "get": true, "set": true, "flushall": true}
+	CommandExists = func(name string) bool { return table[name] }
+	c, err := Load(writeFile(t, "rename-command KEYS \"\"\nrename-command FLUSHALL  myflush\nrename-command myflush flush2\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"keys", ""}, {"flushall", "myflush"}, {"myflush", "flush2"}}
+	if got := c.Renames(); len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("Renames = %v", got)
+	}
+	if got := c.Get("rename-command"); len(got) != 3 || got[1] != [2]string{"rename-command", "FLUSHALL  myflush"} {
+		t.Fatalf("CONFIG GET rename-command = %v", got)
+	}
+	if err := c.Set("rename-command", "GET x"); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("CONFIG SET rename-command = %v", err)
+	}
+	for lines, msg := range map[string]string{
+		"rename-command KEYS\n":                             "Invalid rename-command format",
+		"rename-command nosuch x\n":                         "No such command in rename-command",
+		"rename-command KEYS GET\n":                         "Target command name already exists",
+		"rename-command KEYS keys\n":                        "Target command name already exists",
+		"rename-command KEYS \"\"\nrename-command keys x\n": "No such command in rename-command",
+		"rename-command KEYS k2\nrename-command get k2\n":   "Target command name already exists",
+	} {
+		_, err := Load(writeFile(t, lines), nil)
+		if err == nil || !strings.Contains(err.Error(), "rename-command is invalid: "+msg) {
+			t.Errorf("%q: %v, want %q", lines, err, msg)
+		}
+	}
+	// Given on the command line too.
+	c, err = Load("", [][2]string{{"rename-command", "get g2"}, {"rename-command", "set \"\""}})
+	if err != nil || len(c.Renames()) != 2 {
+		t.Fatalf("command line renames: %v %v", err, c.Renames())
+	}
+}
+
+// TestHook: a hook runs after the value is stored, and its failure
+// restores the old value, reruns the hooks before it and is the error
+// text; a removed hook no longer runs.
+func TestHook(t *testing.T) {
+	c := New()
+	var seen []int64
+	c.Hook("timeout", func() error {
+		seen = append(seen, c.Timeout.Get())
+		return nil
+	})
+	remove := c.Hook("timeout", func() error {
+		if c.Timeout.Get() == 13 {
+			return errors.New("Invalid argument: unlucky")
+		}
+		return nil
+	})
+	var setErr *SetError
+	if err := c.Set("timeout", "13"); !errors.As(err, &setErr) || setErr.Text != "Invalid argument: unlucky" || c.Timeout.Get() != 0 {
+		t.Fatalf("failing hook: %v, timeout %d", err, c.Timeout.Get())
+	}
+	if len(seen) != 2 || seen[0] != 13 || seen[1] != 0 {
+		t.Fatalf("the first hook saw %v, want the new value then the old one", seen)
+	}
+	remove()
+	if err := c.Set("timeout", "13"); err != nil || c.Timeout.Get() != 13 {
+		t.Fatalf("after removing the hook: %v, timeout %d", err, c.Timeout.Get())
+	}
+}
+
+// TestListenAddresses: bind empty means 127.0.0.1 unless there is a unix
+// socket; cluster mode needs a TCP address.
+func TestListenAddresses(t *testing.T) {
+	c, err := Load("", [][2]string{{"bind", "10.0.0.1 ::1"}})
+	if err != nil || len(c.BindAddrs()) != 2 {
+		t.Fatalf("bind list: %v %v", err, c.BindAddrs())
+	}
+	c, err = Load("", [][2]string{{"unixsocket", "/tmp/b.sock"}, {"unixsocketperm", "700"}})
+	if err != nil || len(c.BindAddrs()) != 0 || c.UnixSocketPerm.Get() != 0o700 || c.Get("unixsocketperm")[0][1] != "700" {
+		t.Fatalf("unix socket only: %v %v %o", err, c.BindAddrs(), c.UnixSocketPerm.Get())
+	}
+	if _, err := Load("", [][2]string{{"unixsocket", "/tmp/b.sock"}, {"cluster-enabled", "yes"}}); err == nil || !strings.Contains(err.Error(), "TCP listen address wasn't specified") {
+		t.Fatalf("cluster on a unix socket only: %v", err)
+	}
+	if c, err := Load("", [][2]string{{"cluster-enabled", "yes"}}); err != nil || c.BindAddrs()[0] != "127.0.0.1" {
+		t.Fatalf("cluster with bind empty: %v", err)
+	}
+}
+
+// TestRewriteKeepsOtherLines: unknown keys and rename-command lines stay
+// as they are.
+func TestRewriteKeepsOtherLines(t *testing.T) {
+	defer func(old func(string) bool) { CommandExists = old }(CommandExists)
+	CommandExists = func(name string) bool { return name == "keys" }
+	path := writeFile(t, "no-such-key 1\nrename-command KEYS  \"\"\ntimeout 1\n")
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("timeout", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Rewrite(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(must(readFile(path))); got != "no-such-key 1\nrename-command KEYS  \"\"\ntimeout 2\n" {
+		t.Fatalf("rewritten:\n%s", got)
 	}
 }

@@ -3,11 +3,9 @@ package config
 import "strings"
 
 // kvrocksKeys are settings Kvrocks reads that are not in the option table:
-// rename-command (not implemented yet), the TLS keys of OpenSSL builds, and
-// keys of other Kvrocks versions. A file may set them; Basalt warns that
-// they have no effect.
+// the TLS keys of OpenSSL builds and keys of other Kvrocks versions. A file
+// may set them; Basalt warns that they have no effect.
 var kvrocksKeys = map[string]bool{
-	"rename-command":            true,
 	"rocksdb.dump_malloc_stats": true, "rocksdb.partition_filters": true,
 	"rocksdb.periodic_compaction_seconds": true,
 }

@@ -42,16 +42,26 @@ func (c *Config) Rewrite() error {
 			out = append(out, line)
 			continue
 		}
-		if seen[o.name] {
+		// As Kvrocks: rename-command lines stay as they are.
+		if _, multi := o.value.(*MultiText); multi {
+			out = append(out, line)
 			continue
 		}
-		seen[o.name] = true
+		// An old name (an alias) keeps its name.
+		canonical := o.canonical()
+		if seen[canonical.name] {
+			continue
+		}
+		seen[canonical.name] = true
 		out = append(out, o.name+" "+quote(o.value.String()))
 	}
 	// As Kvrocks: what the file lacks, in key order, unless it is the
 	// default (or derived from dir) or empty.
 	var missing []string
 	for _, o := range c.options {
+		if _, multi := o.value.(*MultiText); multi || o.aliasOf != nil {
+			continue
+		}
 		v := o.value.String()
 		if !seen[o.name] && v != "" && v != o.def && (o.derived == "" || v != o.derived) {
 			missing = append(missing, o.name+" "+quote(v))

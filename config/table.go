@@ -31,9 +31,11 @@ func (i *Int) bounds(min, max int64, kind ...intKind) *Int {
 type optionFlag uint8
 
 const (
-	ro       optionFlag = 1 << iota // refused by CONFIG SET
-	noEffect                        // accepted and reported, no effect yet
-	basalt                          // Basalt's own key, unknown to Kvrocks
+	ro          optionFlag = 1 << iota // refused by CONFIG SET
+	noEffect                           // accepted and reported, no effect yet
+	basalt                             // Basalt's own key, unknown to Kvrocks
+	redis                              // Redis 7's key, unknown to Kvrocks
+	replication                        // a replication key: no effect until Basalt replicates
 )
 
 func (c *Config) addOptions() {
@@ -49,15 +51,15 @@ func (c *Config) addOptions() {
 
 	// Network and process.
 	c.add("daemonize", boolean(), "no", ro|noEffect, "fork into the background (Basalt stays in the foreground)")
-	c.add("bind", &c.Bind, "127.0.0.1", ro, "space-separated addresses to listen on")
+	c.add("bind", &c.Bind, "", ro, "space-separated addresses to listen on (empty: 127.0.0.1, unless unixsocket is set)")
 	c.add("port", c.Port.bounds(1, 65535, kindUint32), "6666", ro, "TCP port")
 	c.add("socket-fd", integer(-1, 65536), "-1", ro|noEffect, "listen on this inherited socket instead of binding")
-	c.add("workers", c.Workers.bounds(1, 256), "8", ro, "worker threads: the Go scheduler runs at most min(workers, CPUs) at once")
+	c.add("workers", c.Workers.bounds(1, 256), "8", 0, "worker threads: the Go scheduler runs at most min(workers, CPUs) at once")
 	c.add("timeout", c.Timeout.bounds(0, intMax), "0", 0, "close a client idle for this many seconds (0: never)")
 	c.add("tcp-backlog", integer(0, intMax), "511", ro|noEffect, "listen() backlog")
 	c.add("maxclients", c.MaxClients.bounds(0, intMax), "10240", 0, "maximum simultaneous client connections")
-	c.add("unixsocket", text(), "", ro|noEffect, "also listen on this unix socket")
-	c.add("unixsocketperm", integer(1, intMax, kindOctal), "777", ro|noEffect, "permissions of the unix socket, octal")
+	c.add("unixsocket", &c.UnixSocket, "", ro, "also listen on this unix socket (a stale socket file there is replaced)")
+	c.add("unixsocketperm", c.UnixSocketPerm.bounds(1, intMax, kindOctal), "777", ro, "permissions of the unix socket, octal")
 	c.add("supervised", enum("no", "auto", "upstart", "systemd"), "no", ro|noEffect, "tell upstart or systemd about readiness")
 	c.add("proto-max-bulk-len", &c.ProtoMaxBulkLen, "536870912", 0, "largest bulk string a client may send, in bytes (a K, M, G, T or P suffix multiplies by 1024^n)")
 	c.ProtoMaxBulkLen.min, c.ProtoMaxBulkLen.max = 1<<20, math.MaxUint64
@@ -69,38 +71,38 @@ func (c *Config) addOptions() {
 	// Security and namespaces.
 	c.add("requirepass", &c.RequirePass, "", 0, "admin password; clients must AUTH with it (empty: no password)")
 	c.byName["requirepass"].validate = c.checkRequirePass
-	c.add("masterauth", &c.MasterAuth, "", noEffect, "password a replica sends to its master")
+	c.add("masterauth", &c.MasterAuth, "", replication, "password a replica sends to its master")
 	c.byName["masterauth"].validate = func(v string) error {
 		if c.isNamespaceToken(v) {
 			return errors.New("masterauth is duplicated with namespace tokens")
 		}
 		return nil
 	}
-	c.add("repl-namespace-enabled", &c.ReplNamespaceEnabled, "no", ro, "keep namespace tokens in the database (replicated) instead of the config file")
+	c.add("repl-namespace-enabled", &c.ReplNamespaceEnabled, "no", 0, "keep namespace tokens in the database (replicated) instead of the config file")
 
 	// Files.
 	c.add("db-name", &c.DBName, "change.me.db", ro, "database name; replicas must have the master's")
-	c.add("dir", &c.Dir, "./data", ro, "data directory; RocksDB lives in <dir>/db")
-	c.add("backup-dir", text(), "", noEffect, "where BGSAVE writes backups (default <dir>/backup)")
-	c.add("log-dir", &c.LogDir, "stderr", ro, "directory for basalt.log, or stdout/stderr")
+	c.add("dir", &c.Dir, "/tmp/kvrocks", ro, "data directory; RocksDB lives in <dir>/db")
+	c.add("backup-dir", text(), "/tmp/kvrocks/backup", noEffect, "where BGSAVE writes backups (default <dir>/backup)")
+	c.add("log-dir", &c.LogDir, "", ro, "directory of the log files (empty: dir), or stdout or stderr")
 	c.LogLevel.allowed = []string{"info", "warning", "error", "fatal"}
 	c.add("log-level", &c.LogLevel, "info", 0, "info, warning, error or fatal")
-	c.add("log-retention-days", integer(-1, intMax), "-1", noEffect, "delete log files older than this many days (-1: never)")
+	c.add("log-retention-days", c.LogRetentionDays.bounds(-1, intMax), "-1", 0, "delete log files older than this many days (-1: never)")
 	c.byName["log-retention-days"].onSet = func() error {
 		if c.LogDir.Get() == "stdout" {
 			return errors.New("can't set the 'log-retention-days' when the log dir is stdout")
 		}
 		return nil
 	}
-	c.add("pidfile", &c.Pidfile, "", ro, "file to write the process id to (default <dir>/kvrocks.pid)")
+	c.add("pidfile", &c.Pidfile, "/tmp/kvrocks/kvrocks.pid", ro, "file to write the process id to (default <dir>/kvrocks.pid)")
 
 	// Replication (none in Basalt yet).
-	c.add("slaveof", text(), "", ro|noEffect, "replicate from <host> <port>")
+	c.add("slaveof", text(), "", ro|replication, "replicate from <host> <port>")
 	c.add("master-use-repl-port", boolean(), "no", noEffect, "connect to the master's port+1")
 	c.add("slave-serve-stale-data", boolean(), "yes", noEffect, "a replica answers while its link is down")
 	c.add("slave-empty-db-before-fullsync", boolean(), "no", noEffect, "a replica empties its database before a full sync")
 	c.add("slave-priority", integer(0, intMax), "100", noEffect, "replica priority for failover")
-	c.add("slave-read-only", boolean(), "yes", noEffect, "a replica refuses writes")
+	c.add("slave-read-only", boolean(), "yes", replication, "a replica refuses writes")
 	c.add("use-rsid-psync", boolean(), "no", ro|noEffect, "PSYNC with the replication id")
 	c.add("replica-announce-ip", text(), "", noEffect, "address a replica announces")
 	c.add("replica-announce-port", integer(0, 65535, kindUint32), "0", noEffect, "port a replica announces")
@@ -115,7 +117,7 @@ func (c *Config) addOptions() {
 	// Limits and profiling.
 	c.add("max-io-mb", integer(0, intMax), "0", noEffect, "MB/s for flushes and compactions (0: no limit)")
 	c.add("max-bitmap-to-string-mb", integer(0, intMax), "16", noEffect, "largest bitmap GET renders, MB")
-	c.add("max-db-size", c.MaxDBSize.bounds(0, intMax), "0", noEffect, "GB after which writes are refused (0: no limit)")
+	c.add("max-db-size", c.MaxDBSize.bounds(0, intMax), "0", 0, "GB of SST files (INFO used_db_size) from which writes that add data are refused (0: no limit)")
 	c.add("profiling-sample-ratio", integer(0, 100), "0", noEffect, "percent of commands PERFLOG profiles")
 	c.add("profiling-sample-record-max-len", integer(0, intMax), "256", noEffect, "PERFLOG entries kept")
 	c.add("profiling-sample-record-threshold-ms", integer(0, intMax), "100", noEffect, "PERFLOG keeps samples slower than this")
@@ -131,6 +133,7 @@ func (c *Config) addOptions() {
 	}
 	c.add("slowlog-log-slower-than", c.SlowlogLogSlowerThan.bounds(-1, intMax), "200000", 0, "log commands slower than this many µs (-1: off, 0: all)")
 	c.add("slowlog-max-len", c.SlowlogMaxLen.bounds(0, intMax), "128", 0, "slow log entries kept")
+	c.add("rename-command", &c.RenameCommand, "", ro, "rename-command OLD NEW: command OLD answers to NEW only; NEW \"\" disables OLD (once per command, file or command line)")
 	c.add("auto-resize-block-and-sst", boolean(), "yes", noEffect, "no effect in Kvrocks 2.10 either")
 	c.add("dbsize-scan-cron", &Cron{}, "", noEffect, "run DBSIZE SCAN at these times (crontab)")
 	c.byName["dbsize-scan-cron"].validate = cronCheck
@@ -160,70 +163,70 @@ func (c *Config) addOptions() {
 	c.add("force-compact-file-age", c.ForceCompactFileAge.bounds(60, math.MaxInt64, kindInt64), "172800", 0, "the checker compacts SST files older than this many seconds")
 	c.add("force-compact-file-min-deleted-percentage", c.ForceCompactFileMinDeletedPct.bounds(1, 100), "10", 0, "the checker compacts SST files with at least this share of reclaimable records")
 
-	// RocksDB. Kvrocks changes several of these live (SetOptions); Basalt
-	// reads them when it opens the database.
-	c.add("rocksdb.compression", &r.Compression, "no", ro, "SST compression from level 2 on: no, snappy, zlib, lz4 or zstd")
+	// RocksDB. The keys Kvrocks changes live are changed live here too:
+	// storage/ hooks them (Config.Hook) to RocksDB's SetOptions and
+	// SetDBOptions.
+	c.add("rocksdb.compression", &r.Compression, "no", 0, "SST compression from level compression_start_level on: no, snappy, zlib, lz4 or zstd")
 	r.Compression.allowed = []string{"no", "snappy", "zlib", "lz4", "zstd"}
-	c.add("rocksdb.compression_level", integer(intMin, intMax), "32767", ro|noEffect, "compression level (32767: the library's default)")
-	c.add("rocksdb.compression_start_level", integer(0, 6), "2", noEffect, "first compressed level (Basalt: always 2)")
+	c.add("rocksdb.compression_level", r.CompressionLevel.bounds(intMin, intMax), "32767", ro, "compression level (32767: the library's default)")
+	c.add("rocksdb.compression_start_level", r.CompressionStartLevel.bounds(0, 6), "2", 0, "first compressed level; the levels above stay uncompressed")
 	c.add("rocksdb.block_size", r.BlockSize.bounds(0, intMax), "16384", ro, "SST block size, bytes")
-	c.add("rocksdb.max_open_files", r.MaxOpenFiles.bounds(-1, intMax), "8096", ro, "open SST files kept (-1: unlimited)")
-	c.add("rocksdb.write_buffer_size", r.WriteBufferSize.bounds(0, 4096), "64", ro, "memtable size, MB")
-	c.add("rocksdb.max_write_buffer_number", r.MaxWriteBufferNumber.bounds(0, 256), "4", ro, "memtables per column family")
-	c.add("rocksdb.target_file_size_base", r.TargetFileSizeBase.bounds(1, 1024), "128", ro, "SST target size at level 1, MB")
-	c.add("rocksdb.max_background_compactions", integer(-1, 32), "2", noEffect, "background compaction threads (Basalt: see max_background_jobs)")
-	c.add("rocksdb.max_background_flushes", integer(-1, 32), "2", ro|noEffect, "background flush threads (Basalt: see max_background_jobs)")
-	c.add("rocksdb.max_subcompactions", r.MaxSubcompactions.bounds(0, 16), "2", ro, "threads one compaction job may use")
-	c.add("rocksdb.delayed_write_rate", integer(0, math.MaxInt64, kindInt64), "0", noEffect, "write rate once writes are delayed, bytes/s")
-	c.add("rocksdb.wal_compression", enum("no", "zstd"), "no", ro|noEffect, "WAL compression")
+	c.add("rocksdb.max_open_files", r.MaxOpenFiles.bounds(-1, intMax), "8096", 0, "open SST files kept (-1: unlimited)")
+	c.add("rocksdb.write_buffer_size", r.WriteBufferSize.bounds(0, 4096), "64", 0, "memtable size, MB")
+	c.add("rocksdb.max_write_buffer_number", r.MaxWriteBufferNumber.bounds(0, 256), "4", 0, "memtables per column family")
+	c.add("rocksdb.target_file_size_base", r.TargetFileSizeBase.bounds(1, 1024), "128", 0, "SST target size at level 1, MB")
+	c.add("rocksdb.max_background_compactions", r.MaxBackgroundCompactions.bounds(-1, 32), "2", 0, "background compaction threads (-1: from max_background_jobs)")
+	c.add("rocksdb.max_background_flushes", r.MaxBackgroundFlushes.bounds(-1, 32), "2", ro, "background flush threads (-1: from max_background_jobs)")
+	c.add("rocksdb.max_subcompactions", r.MaxSubcompactions.bounds(0, 16), "2", 0, "threads one compaction job may use")
+	c.add("rocksdb.delayed_write_rate", r.DelayedWriteRate.bounds(0, math.MaxInt64, kindInt64), "0", 0, "write rate once writes are delayed, bytes/s (0: RocksDB's choice)")
+	c.add("rocksdb.wal_compression", &r.WALCompression, "no", ro, "WAL compression: no or zstd")
+	r.WALCompression.allowed = []string{"no", "zstd"}
 	c.add("rocksdb.wal_ttl_seconds", r.WALTTLSeconds.bounds(0, intMax), "10800", ro, "keep archived WAL files this long (replication window)")
 	c.add("rocksdb.wal_size_limit_mb", r.WALSizeLimitMB.bounds(0, intMax), "16384", ro, "keep archived WAL files up to this size")
-	c.add("rocksdb.max_total_wal_size", r.MaxTotalWALSize.bounds(0, intMax), "512", ro, "WAL size that forces memtable flushes, MB")
-	c.add("rocksdb.disable_auto_compactions", &r.DisableAutoCompactions, "no", ro, "turn RocksDB's background compactions off")
+	c.add("rocksdb.max_total_wal_size", r.MaxTotalWALSize.bounds(0, intMax), "512", 0, "WAL size that forces memtable flushes, MB")
+	c.add("rocksdb.disable_auto_compactions", &r.DisableAutoCompactions, "no", 0, "turn RocksDB's background compactions off")
 	c.add("rocksdb.enable_pipelined_write", &r.EnablePipelinedWrite, "no", ro, "pipeline WAL and memtable writes")
-	c.add("rocksdb.stats_dump_period_sec", r.StatsDumpPeriodSec.bounds(0, intMax), "0", ro, "dump RocksDB statistics to its LOG this often (0: never)")
+	c.add("rocksdb.stats_dump_period_sec", r.StatsDumpPeriodSec.bounds(0, intMax), "0", 0, "dump RocksDB statistics to its LOG this often (0: never)")
 	c.add("rocksdb.cache_index_and_filter_blocks", &r.CacheIndexAndFilter, "yes", ro, "keep index and filter blocks in the block cache")
-	c.add("rocksdb.block_cache_size", r.BlockCacheSize.bounds(0, intMax), "4096", ro, "block cache shared by all column families, MB")
+	c.add("rocksdb.block_cache_size", r.BlockCacheSize.bounds(0, intMax), "0", ro, "block cache shared by all column families, MB (0: metadata_block_cache_size + subkey_block_cache_size)")
 	c.add("rocksdb.block_cache_type", enum("lru", "hcc"), "lru", ro|noEffect, "block cache kind (Basalt: LRU)")
-	c.add("rocksdb.subkey_block_cache_size", integer(0, intMax), "2048", ro|noEffect, "Kvrocks: subkey block cache, MB, when block_cache_size is 0")
-	c.add("rocksdb.metadata_block_cache_size", integer(0, intMax), "2048", ro|noEffect, "Kvrocks: metadata block cache, MB, when block_cache_size is 0")
+	c.add("rocksdb.subkey_block_cache_size", r.SubkeyBlockCacheSize.bounds(0, intMax), "2048", ro, "with block_cache_size 0: MB of block cache counted for subkeys")
+	c.add("rocksdb.metadata_block_cache_size", r.MetadataBlockCacheSize.bounds(0, intMax), "2048", ro, "with block_cache_size 0: MB of block cache counted for metadata")
 	c.add("rocksdb.share_metadata_and_subkey_block_cache", boolean(), "yes", ro|noEffect, "unused in Kvrocks 2.10 too")
-	c.add("rocksdb.row_cache_size", integer(0, intMax), "0", ro|noEffect, "row cache, MB (0: none)")
-	c.add("rocksdb.compaction_readahead_size", integer(0, 64<<20), "2097152", noEffect, "compaction read-ahead, bytes")
-	c.add("rocksdb.level0_slowdown_writes_trigger", r.Level0SlowdownTrigger.bounds(1, 1024), "20", ro, "level-0 files that slow writes down")
-	c.add("rocksdb.level0_stop_writes_trigger", r.Level0StopTrigger.bounds(1, 1024), "40", ro, "level-0 files that stop writes")
-	c.add("rocksdb.level0_file_num_compaction_trigger", r.Level0CompactionTrigger.bounds(1, 1024), "4", ro, "level-0 files that start a compaction")
-	blobs := boolean()
-	c.add("rocksdb.enable_blob_files", blobs, "no", noEffect, "keep large values in blob files")
+	c.add("rocksdb.row_cache_size", r.RowCacheSize.bounds(0, intMax), "0", ro, "row cache, MB (0: none)")
+	c.add("rocksdb.compaction_readahead_size", r.CompactionReadaheadSize.bounds(0, 64<<20), "2097152", 0, "compaction read-ahead, bytes")
+	c.add("rocksdb.level0_slowdown_writes_trigger", r.Level0SlowdownTrigger.bounds(1, 1024), "20", 0, "level-0 files that slow writes down")
+	c.add("rocksdb.level0_stop_writes_trigger", r.Level0StopTrigger.bounds(1, 1024), "40", 0, "level-0 files that stop writes")
+	c.add("rocksdb.level0_file_num_compaction_trigger", r.Level0CompactionTrigger.bounds(1, 1024), "4", 0, "level-0 files that start a compaction")
+	c.add("rocksdb.enable_blob_files", &r.EnableBlobFiles, "no", 0, "keep large values in blob files")
 	needBlobs := func() error {
-		if !blobs.Get() {
+		if !r.EnableBlobFiles.Get() {
 			return errors.New("Must set rocksdb.enable_blob_files to yes first.")
 		}
 		return nil
 	}
-	c.add("rocksdb.min_blob_size", integer(0, intMax), "4096", noEffect, "values from this size go to blob files, bytes")
+	c.add("rocksdb.min_blob_size", r.MinBlobSize.bounds(0, intMax), "4096", 0, "values from this size go to blob files, bytes")
 	c.byName["rocksdb.min_blob_size"].onSet = needBlobs
-	c.add("rocksdb.blob_file_size", integer(0, intMax), "268435456", noEffect, "blob file size, bytes")
+	c.add("rocksdb.blob_file_size", r.BlobFileSize.bounds(0, intMax), "268435456", 0, "blob file size, bytes")
 	c.byName["rocksdb.blob_file_size"].onSet = needBlobs
-	c.add("rocksdb.enable_blob_garbage_collection", boolean(), "yes", noEffect, "collect garbage in blob files")
+	c.add("rocksdb.enable_blob_garbage_collection", &r.EnableBlobGC, "yes", 0, "collect garbage in blob files")
 	c.byName["rocksdb.enable_blob_garbage_collection"].onSet = needBlobs
-	c.add("rocksdb.blob_garbage_collection_age_cutoff", integer(0, 100), "25", noEffect, "percent of the oldest blob files collected")
+	c.add("rocksdb.blob_garbage_collection_age_cutoff", r.BlobGCAgeCutoff.bounds(0, 100), "25", 0, "percent of the oldest blob files collected")
 	c.byName["rocksdb.blob_garbage_collection_age_cutoff"].onSet = needBlobs
-	dynamic := boolean()
-	c.add("rocksdb.level_compaction_dynamic_level_bytes", dynamic, "no", noEffect, "size levels dynamically")
+	c.add("rocksdb.level_compaction_dynamic_level_bytes", &r.LevelCompactionDynamicLevelBytes, "no", 0, "size levels dynamically (RocksDB takes it only at start: CONFIG SET fails as in Kvrocks)")
 	needDynamic := func() error {
-		if !dynamic.Get() {
+		if !r.LevelCompactionDynamicLevelBytes.Get() {
 			return errors.New("Must set rocksdb.level_compaction_dynamic_level_bytes yes first.")
 		}
 		return nil
 	}
-	c.add("rocksdb.max_bytes_for_level_base", integer(0, intMax), "268435456", noEffect, "size of level 1, bytes")
+	c.add("rocksdb.max_bytes_for_level_base", r.MaxBytesForLevelBase.bounds(0, intMax), "268435456", 0, "size of level 1, bytes")
 	c.byName["rocksdb.max_bytes_for_level_base"].onSet = needDynamic
-	c.add("rocksdb.max_bytes_for_level_multiplier", integer(1, 100), "10", noEffect, "size ratio of adjacent levels")
+	c.add("rocksdb.max_bytes_for_level_multiplier", r.MaxBytesForLevelMultiplier.bounds(1, 100), "10", 0, "size ratio of adjacent levels")
 	c.byName["rocksdb.max_bytes_for_level_multiplier"].onSet = needDynamic
-	c.add("rocksdb.max_background_jobs", r.MaxBackgroundJobs.bounds(0, 32), "4", ro, "background flush and compaction threads")
+	c.add("rocksdb.max_background_jobs", r.MaxBackgroundJobs.bounds(0, 32), "4", 0, "background flush and compaction threads")
 	c.add("rocksdb.rate_limiter_auto_tuned", boolean(), "yes", ro|noEffect, "tune the I/O rate limiter")
-	c.add("rocksdb.avoid_unnecessary_blocking_io", boolean(), "yes", ro|noEffect, "defer file deletions to the background")
+	c.add("rocksdb.avoid_unnecessary_blocking_io", &r.AvoidUnnecessaryBlockingIO, "yes", ro, "defer file deletions to the background")
 	c.add("rocksdb.write_options.sync", &r.WriteSync, "no", ro, "fsync the WAL on every write (survives power loss, not only kill -9)")
 	c.add("rocksdb.write_options.disable_wal", &r.DisableWAL, "no", ro, "write without the WAL: acknowledged writes can be lost on a crash")
 	c.add("rocksdb.write_options.no_slowdown", boolean(), "no", ro|noEffect, "fail writes instead of delaying them")
@@ -231,6 +234,8 @@ func (c *Config) addOptions() {
 	c.add("rocksdb.write_options.memtable_insert_hint_per_batch", boolean(), "no", ro|noEffect, "memtable insert hints per batch")
 	c.add("rocksdb.write_options.write_batch_max_bytes", integer(0, intMax), "0", noEffect, "largest write batch, bytes (0: no limit)")
 	c.add("rocksdb.read_options.async_io", boolean(), "yes", noEffect, "asynchronous reads for scans")
+
+	c.addRedisKeys()
 }
 
 // CommandExists, when set (by the command table), tells whether a command

@@ -289,6 +289,7 @@ func (s *Text) set(v string) error {
 type Enum struct {
 	Text
 	allowed []string
+	redis   bool // refused with Redis's text rather than Kvrocks's
 }
 
 func (e *Enum) set(v string) error {
@@ -297,5 +298,34 @@ func (e *Enum) set(v string) error {
 			return e.Text.set(a)
 		}
 	}
+	if e.redis {
+		return errors.New("argument(s) must be one of the following: " + strings.Join(e.allowed, ", "))
+	}
 	return errors.New("invalid enum option, acceptable values are '" + strings.Join(e.allowed, "', '") + "'")
+}
+
+// MultiText is a setting whose every occurrence in the file adds an entry
+// (Kvrocks's rename-command); an empty value adds nothing.
+type MultiText struct {
+	v atomic.Pointer[[]string]
+}
+
+// Entries returns the entries in the order they were given.
+func (m *MultiText) Entries() []string {
+	if p := m.v.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// String returns the entries, one per line.
+func (m *MultiText) String() string { return strings.Join(m.Entries(), "\n") }
+
+func (m *MultiText) set(s string) error {
+	if s == "" {
+		return nil
+	}
+	entries := append(append([]string{}, m.Entries()...), s)
+	m.v.Store(&entries)
+	return nil
 }

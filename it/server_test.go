@@ -417,7 +417,9 @@ func TestStartupErrors(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "cannot listen on 127.0.0.1:"+strconv.Itoa(busy.Port)) {
 		t.Fatalf("port in use: exit %d, output %q", code, out)
 	}
-	out, code = runBasaltCommand(t, "--bind", "", "--metrics-port", strconv.Itoa(freePort(t)), "--dir", t.TempDir())
+	// bind empty is 127.0.0.1, as in Kvrocks, unless there is a unix
+	// socket: then the metrics endpoint has no address.
+	out, code = runBasaltCommand(t, "--bind", "", "--unixsocket", filepath.Join(t.TempDir(), "s.sock"), "--metrics-port", strconv.Itoa(freePort(t)), "--dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "no bind address") {
 		t.Fatalf("no bind address: exit %d, output %q", code, out)
 	}

@@ -89,7 +89,39 @@ func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
 			}
 		}
 	}
+	cfg.Hook("repl-namespace-enabled", r.moveTokens)
 	return r, nil
+}
+
+// ErrTokensStayInDB refuses to turn repl-namespace-enabled off while the
+// database holds tokens, in Kvrocks's words: a server started so would
+// refuse the database (ErrTokensInDB).
+var ErrTokensStayInDB = errors.New("cannot switch off repl_namespace_enabled when namespaces exist in db")
+
+// moveTokens follows a CONFIG SET of repl-namespace-enabled, as Kvrocks
+// does: turned on, the tokens go into the database and the config file
+// loses its namespace lines; turned off, which it may only be while the
+// database holds no tokens, the file gets them back.
+func (r *Registry) moveTokens() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inDB() {
+		if err := r.persist(); err != nil {
+			return err
+		}
+	} else {
+		stored, err := r.load()
+		if err != nil {
+			return err
+		}
+		if len(stored) > 0 {
+			return ErrTokensStayInDB
+		}
+	}
+	if r.cfg.Path() != "" {
+		return r.cfg.Rewrite()
+	}
+	return nil
 }
 
 // inDB reports whether the tokens are kept in the database, which they are

@@ -29,15 +29,19 @@ import (
 // SHUTDOWN, then stops accepting, lets running commands finish and closes
 // the storage. It returns an error when the server cannot start.
 func Run(cfg *config.Config) error {
-	closeLog, err := setupLogging(cfg)
+	closeLog, toFiles, err := setupLogging(cfg)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	if len(cfg.BindAddrs()) == 0 {
+	if len(cfg.BindAddrs()) == 0 && cfg.UnixSocket.Get() == "" {
 		return errors.New("no bind address to listen on")
 	}
-	runtime.GOMAXPROCS(min(int(cfg.Workers.Get()), runtime.NumCPU()))
+	// workers bounds the goroutines that run at once, live as Kvrocks
+	// adds and removes worker threads.
+	setWorkers := func() { runtime.GOMAXPROCS(min(int(cfg.Workers.Get()), runtime.NumCPU())) }
+	setWorkers()
+	cfg.Watch("workers", setWorkers)
 	st, err := storage.Open(cfg)
 	if err != nil {
 		return err
@@ -68,6 +72,9 @@ func Run(cfg *config.Config) error {
 	// The metrics endpoint is up before the first client is accepted, so
 	// that a server answering PING answers scrapes too.
 	if port := cfg.MetricsPort.Get(); port > 0 {
+		if len(cfg.BindAddrs()) == 0 {
+			return abort(errors.New("metrics-port: no bind address to listen on (bind is empty and unixsocket is set)"))
+		}
 		addr := net.JoinHostPort(cfg.BindAddrs()[0], strconv.FormatInt(port, 10))
 		if s.metrics, err = metrics.Serve(addr, env); err != nil {
 			return abort(err)
@@ -89,8 +96,12 @@ func Run(cfg *config.Config) error {
 	}
 	slog.Info("basalt started", "version", commands.Version, "listen", s.addrs(), "dir", cfg.Dir.Get(),
 		"cluster", cluster, "pid", os.Getpid(), "rocksdb", st.RocksDBVersion())
-	for _, w := range cfg.Warnings {
-		slog.Warn(w)
+	// The warnings of loading went to standard output; a log file gets
+	// them too.
+	if toFiles {
+		for _, w := range cfg.Warnings {
+			slog.Warn(w)
+		}
 	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -153,6 +164,13 @@ func (s *Server) listen() error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		}
+		s.lns = append(s.lns, ln)
+	}
+	if path := s.cfg.UnixSocket.Get(); path != "" {
+		ln, err := listenUnix(path, os.FileMode(s.cfg.UnixSocketPerm.Get()))
+		if err != nil {
+			return err
 		}
 		s.lns = append(s.lns, ln)
 	}
@@ -271,3 +289,52 @@ func writePidfile(path string) error {
 	}
 	return nil
 }
+
+// listenUnix listens on the unix socket path with permissions perm
+// (unixsocketperm). A socket file left by a server that did not stop
+// cleanly is replaced; any other file there is an error.
+func listenUnix(path string, perm os.FileMode) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		os.Remove(path)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on unix socket %s: %w", path, err)
+	}
+	if err := os.Chmod(path, perm.Perm()); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("cannot set the permissions of unix socket %s: %w", path, err)
+	}
+	return unixListener{ln, path + ":0"}, nil
+}
+
+// unixListener gives its connections the address Kvrocks shows for a
+// unix socket client, "<path>:0", as their remote address (the peer of a
+// unix socket has none).
+type unixListener struct {
+	net.Listener
+	addr string
+}
+
+func (l unixListener) Accept() (net.Conn, error) {
+	nc, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return unixConn{nc.(*net.UnixConn), unixAddr(l.addr)}, nil
+}
+
+// unixConn is an accepted unix socket connection with unixListener's
+// remote address.
+type unixConn struct {
+	*net.UnixConn
+	remote unixAddr
+}
+
+func (c unixConn) RemoteAddr() net.Addr { return c.remote }
+
+// unixAddr is a remote address shown as it is.
+type unixAddr string
+
+func (a unixAddr) Network() string { return "unix" }
+func (a unixAddr) String() string  { return string(a) }

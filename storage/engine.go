@@ -45,6 +45,7 @@ type Storage struct {
 	dbOpts   *grocksdb.Options
 	bbto     []*grocksdb.BlockBasedTableOptions
 	cache    *grocksdb.Cache
+	rowCache *grocksdb.Cache // nil without rocksdb.row_cache_size
 	readOpts *grocksdb.ReadOptions
 	// writeOpts is indexed by disableWAL, a live setting. None syncs: the
 	// WAL is flushed and synced by Durable.
@@ -79,6 +80,8 @@ type Storage struct {
 	// writeFailed), so that only the first failure is logged.
 	writesStopped atomic.Bool
 	compacting    atomic.Int32 // manual compactions (COMPACT, crons) running
+	dbSize        dbSizeLimit
+	unhooks       []func() // remove the config hooks of live options
 
 	closeOnce sync.Once
 }
@@ -125,6 +128,15 @@ func Open(cfg *config.Config) (*Storage, error) {
 		wo.DisableWAL(noWAL == 1)
 		s.writeOpts[noWAL] = wo
 	}
+	// delayed_write_rate has no setter in RocksDB's C API before it
+	// opens: set it as CONFIG SET does.
+	if rate := cfg.RocksDB.DelayedWriteRate.Get(); rate != 0 {
+		if err := s.setDBOptions("delayed_write_rate", fmt.Sprint(rate)); err != nil {
+			slog.Warn("rocksdb.delayed_write_rate not applied", "err", err)
+		}
+	}
+	s.hookLiveOptions()
+	s.dbSize.init(s)
 	s.ready.Store(true)
 	return s, nil
 }
@@ -179,7 +191,14 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 	o.SetCreateIfMissingColumnFamilies(true)
 	o.SetMaxOpenFiles(int(r.MaxOpenFiles.Get()))
 	o.SetMaxBackgroundJobs(int(r.MaxBackgroundJobs.Get()))
+	o.SetMaxBackgroundCompactions(int(r.MaxBackgroundCompactions.Get()))
+	o.SetMaxBackgroundFlushes(int(r.MaxBackgroundFlushes.Get()))
 	o.SetMaxSubcompactions(uint32(r.MaxSubcompactions.Get()))
+	o.CompactionReadaheadSize(uint64(r.CompactionReadaheadSize.Get()))
+	o.AvoidUnnecessaryBlockingIO(r.AvoidUnnecessaryBlockingIO.Get())
+	if r.WALCompression.Get() == "zstd" {
+		o.SetWALCompression(grocksdb.ZSTDCompression)
+	}
 	o.SetMaxTotalWalSize(uint64(r.MaxTotalWALSize.Get()) << 20)
 	o.SetWALTtlSeconds(uint64(r.WALTTLSeconds.Get()))
 	o.SetWalSizeLimitMb(uint64(r.WALSizeLimitMB.Get()))
@@ -192,7 +211,17 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 	// Some RocksDB builds default to debug logging, which writes a LOG line
 	// per WAL flush.
 	o.SetInfoLogLevel(grocksdb.InfoInfoLogLevel)
-	s.cache = grocksdb.NewLRUCache(uint64(r.BlockCacheSize.Get()) << 20)
+	// As Kvrocks: block_cache_size 0 means the two per-kind sizes, which
+	// Kvrocks gives two caches and Basalt one shared cache of their sum.
+	cacheMB := r.BlockCacheSize.Get()
+	if cacheMB == 0 {
+		cacheMB = r.MetadataBlockCacheSize.Get() + r.SubkeyBlockCacheSize.Get()
+	}
+	s.cache = grocksdb.NewLRUCache(uint64(cacheMB) << 20)
+	if mb := r.RowCacheSize.Get(); mb > 0 {
+		s.rowCache = grocksdb.NewLRUCache(uint64(mb) << 20)
+		o.SetRowCache(s.rowCache)
+	}
 	return o
 }
 
@@ -223,9 +252,25 @@ func (s *Storage) newCFOptions(name string) *grocksdb.Options {
 	o.SetLevel0SlowdownWritesTrigger(int(r.Level0SlowdownTrigger.Get()))
 	o.SetLevel0StopWritesTrigger(int(r.Level0StopTrigger.Get()))
 	o.SetDisableAutoCompactions(r.DisableAutoCompactions.Get())
-	// Levels 0 and 1 stay uncompressed: they are rewritten soon anyway.
-	c := compressions[r.Compression.Get()]
-	o.SetCompressionPerLevel([]grocksdb.CompressionType{grocksdb.NoCompression, grocksdb.NoCompression, c, c, c, c, c})
+	o.SetLevelCompactionDynamicLevelBytes(r.LevelCompactionDynamicLevelBytes.Get())
+	o.SetMaxBytesForLevelBase(uint64(r.MaxBytesForLevelBase.Get()))
+	o.SetMaxBytesForLevelMultiplier(float64(r.MaxBytesForLevelMultiplier.Get()))
+	o.EnableBlobFiles(r.EnableBlobFiles.Get())
+	o.SetMinBlobSize(uint64(r.MinBlobSize.Get()))
+	o.SetBlobFileSize(uint64(r.BlobFileSize.Get()))
+	o.EnableBlobGC(r.EnableBlobGC.Get())
+	o.SetBlobGCAgeCutoff(float64(r.BlobGCAgeCutoff.Get()) / 100)
+	// The levels below compression_start_level (Kvrocks's default 2) stay
+	// uncompressed: they are rewritten soon anyway.
+	levels := make([]grocksdb.CompressionType, numLevels)
+	for i := range levels {
+		levels[i] = grocksdb.NoCompression
+		if int64(i) >= r.CompressionStartLevel.Get() {
+			levels[i] = compressions[r.Compression.Get()]
+		}
+	}
+	o.SetCompressionPerLevel(levels)
+	o.SetCompressionOptions(grocksdb.NewCompressionOptions(-14, int(r.CompressionLevel.Get()), 0, 0))
 	if id, ok := cfID(name); ok && s.filters.byCF[id] != nil {
 		o.SetCompactionFilter(s.filters.byCF[id])
 	}
@@ -238,6 +283,10 @@ func (s *Storage) newCFOptions(name string) *grocksdb.Options {
 // It is safe to call more than once.
 func (s *Storage) Close() {
 	s.closeOnce.Do(func() {
+		for _, unhook := range s.unhooks {
+			unhook()
+		}
+		s.dbSize.unhook()
 		if err := s.db.FlushWAL(true); err != nil {
 			slog.Error("flush WAL at close", "err", err)
 		}
@@ -272,6 +321,9 @@ func (s *Storage) destroyOptions() {
 	}
 	s.dbOpts.Destroy()
 	s.cache.Destroy()
+	if s.rowCache != nil {
+		s.rowCache.Destroy()
+	}
 }
 
 func (s *Storage) writeOptions() *grocksdb.WriteOptions {
