@@ -69,21 +69,7 @@ func adminClient(t *testing.T, p *proc) *redis.Client {
 }
 
 // rssMB reads the server's resident set size.
-func rssMB(t *testing.T, p *proc) int64 {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb / 1024
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
-}
+func rssMB(t *testing.T, p *proc) int64 { return rss(t, p.cmd.Process.Pid) >> 20 }
 
 // closedByServer reads what the server still sends until it closes the
 // connection (true) or stays silent for quiet (false).
