@@ -119,6 +119,11 @@ func TestBadInputReplies(t *testing.T) {
 		{[]string{"setrange", "missing", lmax, ""}, ":0\r\n"},
 		{[]string{"setrange", "l", lmax, "x"}, "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"},
 
+		// A pause longer than a Duration holds pauses (Redis 7.0 does too).
+		{[]string{"client", "pause", lmax, "write"}, "+OK\r\n"},
+		{[]string{"client", "unpause"}, "+OK\r\n"},
+		{[]string{"client", "pause", "-1"}, "-ERR timeout is negative\r\n"},
+		{[]string{"client", "pause", "1", "foo"}, "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"},
 		{[]string{"expire", "str", lmax}, "-ERR invalid expire time in 'expire' command\r\n"},
 		{[]string{"expire", "str", "-9223372036854776"}, "-ERR invalid expire time in 'expire' command\r\n"},
 		{[]string{"pexpire", "str", lmin}, ":1\r\n"},
@@ -362,5 +367,21 @@ func TestReplyStreamCutShort(t *testing.T) {
 	h.logs.take()
 	if got := string(cl.W.Bytes()); got != "-ERR storage: the disk is on fire\r\n" {
 		t.Fatalf("reply %q", got)
+	}
+}
+
+// CLIENT PAUSE with a timeout past what a Duration holds pauses rather
+// than overflowing into a pause already over.
+func TestClientPauseHugeTimeout(t *testing.T) {
+	h := newFuzzHarness(t)
+	if got := h.do(t, "client", "pause", "9223372036854775807", "write"); got != "+OK\r\n" {
+		t.Fatal(got)
+	}
+	if !h.env.pause.set.Load() || time.Until(h.env.pause.until) < 100*365*24*time.Hour {
+		t.Fatalf("paused %v, until %v", h.env.pause.set.Load(), h.env.pause.until)
+	}
+	h.do(t, "client", "unpause")
+	if h.env.pause.set.Load() {
+		t.Fatal("CLIENT UNPAUSE left the pause on")
 	}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"crypto/subtle"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -507,8 +508,12 @@ func clientUnblock(c *Ctx) {
 // UNPAUSE. The Kvrocks controller pauses writes for a manual failover.
 func clientPause(c *Ctx) {
 	ms, ok := num.ParseInt(c.Args[2])
-	if !ok || ms < 0 {
+	switch {
+	case !ok:
 		c.ErrorString("ERR timeout is not an integer or out of range")
+		return
+	case ms < 0:
+		c.ErrorString("ERR timeout is negative")
 		return
 	}
 	all := true
@@ -516,10 +521,18 @@ func clientPause(c *Ctx) {
 	case len(c.Args) == 3 || (len(c.Args) == 4 && c.is(3, "all")):
 	case len(c.Args) == 4 && c.is(3, "write"):
 		all = false
+	case len(c.Args) == 4:
+		c.ErrorString("ERR CLIENT PAUSE mode must be WRITE or ALL")
+		return
 	default:
 		c.ErrorString(errSyntax)
 		return
 	}
-	c.Env.pause.start(time.Duration(ms)*time.Millisecond, all)
+	// Past what a Duration holds, the pause lasts as long as one can.
+	d := time.Duration(math.MaxInt64)
+	if ms < int64(d/time.Millisecond) {
+		d = time.Duration(ms) * time.Millisecond
+	}
+	c.Env.pause.start(d, all)
 	c.W.OK()
 }
