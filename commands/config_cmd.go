@@ -32,12 +32,14 @@ var configSubcommands = map[string]subcommand{
 }
 
 func configGet(c *Ctx) {
-	seen := map[string]bool{}
+	// A key matched by several patterns is listed once (rename-command
+	// has a pair per line).
+	seen := map[[2]string]bool{}
 	var pairs [][2]string
 	for _, pattern := range c.Args[2:] {
 		for _, kv := range c.Env.Config.Get(string(pattern)) {
-			if !seen[kv[0]] {
-				seen[kv[0]] = true
+			if !seen[kv] {
+				seen[kv] = true
 				pairs = append(pairs, kv)
 			}
 		}

@@ -353,6 +353,11 @@ func (c *Config) check() error {
 	if c.ClusterEnabled.Get() && len(c.BindAddrs()) == 0 {
 		return errors.New("config: node is in cluster mode, but TCP listen address wasn't specified via configuration file")
 	}
+	// Kvrocks checks after every line was read, so the order of the two
+	// lines does not matter.
+	if r := c.byName["compaction-checker-range"]; r.explicit && r.value.String() != "" && c.CompactionCheckerCron.Get() != "" {
+		return errors.New("config: compaction-checker-range is invalid: compaction-checker-range cannot be set while compaction-checker-cron is set")
+	}
 	if err := checkRenames(c.RenameCommand.Entries()); err != nil {
 		return fmt.Errorf("config: rename-command is invalid: %w", err)
 	}

@@ -69,6 +69,9 @@ func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 		"namespace.a tok\n":       "namespace tokens need requirepass",
 		"log-level loud\n":        "key 'log-level'",
 		"requirepass \"x\" y\n":   "line 1: more than 2 item in config line",
+		// Whatever the order of the lines, as Kvrocks.
+		"compaction-checker-range 0-7\ncompaction-checker-cron * 1 * * *\n": "compaction-checker-range cannot be set while compaction-checker-cron is set",
+		"compaction-checker-cron * 1 * * *\ncompaction-checker-range 0-7\n": "compaction-checker-range cannot be set while compaction-checker-cron is set",
 	} {
 		_, err := Load(writeFile(t, content), nil)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -34,6 +34,13 @@ func Run(cfg *config.Config) error {
 		return err
 	}
 	defer closeLog()
+	// The warnings of loading went to standard output; a log file gets
+	// them too.
+	if toFiles {
+		for _, w := range cfg.Warnings {
+			slog.Warn(w)
+		}
+	}
 	if len(cfg.BindAddrs()) == 0 && cfg.UnixSocket.Get() == "" {
 		return errors.New("no bind address to listen on")
 	}
@@ -96,13 +103,6 @@ func Run(cfg *config.Config) error {
 	}
 	slog.Info("basalt started", "version", commands.Version, "listen", s.addrs(), "dir", cfg.Dir.Get(),
 		"cluster", cluster, "pid", os.Getpid(), "rocksdb", st.RocksDBVersion())
-	// The warnings of loading went to standard output; a log file gets
-	// them too.
-	if toFiles {
-		for _, w := range cfg.Warnings {
-			slog.Warn(w)
-		}
-	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()

@@ -34,6 +34,7 @@ func newRootCommand() *cobra.Command {
 		// The settings are not cobra flags: like Kvrocks, basalt takes
 		// any --key value and warns about the keys it does not know.
 		DisableFlagParsing: true,
+		Args:               cobra.ArbitraryArgs,
 		SilenceUsage:       true,
 		SilenceErrors:      true,
 		RunE: func(cmd *cobra.Command, args []string) error {
