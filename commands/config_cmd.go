@@ -51,19 +51,28 @@ func configGet(c *Ctx) {
 	}
 }
 
-// configSet sets each pair in turn, stopping at the first refused one.
-// One pair is Kvrocks's form; several are Redis 7's. Errors are worded as
-// Kvrocks words them.
+// configSet sets each pair in turn. One pair is Kvrocks's form; several
+// are Redis 7's, all or nothing: at the first refused pair, the pairs set
+// before it get their old values back. Errors are worded as Kvrocks words
+// them.
 func configSet(c *Ctx) {
 	if len(c.Args)%2 != 0 {
 		c.ErrorString("ERR wrong number of arguments for 'config|set' command")
 		return
 	}
+	var done [][2]string // key, old value
 	for i := 2; i < len(c.Args); i += 2 {
 		key := string(c.Args[i])
+		old := c.Env.Config.Get(strings.ToLower(key))
 		err := c.Env.Config.Set(key, string(c.Args[i+1]))
 		if err == nil {
+			if len(old) == 1 {
+				done = append(done, [2]string{key, old[0][1]})
+			}
 			continue
+		}
+		for j := len(done) - 1; j >= 0; j-- {
+			c.Env.Config.Set(done[j][0], done[j][1])
 		}
 		msg := err.Error()
 		var setErr *config.SetError

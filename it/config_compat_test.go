@@ -489,6 +489,18 @@ func TestConfigRedisKeys(t *testing.T) {
 			t.Errorf("CONFIG SET %s %s: Basalt %v, Redis %v", kv[0], kv[1], errB, errR)
 		}
 	}
+	// Several pairs: all or nothing, as in Redis 7.
+	for _, c := range []*redis.Client{bc, rc} {
+		if err := c.Do(ctx, "CONFIG", "SET", "timeout", "5", "hz", "20", "maxclients", "x").Err(); err == nil {
+			t.Errorf("CONFIG SET with a bad pair: no error")
+		}
+		if v := c.ConfigGet(ctx, "timeout").Val()["timeout"]; v != "0" {
+			t.Errorf("timeout = %q after a refused CONFIG SET of several pairs", v)
+		}
+		if v := c.ConfigGet(ctx, "hz").Val()["hz"]; v != "500" {
+			t.Errorf("hz = %q after a refused CONFIG SET of several pairs", v)
+		}
+	}
 	wantErr(t, bc.ConfigSet(ctx, "activedefrag", "yes").Err(), "ERR CONFIG SET 'activedefrag' error: failed to set new value: Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution")
 	if v := bc.HGet(ctx, "h", "f").Val(); v != "v" {
 		t.Errorf("HGET after the encoding keys changed: %q", v)
