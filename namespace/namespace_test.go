@@ -110,3 +110,41 @@ func TestTokensWhereKvrocksKeepsThem(t *testing.T) {
 		}
 	})
 }
+
+// TestReplNamespaceEnabledLive: CONFIG SET repl-namespace-enabled moves the
+// tokens as Kvrocks does: on, into the database and out of the file; off
+// only while the database holds none, else refused and left on.
+func TestReplNamespaceEnabledLive(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "basalt.conf")
+	if err := os.WriteFile(path, []byte("requirepass admin\nnamespace.ns1 tok1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, close, err := open(t, dir, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close()
+	// Off to off: nothing to do.
+	if err := r.cfg.Set("repl-namespace-enabled", "no"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cfg.Set("repl-namespace-enabled", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if strings.Contains(string(text), "namespace.ns1") || !strings.Contains(string(text), "repl-namespace-enabled yes") {
+		t.Fatalf("file after turning it on:\n%s", text)
+	}
+	stored, err := r.load()
+	if err != nil || stored["tok1"] != "ns1" {
+		t.Fatalf("tokens in the database: %v %v", stored, err)
+	}
+	var setErr *config.SetError
+	if err := r.cfg.Set("repl-namespace-enabled", "no"); !errors.As(err, &setErr) || setErr.Text != ErrTokensStayInDB.Error() || !r.cfg.ReplNamespaceEnabled.Get() {
+		t.Fatalf("turning it off with tokens in the database: %v, now %v", err, r.cfg.ReplNamespaceEnabled.Get())
+	}
+	if token, ok := r.Get("ns1"); !ok || token != "tok1" {
+		t.Fatalf("ns1 after the refusal: %q %v", token, ok)
+	}
+}
