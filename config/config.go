@@ -470,8 +470,9 @@ func (c *Config) Set(key, val string) error {
 			if rollback := o.value.set(old); rollback != nil {
 				return &SetError{"failed to rollback the value: " + rollback.Error()}
 			}
-			// The hooks that took the new value take the old one again.
-			for _, undo := range hooks[:i] {
+			// The hooks that took the new value, and the one that failed
+			// (it may have applied part of it), take the old one again.
+			for _, undo := range hooks[:i+1] {
 				undo()
 			}
 			return &SetError{err.Error()}
