@@ -29,8 +29,9 @@ const (
 	opPut opKind = iota
 	opDelete
 	opDeleteRange
-	// opLogData carries a raw batch's log data record (ApplyBatch), never
-	// a command's: a Group indexes ops by key.
+	// opLogData is a LogData record: first in a command's batch (see
+	// logdata.go), anywhere in a raw batch (ApplyBatch). It has no key: a
+	// Group does not index it.
 	opLogData
 )
 
@@ -48,12 +49,18 @@ type batch struct {
 	s      *Storage
 	g      *Group // the group the batch joins; nil: it is written by itself
 	ops    []op
+	logged int   // 1 when ops begins with the command's LogData
 	inline [4]op // ops of small batches, allocated with the batch
 }
 
-func (s *Storage) newBatch() *batch {
+// newBatch starts a batch whose first record is log (nil: none).
+func (s *Storage) newBatch(log logData) *batch {
 	b := &batch{s: s}
 	b.ops = b.inline[:0]
+	if log != nil {
+		b.ops = append(b.ops, op{kind: opLogData, value: log})
+		b.logged = 1
+	}
 	return b
 }
 
@@ -113,8 +120,8 @@ func (p writeBatches) close() {
 // returns (in a group: to the group's members, and to everyone once the
 // group is flushed); they are durable after the next Durable.
 func (b *batch) commit() error {
-	if len(b.ops) == 0 {
-		return nil
+	if len(b.ops) == b.logged {
+		return nil // nothing but LogData: nothing written
 	}
 	for _, o := range b.ops {
 		if o.kind == opDeleteRange && bytes.Compare(o.key, o.value) > 0 {

@@ -364,7 +364,7 @@ func (s *Storage) getWith(ro *grocksdb.ReadOptions, cf CF, key, dst []byte) ([]b
 
 // put writes one record.
 func (s *Storage) put(cf CF, key, value []byte) error {
-	b := s.newBatch()
+	b := s.newBatch(nil)
 	b.put(cf, key, value)
 	return b.commit()
 }

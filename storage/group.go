@@ -135,7 +135,7 @@ func (g *Group) own(o op) op {
 // already writes replaces the earlier op, which the batch would overwrite
 // anyway.
 func (g *Group) replaceOrAppend(o op) {
-	if o.kind != opDeleteRange {
+	if keyed(o) {
 		if i, ok := g.cfIndex(o.cf)[arenaString(o.key)]; ok {
 			g.ops[i] = o
 			return
@@ -149,11 +149,15 @@ func (g *Group) replaceOrAppend(o op) {
 func (g *Group) indexAll() {
 	for ; g.indexed < len(g.ops); g.indexed++ {
 		o := g.ops[g.indexed]
-		if o.kind != opDeleteRange {
+		if keyed(o) {
 			g.cfIndex(o.cf)[arenaString(o.key)] = g.indexed
 		}
 	}
 }
+
+// keyed reports whether an op writes one key, which a later op on the
+// same key replaces.
+func keyed(o op) bool { return o.kind == opPut || o.kind == opDelete }
 
 func (g *Group) cfIndex(cf CF) map[string]int {
 	if g.index[cf] == nil {
@@ -246,8 +250,8 @@ func (db DB) In(g *Group) DB {
 	return db
 }
 
-func (db DB) newBatch() *batch {
-	b := db.s.newBatch()
+func (db DB) newBatch(log logData) *batch {
+	b := db.s.newBatch(log)
 	b.g = db.g
 	return b
 }
@@ -305,14 +309,14 @@ func (db DB) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
 	return out, nil
 }
 
-func (db DB) put(cf CF, key, value []byte) error {
-	b := db.newBatch()
+func (db DB) put(log logData, cf CF, key, value []byte) error {
+	b := db.newBatch(log)
 	b.put(cf, key, value)
 	return b.commit()
 }
 
-func (db DB) delete(cf CF, key []byte) error {
-	b := db.newBatch()
+func (db DB) delete(log logData, cf CF, key []byte) error {
+	b := db.newBatch(log)
 	b.del(cf, key)
 	return b.commit()
 }

@@ -59,7 +59,7 @@ func (db DB) Del(keys [][]byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := db.newBatch()
+	b := db.newBatch(logDelete)
 	var n int64
 	seen := map[string]bool{}
 	for i, a := range alive {
@@ -105,7 +105,7 @@ func (db DB) Expire(key []byte, atMs int64, cond ExpireCond) (bool, error) {
 		return false, nil
 	}
 	if atMs <= nowMs() {
-		return true, db.delete(CFMetadata, nsKey)
+		return true, db.delete(logExpireWrite, CFMetadata, nsKey)
 	}
 	return true, db.rewriteExpire(nsKey, rec, atMs)
 }
@@ -115,7 +115,7 @@ func (db DB) rewriteExpire(nsKey []byte, rec record, atMs int64) error {
 	m := rec.meta
 	m.Expire = atMs
 	v := m.AppendTo(make([]byte, 0, len(rec.raw)+4))
-	return db.put(CFMetadata, nsKey, append(v, rec.rest...))
+	return db.put(logExpireWrite, CFMetadata, nsKey, append(v, rec.rest...))
 }
 
 // Persist removes a key's expiry and reports whether it had one.
@@ -372,7 +372,7 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 // namespace to, with its elements, in one batch.
 func (db DB) moveRecord(rec record, src []byte, to DB, dst []byte) error {
 	srcKey, dstKey := db.nsKey(src), to.nsKey(dst)
-	b := db.newBatch()
+	b := db.newBatch(typeLog(rec.meta.Type))
 	if err := db.copyElements(b, rec.meta, src, to, dst); err != nil {
 		return err
 	}
@@ -399,7 +399,7 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 			return false, err
 		}
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLog(rec.meta.Type))
 	if err := db.copyElements(b, rec.meta, src, db, dst); err != nil {
 		return false, err
 	}
@@ -429,7 +429,7 @@ var elementCFs = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream}
 // Flush deletes every key of the namespace with range deletions.
 func (db DB) Flush() error {
 	lower, upper := db.prefix()
-	b := db.newBatch()
+	b := db.newBatch(nil)
 	for _, cf := range elementCFs {
 		b.delRange(cf, lower, upper)
 	}
@@ -442,7 +442,7 @@ var allKeysEnd = bytes.Repeat([]byte{0xff}, 258)
 
 // FlushAll deletes every key of every namespace.
 func (s *Storage) FlushAll() error {
-	b := s.newBatch()
+	b := s.newBatch(nil)
 	for _, cf := range elementCFs {
 		b.delRange(cf, []byte{0}, allKeysEnd)
 	}

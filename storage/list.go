@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"strconv"
 
 	"github.com/basaltdb/basalt/metadata"
 )
@@ -41,7 +42,7 @@ func (db DB) Push(key []byte, elems [][]byte, left, onlyExisting bool) (int64, e
 	if err != nil || (onlyExisting && !c.exists) {
 		return 0, err
 	}
-	b := db.newBatch()
+	b := db.newBatch(pushLog(left))
 	c.push(b, elems, left)
 	c.saveMeta(b)
 	return int64(c.meta.Size), b.commit()
@@ -81,7 +82,7 @@ func (db DB) Pop(key []byte, left bool, count int64) ([][]byte, error) {
 	if err != nil || !c.exists {
 		return nil, err
 	}
-	b := db.newBatch()
+	b := db.newBatch(popLog(left))
 	values, err := c.pop(b, left, count)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (db DB) LSet(key []byte, index int64, value []byte) error {
 	if !ok {
 		return ErrIndexOutOfRange
 	}
-	return db.put(CFDefault, c.at(c.meta.Head+pos), value)
+	return db.put(listLog(logLSet, strconv.FormatUint(pos, 10)), CFDefault, c.at(c.meta.Head+pos), value)
 }
 
 // listRange normalises LRANGE/LTRIM bounds to logical positions; ok is
@@ -186,13 +187,19 @@ func (db DB) LTrim(key []byte, start, stop int64) error {
 	if err != nil || !c.exists {
 		return err
 	}
-	b := db.newBatch()
 	from, to, ok := listRange(int64(c.meta.Size), start, stop)
 	if !ok {
+		// Kvrocks deletes the key without LogData.
+		b := db.newBatch(nil)
 		c.meta.Size = 0
 		c.saveMeta(b)
 		return b.commit()
 	}
+	// Kvrocks logs the bounds made positive, the start clamped at 0.
+	if stop < 0 {
+		stop += int64(c.meta.Size)
+	}
+	b := db.newBatch(listLog(logLTrim, strconv.FormatInt(from, 10), strconv.FormatInt(stop, 10)))
 	newHead, newTail := c.meta.Head+uint64(from), c.meta.Head+uint64(to)+1
 	if newHead > c.meta.Head {
 		b.delRange(CFDefault, c.at(c.meta.Head), c.at(newHead))
@@ -230,7 +237,7 @@ func (db DB) LInsert(key []byte, before bool, pivot, elem []byte) (int64, error)
 	if !before {
 		q++
 	}
-	b := db.newBatch()
+	b := db.newBatch(listLog(logLInsert, boolDigit(before), string(pivot), string(elem)))
 	if q <= c.meta.Size-q {
 		// Move [0, q) down one index.
 		moved, err := c.elementsBetween(c.meta.Head, c.meta.Head+q)
@@ -326,7 +333,7 @@ func (db DB) LRem(key []byte, count int64, elem []byte) (int64, error) {
 		return 0, err
 	}
 	k := uint64(len(hits))
-	b := db.newBatch()
+	b := db.newBatch(listLog(logLRem, strconv.FormatInt(count, 10), string(elem)))
 	if k == c.meta.Size {
 		c.meta.Size = 0
 		c.saveMeta(b)
@@ -420,7 +427,7 @@ func (db DB) LMove(src, dst []byte, srcLeft, dstLeft bool) (elem []byte, found b
 			return nil, false, err
 		}
 	}
-	b := db.newBatch()
+	b := db.newBatch(listLog(logLMove, string(src), string(dst), side(srcLeft), side(dstLeft)))
 	values, err := from.pop(b, srcLeft, 1)
 	if err != nil {
 		return nil, false, err

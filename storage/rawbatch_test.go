@@ -154,7 +154,7 @@ func TestApplyBatchKeepsLogData(t *testing.T) {
 func TestBackwardRangeIsRefused(t *testing.T) {
 	s := openTest(t, t.TempDir(), false)
 	defer s.Close()
-	bt := s.newBatch()
+	bt := s.newBatch(nil)
 	bt.put(CFDefault, b("k"), b("v"))
 	bt.delRange(CFDefault, b("b"), b("a"))
 	if err := bt.commit(); !errors.Is(err, errBackwardRange) {

@@ -175,7 +175,7 @@ func inflateSize(t *testing.T, db DB, key string, size uint64) {
 		t.Fatal(err)
 	}
 	c.meta.Size = size
-	bt := db.newBatch()
+	bt := db.newBatch(nil)
 	c.saveMeta(bt)
 	if err := bt.commit(); err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestRangesAnnounceTheirLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.meta.Size, c.meta.Tail = 5000, c.meta.Head+5000
-	bt := db.newBatch()
+	bt := db.newBatch(nil)
 	c.saveMeta(bt)
 	if err := bt.commit(); err != nil {
 		t.Fatal(err)

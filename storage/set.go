@@ -86,7 +86,7 @@ func (db DB) SPop(key []byte, count int64) ([][]byte, error) {
 	if err != nil || len(elems) == 0 {
 		return nil, err
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeSet])
 	members := make([][]byte, len(elems))
 	for i, e := range elems {
 		members[i] = e.Sub
@@ -137,7 +137,7 @@ func (db DB) SMove(src, dst, member []byte) (bool, error) {
 	if bytes.Equal(src, dst) {
 		return true, nil
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeSet])
 	b.del(CFDefault, from.subkey(member))
 	from.meta.Size--
 	from.saveMeta(b)
@@ -302,7 +302,7 @@ func firstError(errs ...error) error {
 func (db DB) SetStore(op SetOp, dst []byte, keys [][]byte) (int64, error) {
 	out := &collection{db: db, nsKey: db.nsKey(dst), key: dst}
 	out.meta = metadata.New(metadata.TypeSet, db.s.versions.Next(nowTime()))
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeSet])
 	err := db.SetCombine(op, keys, func(m []byte) bool {
 		b.put(CFDefault, out.subkey(m), nil)
 		out.meta.Size++

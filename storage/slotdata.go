@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
@@ -86,7 +84,7 @@ func (s *Storage) DeleteSlots(r SlotRange) error {
 	if err != nil {
 		return err
 	}
-	b := s.newBatch()
+	b := s.newBatch(nil)
 	for _, ns := range nss {
 		lower, upper := slotBounds(ns, r)
 		for _, cf := range elementCFs {
@@ -232,80 +230,15 @@ func (s *Storage) ChangedKey(c Change) ([]byte, error) {
 // call. A range deletion that may touch r fails
 // with ErrSlotsFlushed.
 func (s *Storage) ReadWAL(after uint64, r SlotRange, fn func([]Change) error) (uint64, error) {
-	latest := s.db.GetLatestSequenceNumber()
-	if latest <= after {
-		return after, nil
-	}
-	// The WAL iterator reads files: the in-memory WAL buffer must reach
-	// them first.
-	if err := s.Durable(latest); err != nil {
-		return after, err
-	}
-	last := after
-	for stuck := 0; last < latest; {
-		read, err := s.readWALFrom(last, latest, r, fn)
-		switch {
-		case err == nil:
-		case !errors.Is(err, errWALTail):
-			return read, err
-		case read > last:
-			stuck = 0
-		case stuck < 100:
-			stuck++
-			time.Sleep(time.Millisecond)
-		default:
-			return read, fmt.Errorf("storage: the WAL does not go past %d", read)
-		}
-		last = read
-	}
-	return last, nil
-}
-
-// errWALTail is RocksDB's "try again" at the end of the WAL file being
-// written: a new iterator reads on.
-var errWALTail = errors.New("storage: WAL iterator reached the tail")
-
-// readWALFrom is one pass of ReadWAL, with one WAL iterator.
-func (s *Storage) readWALFrom(after, latest uint64, r SlotRange, fn func([]Change) error) (uint64, error) {
-	wal, err := s.db.GetUpdatesSince(after + 1)
-	if err != nil {
-		return after, fmt.Errorf("storage: read WAL from %d: %w", after+1, err)
-	}
-	defer wal.Destroy()
-	last := after
 	var changes []Change
-	for ; wal.Valid() && last < latest; wal.Next() {
-		wb, seq := wal.GetBatch()
-		data := wb.Data()
-		count := uint64(binary.LittleEndian.Uint32(data[8:]))
-		switch {
-		case count == 0 || seq+count-1 <= last:
-			wb.Destroy()
-			continue // already read
-		case seq > last+1:
-			wb.Destroy()
-			return last, fmt.Errorf("storage: WAL gap: wanted %d, found %d", last+1, seq)
-		}
-		changes, err = s.slotChanges(data, r, changes[:0])
-		wb.Destroy()
+	return s.ReadWALBatches(after, func(b WALBatch) error {
+		var err error
+		changes, err = s.slotChanges(b.Data, r, changes[:0])
 		if err == nil && len(changes) > 0 {
 			err = fn(changes)
 		}
-		if err != nil {
-			return last, err
-		}
-		last = seq + count - 1
-	}
-	if err := wal.Err(); err != nil {
-		if strings.Contains(err.Error(), "Try again") {
-			return last, errWALTail
-		}
-		return last, fmt.Errorf("storage: read WAL: %w", err)
-	}
-	if last < latest {
-		return last, errWALTail
-	}
-	return last, nil
+		return err
+	})
 }
 
 // slotChanges appends to dst the writes of a raw batch to r's slots.

@@ -186,7 +186,7 @@ func TestRenameCopiesElements(t *testing.T) {
 	// its elements along with the metadata.
 	m := metadata.New(metadata.TypeHash, db.s.versions.Next(time.Now()))
 	m.Size = 1
-	bt := db.s.newBatch()
+	bt := db.s.newBatch(nil)
 	bt.put(CFMetadata, db.nsKey(b("h")), m.AppendTo(nil))
 	bt.put(CFDefault, db.s.layout.AppendInternalKey(nil, db.ns, b("h"), m.Version, b("f")), b("v"))
 	if err := bt.commit(); err != nil {

@@ -64,7 +64,7 @@ type SetResult struct {
 func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 	nsKey := db.nsKey(key)
 	if !a.NX && !a.XX && !a.KeepTTL && !a.Get {
-		return SetResult{Written: true}, db.put(CFMetadata, nsKey, encodeString(value, a.Expire))
+		return SetResult{Written: true}, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, a.Expire))
 	}
 	rec, found, err := db.lookup(nsKey)
 	if err != nil {
@@ -85,7 +85,7 @@ func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 		expire = rec.meta.Expire
 	}
 	res.Written = true
-	return res, db.put(CFMetadata, nsKey, encodeString(value, expire))
+	return res, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, expire))
 }
 
 // MSet sets every key/value pair in one batch. With nx it writes nothing
@@ -102,7 +102,7 @@ func (db DB) MSet(pairs [][]byte, nx bool) (bool, error) {
 			}
 		}
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeString])
 	for i := 0; i < len(pairs); i += 2 {
 		b.put(CFMetadata, db.nsKey(pairs[i]), encodeString(pairs[i+1], 0))
 	}
@@ -134,7 +134,7 @@ func (db DB) Append(key, suffix []byte, maxLen int64) (int64, error) {
 	v := make([]byte, 0, stringHeaderLen+n)
 	v = (&metadata.Metadata{Type: metadata.TypeString, Expire: expire}).AppendTo(v)
 	v = append(append(v, old...), suffix...)
-	return n, db.put(CFMetadata, nsKey, v)
+	return n, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, v)
 }
 
 // SetRange overwrites part of a string at offset, padding with zero bytes,
@@ -159,7 +159,7 @@ func (db DB) SetRange(key []byte, offset int64, value []byte, maxLen int64) (int
 	v = append(v, old...)
 	v = append(v, make([]byte, n-int64(len(old)))...)
 	copy(v[stringHeaderLen+offset:], value)
-	return n, db.put(CFMetadata, nsKey, v)
+	return n, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, v)
 }
 
 // IncrBy adds delta to the integer in a string key (0 when absent).
@@ -173,7 +173,7 @@ func (db DB) IncrBy(key []byte, delta int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return n, db.put(CFMetadata, nsKey, encodeString(text, expire))
+	return n, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(text, expire))
 }
 
 // IncrByFloat adds incr to the number in a string key, computing in long
@@ -192,7 +192,7 @@ func (db DB) IncrByFloat(key, incr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, db.put(CFMetadata, nsKey, encodeString(out, expire))
+	return out, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(out, expire))
 }
 
 // GetDel returns a string's value and deletes the key.
@@ -202,7 +202,7 @@ func (db DB) GetDel(key []byte) (value []byte, found bool, err error) {
 	if err != nil || !found {
 		return nil, false, err
 	}
-	return rec.rest, true, db.delete(CFMetadata, nsKey)
+	return rec.rest, true, db.delete(nil, CFMetadata, nsKey) // Kvrocks logs no LogData for GETDEL
 }
 
 // ExpireChange is how GetEx changes a key's expiry.
@@ -222,11 +222,11 @@ func (db DB) GetEx(key []byte, c ExpireChange) (value []byte, found bool, err er
 	}
 	switch {
 	case c.Persist && rec.meta.Expire != 0:
-		err = db.put(CFMetadata, nsKey, encodeString(rec.rest, 0))
+		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(rec.rest, 0))
 	case c.Set && c.At <= nowMs():
-		err = db.delete(CFMetadata, nsKey)
+		err = db.delete(typeLogs[metadata.TypeString], CFMetadata, nsKey)
 	case c.Set:
-		err = db.put(CFMetadata, nsKey, encodeString(rec.rest, c.At))
+		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(rec.rest, c.At))
 	}
 	return rec.rest, true, err
 }

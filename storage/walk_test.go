@@ -11,7 +11,7 @@ import (
 // walk buffer, and a walk stopped early.
 func TestWalkMatchesIterator(t *testing.T) {
 	db := newTestDB(t)
-	b := db.newBatch()
+	b := db.newBatch(nil)
 	for i := 0; i < 1500; i++ {
 		var v []byte
 		switch {

@@ -62,7 +62,7 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 			}
 		}
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeZSet])
 	for i, m := range members {
 		cur, exists := current[string(m)]
 		if (f.NX && exists) || (f.XX && !exists) {
@@ -132,7 +132,7 @@ func (db DB) ZRem(key []byte, members [][]byte) (int64, error) {
 	if len(gone) == 0 {
 		return 0, nil
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeZSet])
 	c.removeMembers(b, gone)
 	c.saveMeta(b)
 	return int64(len(gone)), b.commit()
@@ -388,7 +388,7 @@ func (db DB) ZRemRange(key []byte, r ZRange) (int64, error) {
 	if err != nil || len(gone) == 0 {
 		return 0, err
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeZSet])
 	c.removeMembers(b, gone)
 	c.saveMeta(b)
 	return int64(len(gone)), b.commit()
@@ -405,7 +405,7 @@ func (db DB) ZPop(key []byte, max bool, count int64) ([]ScoredMember, error) {
 	if err != nil || len(popped) == 0 {
 		return popped, err
 	}
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeZSet])
 	c.removeMembers(b, popped)
 	c.saveMeta(b)
 	return popped, b.commit()
@@ -470,7 +470,7 @@ func (db DB) ZRangeStore(dst, src []byte, r ZRange) (int64, error) {
 func (db DB) ZStore(dst []byte, ms []ScoredMember) (int64, error) {
 	out := &collection{db: db, nsKey: db.nsKey(dst), key: dst}
 	out.meta = metadata.New(metadata.TypeZSet, db.s.versions.Next(nowTime()))
-	b := db.newBatch()
+	b := db.newBatch(typeLogs[metadata.TypeZSet])
 	for _, m := range ms {
 		b.put(CFDefault, out.subkey(m.Member), metadata.AppendScore(nil, m.Score))
 		b.put(CFZSetScore, out.scoreKey(m.Score, m.Member), nil)

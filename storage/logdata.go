@@ -1,0 +1,103 @@
+package storage
+
+import (
+	"strconv"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// Every batch a command writes starts with the LogData record Kvrocks's
+// WriteBatchLogData writes for the same command (FORMAT.md §8.3): the
+// number of the Redis type it changes and, for lists and expiry, the
+// command's number and arguments, separated by spaces. Kvrocks replicas
+// and WAL readers (POLLUPDATES, kvrocks2redis) thus see what a Kvrocks
+// node writes. Writes that are not a command's (flushes, slot deletions,
+// propagated records) carry none, as in Kvrocks.
+
+// logData is the blob of a LogData record; nil writes none.
+type logData []byte
+
+// Kvrocks's command numbers (RedisCommand in redis_metadata.h).
+const (
+	logLSet    = 0
+	logLInsert = 1
+	logLTrim   = 2
+	logLPop    = 3
+	logRPop    = 4
+	logLRem    = 5
+	logLPush   = 6
+	logRPush   = 7
+	logExpire  = 8
+	logLMove   = 12
+)
+
+// typeLogs is the LogData of a write to a key of each type: its number.
+var typeLogs = func() (out [metadata.TypeHyperLogLog + 1]logData) {
+	for t := range out {
+		out[t] = logData(strconv.Itoa(t))
+	}
+	return out
+}()
+
+// Fixed records: a deletion (DEL, UNLINK: type none) and an expiry change
+// (EXPIRE and the rest, PERSIST).
+var (
+	logDelete      = typeLogs[metadata.TypeNone]
+	logExpireWrite = logData("0 " + strconv.Itoa(logExpire))
+)
+
+// typeLog returns the LogData of a write to a key of type t.
+func typeLog(t metadata.Type) logData {
+	if int(t) < len(typeLogs) {
+		return typeLogs[t]
+	}
+	return logData(strconv.Itoa(int(t)))
+}
+
+// listLog returns the LogData of list command cmd with its arguments.
+func listLog(cmd int, args ...string) logData {
+	b := strconv.AppendInt([]byte(strconv.Itoa(int(metadata.TypeList))+" "), int64(cmd), 10)
+	for _, a := range args {
+		b = append(b, ' ')
+		b = append(b, a...)
+	}
+	return b
+}
+
+// side names a list end as Kvrocks logs it.
+func side(left bool) string {
+	if left {
+		return "left"
+	}
+	return "right"
+}
+
+// The LogData of pushes and pops, which Kvrocks logs without arguments.
+var (
+	logLeftPush  = listLog(logLPush)
+	logRightPush = listLog(logRPush)
+	logLeftPop   = listLog(logLPop)
+	logRightPop  = listLog(logRPop)
+)
+
+func pushLog(left bool) logData {
+	if left {
+		return logLeftPush
+	}
+	return logRightPush
+}
+
+func popLog(left bool) logData {
+	if left {
+		return logLeftPop
+	}
+	return logRightPop
+}
+
+// boolDigit is how Kvrocks logs a flag (LINSERT's BEFORE).
+func boolDigit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
