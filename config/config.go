@@ -199,7 +199,7 @@ func (c *Config) add(name string, v value, def string, flags optionFlag, help st
 // alias adds name as another name of option of, as Redis's old names.
 func (c *Config) alias(name, of string) {
 	target := c.byName[of]
-	o := &option{name: name, value: target.value, def: target.def, flags: target.flags, help: "alias of " + of, aliasOf: target}
+	o := &option{name: name, value: target.value, def: target.def, flags: target.flags | redis, help: "Redis's other name of " + of, aliasOf: target}
 	c.options = append(c.options, o)
 	c.byName[name] = o
 }

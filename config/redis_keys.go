@@ -70,6 +70,31 @@ func (c *Config) addRedisKeys() {
 	add("sanitize-dump-payload", &Enum{allowed: []string{"no", "yes", "clients"}, redis: true}, "no", "Redis: check RESTORE payloads deeply")
 	add("busy-reply-threshold", num(0, longMax), "5000", "Redis: milliseconds after which a script is busy")
 	c.alias("lua-time-limit", "busy-reply-threshold")
+
+	// Replication. Redis 7's names of Kvrocks's keys (which are Redis's
+	// old names) are other names of them; the rest are Redis's own, with
+	// their old names.
+	for _, names := range [][2]string{
+		{"replicaof", "slaveof"}, {"replica-read-only", "slave-read-only"}, {"replica-serve-stale-data", "slave-serve-stale-data"},
+		{"replica-priority", "slave-priority"}, {"slave-announce-ip", "replica-announce-ip"}, {"slave-announce-port", "replica-announce-port"},
+	} {
+		c.alias(names[0], names[1])
+	}
+	for _, k := range []struct {
+		name, old, def string
+		v              value
+	}{
+		{"replica-lazy-flush", "slave-lazy-flush", "no", flag()},
+		{"replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", flag()},
+		{"cluster-replica-no-failover", "cluster-slave-no-failover", "no", flag()},
+		{"cluster-replica-validity-factor", "cluster-slave-validity-factor", "10", num(0, intMax)},
+		{"repl-ping-replica-period", "repl-ping-slave-period", "10", num(1, intMax)},
+		{"min-replicas-to-write", "min-slaves-to-write", "0", num(0, intMax)},
+		{"min-replicas-max-lag", "min-slaves-max-lag", "10", num(0, intMax)},
+	} {
+		add(k.name, k.v, k.def, "Redis: replication setting (Basalt does not replicate yet)")
+		c.alias(k.old, k.name)
+	}
 }
 
 // redisFileOnlyKeys are deprecated keys Redis 7.0 reads from a file and
