@@ -78,6 +78,21 @@ func TestRedisKeys(t *testing.T) {
 	if err := c.Set("lua-time-limit", "100"); err != nil || c.Get("busy-reply-threshold")[0][1] != "100" {
 		t.Errorf("lua-time-limit: %v, busy-reply-threshold %v", err, c.Get("busy-reply-threshold"))
 	}
+	// Redis's names of Kvrocks's keys are the Kvrocks keys, with their
+	// rules; Redis's own replication keys take Redis's.
+	if err := c.Set("replica-read-only", "no"); err != nil || c.Get("slave-read-only")[0][1] != "no" {
+		t.Errorf("replica-read-only: %v, slave-read-only %v", err, c.Get("slave-read-only"))
+	}
+	if err := c.Set("replicaof", "127.0.0.1 1"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("CONFIG SET replicaof = %v, want read-only as slaveof", err)
+	}
+	var setErr *SetError
+	if err := c.Set("repl-ping-slave-period", "0"); !errors.As(err, &setErr) || setErr.Text != "failed to set new value: argument must be between 1 and 2147483647 inclusive" {
+		t.Errorf("repl-ping-slave-period 0: %v", err)
+	}
+	if err := c.Set("min-slaves-to-write", "3"); err != nil || c.Get("min-replicas-to-write")[0][1] != "3" {
+		t.Errorf("min-slaves-to-write: %v", err)
+	}
 }
 
 // TestRedisKeysRewrite: an old name in the file keeps its name, and the
