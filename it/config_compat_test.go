@@ -130,6 +130,7 @@ func TestConfigFullKvrocksFile(t *testing.T) {
 	// The real Kvrocks with the same file reports the same values.
 	kDir, kPort := t.TempDir(), freePort(t)
 	k := launch(t, kvrocksBin(t), []string{"-c", fullConf(t, kDir, kPort, masterPort)}, kPort)
+	t.Cleanup(k.Kill) // how it stops is not tested here (see TestConfigDefaultsAsKvrocks)
 	kc := newClient(t, &redis.Options{Addr: k.Addr(), Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	norm := func(v, dir string, port int) string {
 		return strings.ReplaceAll(strings.ReplaceAll(v, dir, "$DIR"), strconv.Itoa(port), "$PORT")
@@ -212,6 +213,7 @@ func TestConfigCommandLine(t *testing.T) {
 	for _, bin := range []string{basaltBin, kvrocks} {
 		port := freePort(t)
 		p := launch(t, bin, []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", t.TempDir(), "--log-dir", "stdout", "--bogus-key", "1", "--rocksdb.partition_filters", "yes"}, port)
+		t.Cleanup(p.Kill)
 		if !strings.Contains(p.Output.String(), "'bogus-key' ") && !strings.Contains(p.Output.String(), "'--bogus-key' ") {
 			t.Errorf("%s: no warning naming bogus-key:\n%s", filepath.Base(bin), p.Output)
 		}
@@ -411,6 +413,9 @@ func TestConfigReplNamespaceLive(t *testing.T) {
 		must(t, os.WriteFile(conf, []byte("requirepass adminpw\nnamespace.ns1 tok1\n"), 0o644))
 		p := launch(t, bin, []string{"-c", conf, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir, "--log-dir", "stdout"}, port)
 		p.Dir = dir
+		if bin != basaltBin {
+			t.Cleanup(p.Kill)
+		}
 		servers = append(servers, &server{filepath.Base(bin), conf, p})
 	}
 	steps := [][]string{
