@@ -5,6 +5,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,16 +105,19 @@ func (c *Cluster) load(text string) error {
 	return nil
 }
 
-// save writes nodes.conf atomically (temporary file and rename).
+// save writes nodes.conf atomically (temporary file and rename), byte for
+// byte as Kvrocks writes it: the version (-1 before the first topology),
+// the id (empty before this node has one) and a line per node.
 func (c *Cluster) save() error {
 	if c.path == "" {
 		return nil
 	}
 	var b strings.Builder
+	version := int64(-1)
 	if c.topo != nil {
-		fmt.Fprintf(&b, "version %d\n", c.topo.Version)
+		version = c.topo.Version
 	}
-	fmt.Fprintf(&b, "id %s\n", c.myID)
+	fmt.Fprintf(&b, "version %d\nid %s\n", version, c.myID)
 	if c.topo != nil {
 		for _, n := range c.topo.Nodes {
 			b.WriteString("node " + n.line() + "\n")
@@ -137,21 +141,61 @@ func (c *Cluster) save() error {
 	return nil
 }
 
-// install makes t the topology and finds this node in it: by id, or (when
-// the id is not in t, or with byAddress) by port and bind host, adopting
-// that node's id.
-func (c *Cluster) install(t *Topology, byAddress bool) {
-	c.topo = t
-	c.self = t.Node(c.myID)
-	if c.self != nil && !byAddress {
-		return
+// SetPersist turns the persistence of the topology on or off while the
+// server runs (CONFIG SET persist-cluster-nodes-enabled), as Kvrocks does:
+// on writes the topology to path at once, off removes the file at path so
+// that no stale topology is loaded later.
+func (c *Cluster) SetPersist(on bool, path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if on {
+		c.path = path
+		return c.save()
 	}
-	for _, n := range t.Nodes {
-		if n.Port == c.port && slices.Contains(c.binds, n.Host) {
-			c.self, c.myID = n, n.ID
-			return
+	c.path = ""
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return nil
+}
+
+// install makes t the topology and finds this node in it by id. As in
+// Kvrocks, a node without an id yet, or told with force, first looks for
+// itself by address (port and bind host, in the order nodes are listed)
+// and adopts that node's id.
+func (c *Cluster) install(t *Topology, force bool) {
+	c.topo = t
+	if c.myID == "" || force {
+		for _, n := range t.Nodes {
+			if n.Port == c.port && matchListeningIP(c.binds, n.Host) {
+				c.myID = n.ID
+				break
+			}
 		}
 	}
+	c.self = t.Node(c.myID)
+}
+
+// matchListeningIP reports whether host is one this node listens on: a
+// bind address, or, with a wildcard bind, any address of the machine (as
+// Kvrocks's MatchListeningIP).
+func matchListeningIP(binds []string, host string) bool {
+	if slices.Contains(binds, host) {
+		return true
+	}
+	if !slices.Contains(binds, "0.0.0.0") && !slices.Contains(binds, "::") {
+		return false
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if ipNet, ok := a.(*net.IPNet); ok && ipNet.IP.String() == host {
+			return true
+		}
+	}
+	return false
 }
 
 // Version returns the topology version, -1 before the first SETNODES.
@@ -406,7 +450,6 @@ func (r Redirect) Error() string { return string(r) }
 
 // The routing replies.
 const (
-	ErrSlotNotServed   = Redirect("CLUSTERDOWN Hash slot not served")
-	ErrCrossSlot       = Redirect("CROSSSLOT Attempted to access keys that don't hash to the same slot")
-	ErrReadOnlyReplica = Redirect("READONLY You can't write against a read only replica.")
+	ErrSlotNotServed = Redirect("CLUSTERDOWN Hash slot not served")
+	ErrCrossSlot     = Redirect("CROSSSLOT Attempted to access keys that don't hash to the same slot")
 )

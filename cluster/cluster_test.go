@@ -2,7 +2,10 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -195,5 +198,205 @@ func TestImportStates(t *testing.T) {
 	}
 	if _, drop := c.ImportBroken(1); drop {
 		t.Errorf("a finished import was dropped")
+	}
+}
+
+// TestKvrocksSlotForms checks the slot forms Kvrocks takes in a master's
+// line of SETNODES, its field splitting, and that adjacent ranges are
+// merged.
+func TestKvrocksSlotForms(t *testing.T) {
+	for text, want := range map[string]string{
+		idA + " h 1 master - 5-":                 "5",
+		idA + " h 1 master - -5":                 "5",
+		idA + " h 1 master - 1--3":               "1-3",
+		idA + " h 1 master - +5-+7":              "5-7",
+		idA + " h 1 master - 0-100 101-200 201":  "0-201",
+		idA + "  h   1 master  -  9 8 ":          "8-9",
+		idA + " h +1 master - 0":                 "0",
+		"\n\n" + idA + " h 1 master - 1\n\n\n\n": "1",
+	} {
+		topo, err := ParseTopology(text, 1)
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		var got []string
+		for _, r := range topo.Nodes[0].Slots {
+			got = append(got, r.String())
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: slots %v, want %s", text, got, want)
+		}
+	}
+	for text, want := range map[string]string{
+		idA + " h 1 master - 1-2-3":                           "Slot is out of range",
+		idA + " h 1 master - -":                               "Slot is out of range",
+		idA + " h 1 master - 1\r\n" + idB + " h 2 master - 2": "Slot is out of range",
+		idA + "\th 1 master - 1":                              "Invalid cluster node id",
+		idA + " h 1 master - 1\n  \n":                         "Invalid cluster nodes info",
+		idA + " h 65536 master - 1":                           "Invalid cluster node port",
+	} {
+		if _, err := ParseTopology(text, 1); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
+	for arg, want := range map[string]string{
+		"1-3  4":                 "[1-3 4]",
+		" 5 6 ":                  "[5 6]",
+		"9-9":                    "[9]",
+		"10--11":                 "[10-11]",
+		"+13":                    "[13]",
+		"7\t8":                   "Invalid slot id: encounter non-integer characters",
+		"-1":                     "Invalid slot range: `-1`. The character '-' can't appear in the first or last position.",
+		"14-13":                  "Invalid slot range: `14-13`. The slot range `int1-int2` needs to satisfy the condition (int1 <= int2).",
+		"1-2-3":                  "Invalid slot range: `1-2-3`. The slot range should be of the form `int1-int2`.",
+		"16384":                  "Invalid slot id: out of numeric range",
+		"":                       "No slots to parse.",
+		"x":                      "Invalid slot id: not started as an integer",
+		"9999999999999999999999": "Invalid slot id: Numerical result out of range",
+	} {
+		got, err := ParseSlotRanges(arg)
+		s := fmt.Sprint(got)
+		if err != nil {
+			s = err.Error()
+		}
+		if s != want {
+			t.Errorf("ParseSlotRanges(%q) = %s, want %s", arg, s, want)
+		}
+	}
+}
+
+// TestNodesFile checks nodes.conf byte for byte as Kvrocks writes it (the
+// expected text is what Kvrocks 2.10 wrote for the same commands), and
+// CONFIG SET persist-cluster-nodes-enabled.
+func TestNodesFile(t *testing.T) {
+	const (
+		b91 = "07c37dfeb235213a872192d90877d0cd55635b91"
+		b92 = "07c37dfeb235213a872192d90877d0cd55635b92"
+		b93 = "07c37dfeb235213a872192d90877d0cd55635b93"
+	)
+	path := filepath.Join(t.TempDir(), "nodes.conf")
+	c, err := Open(path, []string{"127.0.0.1"}, 31001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if err := c.SetNodeID(b91); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "version -1\nid "+b91+"\n" {
+		t.Errorf("after SETNODEID:\n%q", got)
+	}
+	text := b91 + " 127.0.0.1 31001 master - 0-100 101-200 300 301-400\n" +
+		b92 + " 127.0.0.1 31002 master - 201-299 8001-16383\n" +
+		b93 + " 127.0.0.1 31003 slave " + b91
+	if _, err := c.SetNodes(text, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "version 2\nid " + b91 + "\n" +
+		"node " + b93 + " 127.0.0.1 31003 slave " + b91 + " \n" +
+		"node " + b92 + " 127.0.0.1 31002 master -  201-299 8001-16383\n" +
+		"node " + b91 + " 127.0.0.1 31001 master -  0-200 300-400\n"
+	if got := read(); got != want {
+		t.Errorf("after SETNODES:\n%q\nwant\n%q", got, want)
+	}
+	if _, err := c.SetSlots([]Range{{150, 150}, {250, 260}}, b92, 3); err != nil {
+		t.Fatal(err)
+	}
+	want = "version 3\nid " + b91 + "\n" +
+		"node " + b93 + " 127.0.0.1 31003 slave " + b91 + " \n" +
+		"node " + b92 + " 127.0.0.1 31002 master -  150 201-299 8001-16383\n" +
+		"node " + b91 + " 127.0.0.1 31001 master -  0-149 151-200 300-400\n"
+	if got := read(); got != want {
+		t.Errorf("after SETSLOT:\n%q\nwant\n%q", got, want)
+	}
+	if _, err := c.SetNodes(b91+" 127.0.0.1 31001 master -\n"+b92+" 127.0.0.1 31002 master - 0-16383", 4, false); err != nil {
+		t.Fatal(err)
+	}
+	want = "version 4\nid " + b91 + "\n" +
+		"node " + b92 + " 127.0.0.1 31002 master -  0-16383\n" +
+		"node " + b91 + " 127.0.0.1 31001 master - \n"
+	if got := read(); got != want {
+		t.Errorf("a master without slots:\n%q\nwant\n%q", got, want)
+	}
+	// The file reloads as the same topology. As in Kvrocks, its nodes are
+	// inserted in the file's order, so that they are listed in another
+	// (Kvrocks 2.10 lists b91 first after a restart, too).
+	again, err := Open(path, []string{"127.0.0.1"}, 31001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := again.NodesText()
+	if !regexp.MustCompile("^" + b91 + " 127.0.0.1:31001@41001 myself,master - \\d+ \\d+ 4 connected\n" +
+		b92 + " 127.0.0.1:31002@41002 master - \\d+ \\d+ 4 connected 0-16383\n$").MatchString(after) {
+		t.Errorf("CLUSTER NODES after reload:\n%s", after)
+	}
+
+	// Off removes the file; nothing is written; on writes it at once.
+	if err := c.SetPersist(false, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("nodes.conf after persistence off: %v", err)
+	}
+	if _, err := c.SetNodes(b91+" 127.0.0.1 31001 master - 0-16383", 5, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("nodes.conf written with persistence off: %v", err)
+	}
+	if err := c.SetPersist(true, path); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "version 5\nid "+b91+"\nnode "+b91+" 127.0.0.1 31001 master -  0-16383\n" {
+		t.Errorf("after persistence on:\n%q", got)
+	}
+}
+
+// TestImportChecks checks Kvrocks's refusals of CLUSTER IMPORT.
+func TestImportChecks(t *testing.T) {
+	c, err := Open("", []string{"127.0.0.1"}, 7002)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Import(Range{5, 9}, StateStart, 1); !errors.Is(err, ErrSlaveImport) {
+		t.Errorf("import before a topology: %v", err)
+	}
+	if _, err := c.SetNodes(idA+" 127.0.0.1 7001 master - 0-8191\n"+idB+" 127.0.0.1 7002 master - 8192-16383", 1, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		r     Range
+		state string
+		want  string
+	}{
+		{Range{8000, 8200}, StateStart, "Can't import slot which belongs to me"},
+		{Range{5, 9}, StateSuccess, "mismatch slot, importing slot(s): -1, but got: 5-9"},
+		{Range{5, 9}, StateError, "mismatch slot, importing slot(s): -1, but got: 5-9"},
+		{Range{5, 9}, StateStart, ""},
+		{Range{10, 10}, StateStart, "only one importing job is allowed, current importing: 5-9"},
+		{Range{5, 5}, StateSuccess, "mismatch slot, importing slot(s): 5-9, but got: 5"},
+		{Range{5, 9}, StateSuccess, ""},
+		{Range{5, 9}, StateSuccess, ""},
+		{Range{5, 9}, StateError, ""},
+		{Range{5, 9}, StateStart, ""},
+	} {
+		err := c.Import(tc.r, tc.state, 1)
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("IMPORT %s %s: %v, want %q", tc.r, tc.state, err, tc.want)
+		}
+	}
+	if _, err := c.SetNodes(idA+" 127.0.0.1 7001 master - 0-16383\n"+idB+" 127.0.0.1 7002 slave "+idA, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Import(Range{5, 9}, StateError, 1); !errors.Is(err, ErrSlaveImport) {
+		t.Errorf("import on a slave: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -90,13 +91,10 @@ func (c *Cluster) Route(slot int, a Access) error {
 		return nil
 	case owner == nil:
 		return ErrSlotNotServed
-	case self != nil && self.Role == Slave && self.MasterID == owner.ID:
-		if a.Write {
-			return ErrReadOnlyReplica
-		}
-		if a.ReadOnly {
-			return nil
-		}
+	case self != nil && self.Role == Slave && self.MasterID == owner.ID && !a.Write && a.ReadOnly:
+		// A slave serves its master's reads to a client that sent
+		// READONLY; writes, as every other command, go to the master.
+		return nil
 	}
 	return moved(slot, owner)
 }
@@ -195,31 +193,37 @@ func (c *Cluster) MigrationState() string {
 }
 
 // Import records a CLUSTER IMPORT received on connection link:
-// StateStart, StateSuccess or StateError.
+// StateStart, StateSuccess or StateError, after Kvrocks's checks: only a
+// master imports, never its own slots, one range at a time, and the end
+// of an import names the range it started with.
 func (c *Cluster) Import(r Range, state string, link int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
-		return ErrNotInitialized
+	if c.self == nil || c.self.Role != Master {
+		return ErrSlaveImport
+	}
+	for s := r.From; s <= r.To; s++ {
+		if c.topo.Owner(s) == c.self {
+			return ErrImportOwnSlot
+		}
 	}
 	st := &c.slots
-	if state == StateStart {
-		if c.self != nil && c.self.Role == Slave {
-			return ErrSlaveImport
-		}
-		for s := r.From; s <= r.To; s++ {
-			if owner := c.topo.Owner(s); owner != nil && owner == c.self {
-				return ErrImportOwnSlot
-			}
-		}
+	current := "-1" // as Kvrocks names the range before the first import
+	if st.importingState != "" {
+		current = st.importing.String()
+	}
+	switch {
+	case state == StateStart && st.importingState == StateStart:
+		return fmt.Errorf("only one importing job is allowed, current importing: %s", current)
+	case state != StateStart && (st.importingState == "" || st.importing != r):
+		return fmt.Errorf("mismatch slot, importing slot(s): %s, but got: %s", current, r)
+	case state == StateStart:
 		src := ""
 		if owner := c.topo.Owner(r.From); owner != nil {
 			src = owner.ID
 		}
 		st.importing, st.importingSrc, st.importingLink = r, src, link
-	}
-	st.importingState = state
-	if state == StateSuccess {
+	case state == StateSuccess:
 		if st.imported == nil {
 			st.imported = map[int]bool{}
 		}
@@ -227,6 +231,7 @@ func (c *Cluster) Import(r Range, state string, link int64) error {
 			st.imported[s] = true
 		}
 	}
+	st.importingState = state
 	return nil
 }
 

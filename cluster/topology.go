@@ -75,19 +75,19 @@ const (
 )
 
 // ParseTopology parses the text of CLUSTERX SETNODES (or the node lines of
-// nodes.conf): one node per line, `<id> <host> <port> master - <slot|a-b>...`
-// or `<id> <host> <port> slave|replica <master-id>`. It checks what
-// Kvrocks checks (ids, ports, roles, ranges, overlaps), and also that no
-// id appears twice and that every slave's master is a master of the text.
+// nodes.conf) as Kvrocks does: lines split on newlines and fields on
+// spaces, empty ones skipped; one node per line, `<id> <host> <port>
+// master - <slot|a-b>...` or `<id> <host> <port> slave|replica
+// <master-id>`. It checks what Kvrocks checks (ids, ports, roles, ranges,
+// overlaps), and also that no id appears twice and that every slave's
+// master is a master of the text. The nodes are kept in the order Kvrocks
+// lists them (kvrocksOrder), each master's slots as merged ranges.
 func ParseTopology(text string, version int64) (*Topology, error) {
 	t := &Topology{Version: version}
+	var nodes []*Node
 	byID := map[string]*Node{}
-	for _, line := range strings.Split(text, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		n, err := parseNode(fields)
+	for _, line := range splitNonEmpty(text, "\n") {
+		n, err := parseNode(splitNonEmpty(line, " "))
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +95,7 @@ func ParseTopology(text string, version int64) (*Topology, error) {
 			return nil, errDuplicateID
 		}
 		byID[n.ID] = n
-		t.Nodes = append(t.Nodes, n)
+		nodes = append(nodes, n)
 		for _, r := range n.Slots {
 			for s := r.From; s <= r.To; s++ {
 				if t.owner[s] != nil {
@@ -105,16 +105,24 @@ func ParseTopology(text string, version int64) (*Topology, error) {
 			}
 		}
 	}
-	if len(t.Nodes) == 0 {
+	if len(nodes) == 0 {
 		return nil, errEmptyNodes
 	}
-	for _, n := range t.Nodes {
+	for _, n := range nodes {
 		if n.Role == Slave {
 			if m := byID[n.MasterID]; m == nil || m.Role != Master {
 				return nil, errSlaveMaster
 			}
 		}
 	}
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.ID
+	}
+	for _, i := range kvrocksOrder(ids) {
+		t.Nodes = append(t.Nodes, nodes[i])
+	}
+	t.rebuildRanges()
 	return t, nil
 }
 
@@ -126,7 +134,7 @@ func parseNode(f []string) (*Node, error) {
 	if len(n.ID) != 40 {
 		return nil, errNodeID
 	}
-	port, err := strconv.ParseUint(f[2], 10, 16)
+	port, err := ParseInt(f[2], 0, 65535)
 	if err != nil {
 		return nil, errNodePort
 	}
@@ -141,9 +149,9 @@ func parseNode(f []string) (*Node, error) {
 			if isNodeID(s) {
 				return nil, errNoNewline
 			}
-			r, err := ParseRange(s)
+			r, err := parseNodeSlots(s)
 			if err != nil {
-				return nil, errSlotRange
+				return nil, err
 			}
 			n.Slots = append(n.Slots, r)
 		}
@@ -160,6 +168,28 @@ func parseNode(f []string) (*Node, error) {
 		return nil, errNodeRole
 	}
 	return n, nil
+}
+
+// parseNodeSlots parses a slot or a range a-b (a < b) of a master's line
+// as Kvrocks does: the parts between dashes, empty ones skipped, so that
+// "5-" and "-5" are slot 5 and "1--3" is 1-3.
+func parseNodeSlots(s string) (Range, error) {
+	bounds := splitNonEmpty(s, "-")
+	if len(bounds) == 0 || len(bounds) > 2 {
+		return Range{}, errSlotRange
+	}
+	a, err := ParseInt(bounds[0], 0, SlotCount-1)
+	if err != nil {
+		return Range{}, errSlotRange
+	}
+	if len(bounds) == 1 {
+		return Range{int(a), int(a)}, nil
+	}
+	b, err := ParseInt(bounds[1], 0, SlotCount-1)
+	if err != nil || a >= b {
+		return Range{}, errSlotRange
+	}
+	return Range{int(a), int(b)}, nil
 }
 
 // isNodeID reports whether s looks like a node id: 40 hex digits.
@@ -181,21 +211,6 @@ func checkNodeID(id string) error {
 		return errNodeID
 	}
 	return nil
-}
-
-// ParseRange parses a slot or an inclusive range a-b (a < b) in base 10.
-func ParseRange(s string) (Range, error) {
-	from, to, isRange := strings.Cut(s, "-")
-	a, errA := strconv.Atoi(from)
-	b := a
-	var errB error
-	if isRange {
-		b, errB = strconv.Atoi(to)
-	}
-	if errA != nil || errB != nil || a < 0 || b >= SlotCount || (isRange && a >= b) {
-		return Range{}, errSlotRange
-	}
-	return Range{a, b}, nil
 }
 
 // Owner returns the master serving slot, or nil.
@@ -221,15 +236,20 @@ func (t *Topology) String() string {
 	return b.String()
 }
 
+// line renders a node as Kvrocks writes it in nodes.conf (without the
+// "node " key): id, host, port, role, the master's id or "-", and the
+// slots, each after a space, after one more space, so that a slave's line
+// and a master's without slots end in a space.
 func (n *Node) line() string {
+	master := "-"
 	if n.Role == Slave {
-		return fmt.Sprintf("%s %s %d slave %s", n.ID, n.Host, n.Port, n.MasterID)
+		master = n.MasterID
 	}
-	parts := []string{n.ID, n.Host, strconv.Itoa(n.Port), "master", "-"}
+	var slots strings.Builder
 	for _, r := range n.Slots {
-		parts = append(parts, r.String())
+		slots.WriteString(" " + r.String())
 	}
-	return strings.Join(parts, " ")
+	return fmt.Sprintf("%s %s %d %s %s %s", n.ID, n.Host, n.Port, n.Role, master, slots.String())
 }
 
 // rebuildRanges recomputes every master's ranges from the slot owners,

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"errors"
+	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -229,7 +231,7 @@ func cmdClusterX(c *Ctx) {
 	case sub == "setnodeid" && len(c.Args) == 3 && len(c.Args[2]) == 40:
 		c.clusterOK(cl.SetNodeID(string(c.Args[2])))
 	case sub == "setnodes" && len(c.Args) >= 4:
-		version, err := strconv.ParseInt(string(c.Args[3]), 10, 64)
+		version, err := cluster.ParseInt(string(c.Args[3]), math.MinInt64, math.MaxInt64)
 		switch {
 		case err != nil:
 			c.ErrorString("ERR Invalid version")
@@ -252,7 +254,7 @@ func cmdClusterX(c *Ctx) {
 			c.ErrorString("ERR Invalid node id")
 			return
 		}
-		version, err := strconv.ParseInt(string(c.Args[n-1]), 10, 64)
+		version, err := cluster.ParseInt(string(c.Args[n-1]), math.MinInt64, math.MaxInt64)
 		switch {
 		case err != nil:
 			c.ErrorString("ERR value is not an integer or out of range")
@@ -270,70 +272,23 @@ func cmdClusterX(c *Ctx) {
 	}
 }
 
-// parseSlotRanges parses slots as Kvrocks does: slots and ranges a-b
-// (a <= b) separated by blanks. It replies the error itself.
+// parseSlotRanges parses slots as Kvrocks does (cluster.ParseSlotRanges)
+// and replies the error itself.
 func parseSlotRanges(c *Ctx, arg []byte) ([]cluster.Range, bool) {
-	text := string(arg)
-	parts := strings.Fields(text)
-	if len(parts) == 0 {
-		c.ErrorString("ERR No slots to parse.")
+	ranges, err := cluster.ParseSlotRanges(string(arg))
+	if err != nil {
+		c.ErrorString("ERR " + err.Error())
 		return nil, false
 	}
-	var out []cluster.Range
-	for _, p := range parts {
-		from, to, isRange := strings.Cut(p, "-")
-		if !isRange {
-			slot, err := kvrocksInt(p, 0, cluster.SlotCount-1)
-			if err != "" {
-				c.ErrorString("ERR Invalid slot id: " + err)
-				return nil, false
-			}
-			out = append(out, cluster.Range{From: int(slot), To: int(slot)})
-			continue
-		}
-		if from == "" || to == "" {
-			c.ErrorString("ERR Invalid slot range: `" + p + "`. The character '-' can't appear in the first or last position.")
-			return nil, false
-		}
-		if strings.Contains(to, "-") {
-			c.ErrorString("ERR Invalid slot range: `" + p + "`. The slot range should be of the form `int1-int2`.")
-			return nil, false
-		}
-		a, errA := kvrocksInt(from, 0, cluster.SlotCount-1)
-		b, errB := kvrocksInt(to, 0, cluster.SlotCount-1)
-		if errA != "" || errB != "" || a > b {
-			c.ErrorString("ERR Invalid slot range: `" + p + "`. The slot range `int1-int2` needs to satisfy the condition (int1 <= int2).")
-			return nil, false
-		}
-		out = append(out, cluster.Range{From: int(a), To: int(b)})
-	}
-	return out, true
+	return ranges, true
 }
 
 // kvrocksInt parses a base-10 integer in [min, max] as Kvrocks's ParseInt
-// does (leading blanks and a sign allowed); it returns Kvrocks's error
-// text, or "".
+// does (cluster.ParseInt); it returns Kvrocks's error text, or "".
 func kvrocksInt(s string, min, max int64) (int64, string) {
-	t := strings.TrimLeft(s, " \t\n\v\f\r")
-	start := 0
-	if len(t) > 0 && (t[0] == '+' || t[0] == '-') {
-		start = 1
-	}
-	end := start
-	for end < len(t) && t[end] >= '0' && t[end] <= '9' {
-		end++
-	}
-	if end == start {
-		return 0, "not started as an integer"
-	}
-	n, err := strconv.ParseInt(t[:end], 10, 64)
-	switch {
-	case err != nil:
-		return 0, "Numerical result out of range"
-	case end != len(t):
-		return 0, "encounter non-integer characters"
-	case n < min || n > max:
-		return 0, "out of numeric range"
+	n, err := cluster.ParseInt(s, min, max)
+	if err != nil {
+		return 0, err.Error()
 	}
 	return n, ""
 }
@@ -425,8 +380,21 @@ func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
 		}
 		c.W.OK()
 	case <-expired:
-		c.ErrorString("ERR Migration timed out; it goes on in the background")
+		// As Kvrocks: a null reply, and the job goes on.
+		c.W.Null()
 	}
+}
+
+// watchClusterPersist applies CONFIG SET persist-cluster-nodes-enabled in
+// cluster mode as Kvrocks does: yes writes <dir>/nodes.conf at once, no
+// removes it.
+func (e *Env) watchClusterPersist() {
+	e.Config.Hook("persist-cluster-nodes-enabled", func() error {
+		if e.Cluster == nil {
+			return nil
+		}
+		return e.Cluster.SetPersist(e.Config.PersistClusterNodes.Get(), filepath.Join(e.Config.Dir.Get(), "nodes.conf"))
+	})
 }
 
 // migrateOptions reads the migrate-* settings for a new job.
@@ -447,22 +415,19 @@ func (e *Env) migrateOptions() cluster.MigrateOptions {
 
 // clusterImport runs CLUSTER IMPORT slot|a-b 0|1|2, which a migrating node
 // sends: 0 starts an import over this connection (the range is emptied
-// first), 1 ends it, 2 fails it and drops what was imported.
+// first), 1 ends it, 2 fails it and drops what was imported. As in
+// Kvrocks, of several ranges only the first counts.
 func clusterImport(c *Ctx, cl *cluster.Cluster) {
 	ranges, ok := parseSlotRanges(c, c.Args[2])
 	if !ok {
 		return
 	}
-	if len(ranges) != 1 {
-		c.ErrorString("ERR Basalt imports one slot range at a time")
-		return
-	}
 	r := ranges[0]
-	state, ok := c.Int(3)
-	if !ok {
+	state, err := cluster.ParseInt(string(c.Args[3]), 0, 2)
+	if err != nil {
+		c.ErrorString("ERR Invalid import state")
 		return
 	}
-	var err error
 	switch state {
 	case 0:
 		// The checks come first: the range is emptied only for an import
@@ -479,9 +444,6 @@ func clusterImport(c *Ctx, cl *cluster.Cluster) {
 			err = c.Env.Storage.DeleteSlots(slotRange(r))
 		}
 		c.Client.Importing = false
-	default:
-		c.ErrorString("ERR Invalid import state")
-		return
 	}
 	c.clusterOK(err)
 }

@@ -67,6 +67,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 		stop:       make(chan struct{}),
 	}
 	e.startupMemory = goHeapBytes()
+	e.watchClusterPersist()
 	go e.sampleLoop()
 	return e
 }

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/basaltdb/basalt/cluster"
-	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -29,7 +27,6 @@ type transaction struct {
 	args  [][][]byte
 	size  int64 // bytes of the queued arguments
 	dirty bool
-	slot  int // cluster mode: the slot of the first key, -1 before one
 }
 
 // endTx leaves the client's transaction, if any.
@@ -58,7 +55,7 @@ func (e *Env) queue(cl *Client, cmd *Command, args [][]byte) {
 		refusal = "ERR Command not allowed inside a transaction"
 	}
 	if refusal == "" && e.Cluster != nil {
-		refusal = e.routeQueued(cl, tx, cmd, args)
+		refusal = e.routeQueued(cl, cmd, args)
 	}
 	if refusal != "" {
 		tx.dirty = true
@@ -84,20 +81,12 @@ func (e *Env) queue(cl *Client, cmd *Command, args [][]byte) {
 }
 
 // routeQueued checks, in cluster mode, that a queued command's keys are
-// served here and share the slot of the transaction's other keys.
-func (e *Env) routeQueued(cl *Client, tx *transaction, cmd *Command, args [][]byte) string {
-	keys := cmd.keys(args)
-	if len(keys) == 0 {
-		return ""
-	}
+// served here. As in Kvrocks, the commands of one transaction may use
+// different slots of this node.
+func (e *Env) routeQueued(cl *Client, cmd *Command, args [][]byte) string {
 	if err := e.route(cl, cmd, args, false); err != nil {
 		return err.Error()
 	}
-	slot := int(metadata.HashSlot(keys[0]))
-	if tx.slot >= 0 && tx.slot != slot {
-		return cluster.ErrCrossSlot.Error()
-	}
-	tx.slot = slot
 	return ""
 }
 
@@ -107,7 +96,7 @@ func cmdMulti(c *Ctx) {
 		c.ErrorString("ERR MULTI calls can not be nested")
 		return
 	}
-	c.Client.tx = &transaction{slot: -1}
+	c.Client.tx = &transaction{}
 	c.Client.multiLen.Store(0)
 	c.W.OK()
 }

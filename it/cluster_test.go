@@ -1,6 +1,7 @@
 package it
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,11 +201,14 @@ func TestClusterSlave(t *testing.T) {
 	pushTopology(t, nodes, text, 1)
 	c := redis.NewClient(&redis.Options{Addr: nodes[1].Addr(), PoolSize: 1, Protocol: 2})
 	defer c.Close()
-	if err := c.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != "READONLY You can't write against a read only replica." {
+	// As Kvrocks, a slave sends writes to its master, so that cluster
+	// clients follow the redirect.
+	slot := strconv.FormatInt(c.ClusterKeySlot(ctx, "k").Val(), 10)
+	moved := "MOVED " + slot + " " + nodes[0].Addr()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != moved {
 		t.Errorf("write on a slave: %v", err)
 	}
-	slot := strconv.FormatInt(c.ClusterKeySlot(ctx, "k").Val(), 10)
-	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != "MOVED "+slot+" "+nodes[0].Addr() {
+	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != moved {
 		t.Errorf("read on a slave without READONLY: %v", err)
 	}
 	if err := c.ReadOnly(ctx).Err(); err != nil {
@@ -212,6 +216,21 @@ func TestClusterSlave(t *testing.T) {
 	}
 	if err := c.Get(ctx, "k").Err(); err != redis.Nil {
 		t.Errorf("read on a slave after READONLY: %v", err)
+	}
+	if err := c.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != moved {
+		t.Errorf("write on a slave after READONLY: %v", err)
+	}
+	// A cluster client writing through the slave lands on the master.
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[1].Addr()}, Protocol: 2})
+	defer cc.Close()
+	if err := cc.Set(ctx, "k", "through the slave", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v := nodes[0].client(t, 2).Get(ctx, "k").Val(); v != "through the slave" {
+		t.Errorf("the master holds %q", v)
+	}
+	if err := nodes[0].client(t, 2).Del(ctx, "k").Err(); err != nil {
+		t.Fatal(err)
 	}
 	replicas := nodes[0].client(t, 2).Do(ctx, "CLUSTER", "REPLICAS", ids[0]).String()
 	if !strings.Contains(replicas, ids[1]+" "+nodes[1].Addr()) || !strings.Contains(replicas, " slave "+ids[0]+" ") {
@@ -222,5 +241,44 @@ func TestClusterSlave(t *testing.T) {
 	}
 	if v := nodes[0].client(t, 2).Do(ctx, "CLUSTERX", "VERSION").Val(); v != "-1" {
 		t.Errorf("version after CLUSTER RESET = %v", v)
+	}
+}
+
+// TestClusterMultiSlots checks that, as in Kvrocks, a transaction may use
+// keys of several slots this node serves, while one command's keys must
+// share a slot and a key of another node is refused when queued.
+func TestClusterMultiSlots(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-8000", "8001-16383"}), 1)
+	c := redis.NewClient(&redis.Options{Addr: nodes[0].Addr(), PoolSize: 1, Protocol: 2})
+	defer c.Close()
+	// b (slot 3300) and c (7365) are node 0's; a (15495) is node 1's.
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "b", "1", 0)
+		p.Set(ctx, "c", "2", 0)
+		p.IncrBy(ctx, "b", 10)
+		p.Get(ctx, "c")
+		return nil
+	})
+	if err != nil || len(cmds) != 4 || cmds[2].(*redis.IntCmd).Val() != 11 || cmds[3].(*redis.StringCmd).Val() != "2" {
+		t.Errorf("MULTI over two slots: %v %v", cmds, err)
+	}
+	cmds, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "b", "x", 0)
+		p.Set(ctx, "a", "x", 0)
+		return nil
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "EXECABORT") || len(cmds) != 2 || !strings.HasPrefix(fmt.Sprint(cmds[1].Err()), "MOVED 15495 ") {
+		t.Errorf("MULTI with a key of another node: %v %v", cmds, err)
+	}
+	cmds, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.MSet(ctx, "b", "y", "c", "y")
+		return nil
+	})
+	if err == nil || len(cmds) != 1 || !strings.HasPrefix(fmt.Sprint(cmds[0].Err()), "CROSSSLOT") {
+		t.Errorf("MULTI with a command across slots: %v %v", cmds, err)
+	}
+	if v := c.MGet(ctx, "b").Val(); len(v) != 1 || v[0] != "11" {
+		t.Errorf("b after the refused transactions: %v", v)
 	}
 }

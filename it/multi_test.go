@@ -133,8 +133,9 @@ func TestExecIsAtomic(t *testing.T) {
 	}
 }
 
-// TestTransactionsInClusterMode checks that a transaction's keys must
-// share a slot, and that shard channels route by slot.
+// TestTransactionsInClusterMode checks that a transaction's keys must be
+// served by this node (in any of its slots, as in Kvrocks), and that shard
+// channels route by slot.
 func TestTransactionsInClusterMode(t *testing.T) {
 	nodes, ids := clusterNodes(t, 2)
 	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-8191", "8192-16383"}), 1)
@@ -143,9 +144,14 @@ func TestTransactionsInClusterMode(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"MULTI", "+OK\r\n"},
 		{"SET {b}1 x", "+QUEUED\r\n"},
-		{"SET {c}1 x", "-CROSSSLOT Attempted to access keys that don't hash to the same slot\r\n"},
+		{"SET {c}1 x", "+QUEUED\r\n"},
+		{"MSET {b}1 x {c}1 x", "-CROSSSLOT Attempted to access keys that don't hash to the same slot\r\n"},
 		{"SET {a}1 x", "-MOVED 15495 " + nodes[1].Addr() + "\r\n"},
 		{"EXEC", "-EXECABORT Transaction discarded because of previous errors.\r\n"},
+		{"MULTI", "+OK\r\n"},
+		{"SET {b}1 y", "+QUEUED\r\n"},
+		{"SET {c}1 y", "+QUEUED\r\n"},
+		{"EXEC", "*2\r\n+OK\r\n+OK\r\n"},
 		{"MULTI", "+OK\r\n"},
 		{"SET {b}1 x", "+QUEUED\r\n"},
 		{"GET {b}1", "+QUEUED\r\n"},
