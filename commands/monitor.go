@@ -19,28 +19,40 @@ const pushBacklog = 8192
 // MONITOR
 //
 // The connection then receives every command the server runs, one line
-// each; the server hands it to a loop that writes what is pushed (see
-// Client.Pushes).
+// each, after its +OK: the reply is pushed before the client is
+// registered, so no line can overtake it.
 func cmdMonitor(c *Ctx) {
 	cl := c.Client
 	cl.startPushes()
+	cl.push(okReply)
 	if !cl.monitor.Swap(true) {
 		c.Env.monitors.add(cl)
 	}
-	c.W.OK()
 }
 
-// startPushes makes the client one that messages are pushed to.
+var okReply = []byte("+OK\r\n")
+
+// startPushes makes the client one that messages are pushed to. Its
+// output is then one ordered stream, which the server writes from
+// Pushes: replies go there too (PushReply), and what the client was
+// answered before is sent first.
 func (c *Client) startPushes() {
 	if c.pushes == nil {
+		if c.Flush != nil {
+			c.Flush()
+		}
 		c.pushes = make(chan []byte, pushBacklog)
 	}
 }
 
-// Pushes returns the messages pushed to the client, or nil when nothing
-// is ever pushed to it: the server then serves it the ordinary way. The
-// server calls Delivered once it wrote each.
+// Pushes returns the client's output stream once something is pushed to
+// it, nil before: the server then writes replies itself. The server calls
+// Delivered once it wrote each message.
 func (c *Client) Pushes() <-chan []byte { return c.pushes }
+
+// PushReply queues replies of a client that receives pushes behind what
+// was pushed to it before; reply must not be modified afterwards.
+func (c *Client) PushReply(reply []byte) { c.push(reply) }
 
 // Delivered accounts n pushed messages of size bytes in all as written
 // to the connection.

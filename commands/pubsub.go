@@ -53,11 +53,21 @@ type pubsub struct {
 
 func subKey(ns, name string) string { return ns + "\x00" + name }
 
-// subscribe adds or removes one subscription of cl; it returns whether
-// that changed anything.
-func (ps *pubsub) set(cl *Client, kind int, name string, on bool) bool {
+// set adds or removes one subscription of cl and then, still holding the
+// registry, calls then (when not nil): a message published to name is
+// pushed to cl after what then pushes. It returns whether the
+// subscription changed.
+func (ps *pubsub) set(cl *Client, kind int, name string, on bool, then func(changed bool)) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	changed := ps.setLocked(cl, kind, name, on)
+	if then != nil {
+		then(changed)
+	}
+	return changed
+}
+
+func (ps *pubsub) setLocked(cl *Client, kind int, name string, on bool) bool {
 	k := subKey(cl.Namespace, name)
 	m := ps.subs[kind][k]
 	if on == m[cl] {
@@ -186,7 +196,9 @@ func (c *Client) subscriptions() int {
 	return n
 }
 
-// subscribeTo subscribes the client to names of kind, replying for each.
+// subscribeTo subscribes the client to names of kind, confirming each. A
+// confirmation is pushed while the subscription is registered, so that no
+// message of the channel overtakes it.
 func subscribeTo(c *Ctx, kind int, names [][]byte) {
 	cl := c.Client
 	cl.startPushes()
@@ -195,10 +207,12 @@ func subscribeTo(c *Ctx, kind int, names [][]byte) {
 	}
 	for _, n := range names {
 		name := string(n)
-		if c.Env.pubsub.set(cl, kind, name, true) {
-			cl.subs[kind][name] = true
-		}
-		subscriptionReply(c, kindVerbs[kind][0], name, true, len(cl.subs[kind]))
+		c.Env.pubsub.set(cl, kind, name, true, func(changed bool) {
+			if changed {
+				cl.subs[kind][name] = true
+			}
+			subscriptionReply(c, kindVerbs[kind][0], name, true, len(cl.subs[kind]))
+		})
 	}
 	cl.subN[kind].Store(int64(len(cl.subs[kind])))
 }
@@ -221,35 +235,45 @@ func unsubscribeFrom(c *Ctx, kind int, names [][]byte) {
 		}
 	}
 	for _, name := range list {
-		c.Env.pubsub.set(cl, kind, name, false)
-		delete(cl.subs[kind], name)
-		subscriptionReply(c, kindVerbs[kind][1], name, true, len(cl.subs[kind]))
+		c.Env.pubsub.set(cl, kind, name, false, func(bool) {
+			delete(cl.subs[kind], name)
+			subscriptionReply(c, kindVerbs[kind][1], name, true, len(cl.subs[kind]))
+		})
 	}
 	cl.subN[kind].Store(int64(len(cl.subs[kind])))
 }
 
-// subscriptionReply writes [verb, name, count]; Redis counts channels and
-// patterns together, shard channels apart.
+// subscriptionReply answers [verb, name, count]: pushed to a client that
+// receives pushes, in order with its messages, and replied otherwise.
+// Redis counts channels and patterns together, shard channels apart.
 func subscriptionReply(c *Ctx, verb, name string, named bool, kindCount int) {
 	count := kindCount
 	if verb != "ssubscribe" && verb != "sunsubscribe" {
 		count = len(c.Client.subs[kindChannel]) + len(c.Client.subs[kindPattern])
 	}
-	c.W.Push(3)
-	c.W.BulkString(verb)
-	if named {
-		c.W.BulkString(name)
-	} else {
-		c.W.Null()
+	w := c.W
+	if c.Client.pushes != nil {
+		w = resp.NewWriter()
+		w.SetProtocol(c.W.Protocol())
 	}
-	c.W.Int(int64(count))
+	w.Push(3)
+	w.BulkString(verb)
+	if named {
+		w.BulkString(name)
+	} else {
+		w.Null()
+	}
+	w.Int(int64(count))
+	if w != c.W {
+		c.Client.push(w.Bytes())
+	}
 }
 
 // unsubscribeAll drops every subscription of a closing client.
 func (ps *pubsub) unsubscribeAll(cl *Client) {
 	for kind, names := range cl.subs {
 		for name := range names {
-			ps.set(cl, kind, name, false)
+			ps.set(cl, kind, name, false, nil)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package it
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,4 +135,44 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 		t.Errorf("PUBSUB NUMSUB after disconnection = %d", n)
 	}
 	t.Logf("slowest PUBLISH %v", worst)
+}
+
+// TestPushOrder subscribes and monitors while other clients publish and
+// run commands without pause: a subscription's confirmation, and
+// MONITOR's +OK, always come before any message they let through.
+func TestPushOrder(t *testing.T) {
+	p := startBasalt(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer func() { close(stop); wg.Wait() }()
+	busy := p.client(t, 2)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				busy.Publish(ctx, "hot", "m")
+			}
+		}
+	}()
+	sub := dial(t, p)
+	sub.do("SUBSCRIBE", "warm")
+	for i := 0; i < 50; i++ {
+		if got := sub.do("SUBSCRIBE", "hot"); got != "*3\r\n$9\r\nsubscribe\r\n$3\r\nhot\r\n:2\r\n" {
+			t.Fatalf("round %d: the first reply after SUBSCRIBE hot is %q", i, got)
+		}
+		sub.send("*2\r\n$11\r\nUNSUBSCRIBE\r\n$3\r\nhot\r\n")
+		for {
+			if got := sub.reply(); strings.HasPrefix(got, "*3\r\n$11\r\nunsubscribe") {
+				break
+			}
+		}
+	}
+	mon := dial(t, p)
+	if got := mon.do("MONITOR"); got != "+OK\r\n" {
+		t.Fatalf("the first reply after MONITOR is %q", got)
+	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"log/slog"
@@ -27,16 +28,17 @@ var (
 // it and reads the next; the replies of everything the client has sent so
 // far go out in one write when the next read would have to wait, so a
 // pipeline is answered in as few writes as it was sent in. A client that
-// receives pushes (pub/sub, MONITOR) also gets a pusher goroutine; the
-// write lock keeps a reply and a push from interleaving.
+// receives pushes (pub/sub, MONITOR) has one ordered output stream
+// (commands.Client.Pushes), which a pusher goroutine writes: its replies
+// are queued there too, so the pusher is then the socket's only writer.
 type conn struct {
 	s  *Server
 	nc net.Conn
 	cl *commands.Client
 	rd *resp.Reader
 
-	wmu sync.Mutex
-	// pushDone, once the pusher runs, is closed to stop it.
+	// pushDone, once the pusher runs, is closed to stop it; it writes
+	// what is queued first.
 	pushDone chan struct{}
 	pusher   sync.WaitGroup
 }
@@ -83,6 +85,7 @@ func (c *conn) loop() {
 		c.s.env.Dispatch(c.cl, args)
 		if c.cl.CloseAfterReply {
 			c.flush()
+			c.stopPusher()
 			return
 		}
 		if c.pushDone == nil && c.cl.Pushes() != nil {
@@ -173,15 +176,19 @@ func (c *conn) flush() error {
 		c.nc.Close()
 		return err
 	}
-	err := c.write(w.Bytes())
+	var err error
+	if c.pushDone != nil {
+		c.cl.PushReply(bytes.Clone(w.Bytes()))
+	} else {
+		err = c.write(w.Bytes())
+	}
 	w.Reset()
 	return err
 }
 
-// write sends b, under the write lock.
+// write sends b. Only one goroutine writes at a time: the connection's
+// until the pusher starts, the pusher from then on.
 func (c *conn) write(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	n, err := c.nc.Write(b)
 	c.s.env.Stats.NetOutputBytes.Add(int64(n))
 	return err
@@ -218,20 +225,43 @@ func (c *conn) startPusher() {
 				}
 				c.cl.Delivered(n, len(batch))
 			case <-done:
+				c.drain(pushes)
 				return
 			}
 		}
 	}()
 }
 
+// drain writes what is still queued, when the connection ends in order
+// (QUIT): a closed socket makes it stop at the first write.
+func (c *conn) drain(pushes <-chan []byte) {
+	for {
+		select {
+		case msg := <-pushes:
+			if c.write(msg) != nil {
+				return
+			}
+			c.cl.Delivered(1, len(msg))
+		default:
+			return
+		}
+	}
+}
+
+// stopPusher stops the pusher, once it wrote what is queued.
+func (c *conn) stopPusher() {
+	if c.pushDone != nil {
+		close(c.pushDone)
+		c.pushDone = nil
+		c.pusher.Wait()
+	}
+}
+
 // end unregisters the client; a pusher is stopped first, after the socket
 // is closed, which unblocks a push to a client that does not read.
 func (c *conn) end() {
 	c.nc.Close()
-	if c.pushDone != nil {
-		close(c.pushDone)
-	}
-	c.pusher.Wait()
+	c.stopPusher()
 	c.s.freed.Add(c.cl.PendingOutput())
 	c.s.env.Disconnected(c.cl)
 }
