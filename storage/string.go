@@ -14,9 +14,16 @@ func encodeString(value []byte, expireMs int64) []byte {
 	return append(m.AppendTo(make([]byte, 0, stringHeaderLen+len(value))), value...)
 }
 
-// Get returns the value of a string key; found is false when it is absent.
+// Get returns the value of a string key, or of a bitmap key as the string
+// whose bits it holds (see bitmap.go); found is false when it is absent.
 func (db DB) Get(key []byte) (value []byte, found bool, err error) {
-	rec, found, err := db.lookupType(db.nsKey(key), metadata.TypeString)
+	rec, found, err := db.lookup(db.nsKey(key))
+	if err == nil && found && rec.meta.Type == metadata.TypeBitmap {
+		return db.bitmapString(key)
+	}
+	if err == nil && found && rec.meta.Type != metadata.TypeString {
+		return nil, false, ErrWrongType
+	}
 	return rec.rest, found, err
 }
 

@@ -1,0 +1,372 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// The bit commands, on strings and on Kvrocks's bitmaps (storage/bitmap.go).
+// Arguments are checked, and keys looked up, in the order redis-server 7.0
+// does, so that every error is the one it gives.
+
+func init() {
+	register(
+		&Command{Name: "setbit", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdSetBit},
+		&Command{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetBit},
+		&Command{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitCount},
+		&Command{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitPos},
+		&Command{Name: "bitop", Arity: -4, Flags: Write, FirstKey: 2, LastKey: -1, Handler: cmdBitOp},
+		&Command{Name: "bitfield", Arity: -2, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdBitField},
+		&Command{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdBitFieldRO},
+	)
+	errorReplies = append(errorReplies,
+		struct {
+			err   error
+			reply string
+		}{storage.ErrBitmapTooLarge, "ERR Operation aborted: The size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb"},
+	)
+}
+
+const (
+	errBitOffset = "ERR bit offset is not an integer or out of range"
+	errBitValue  = "ERR bit is not an integer or out of range"
+	errBitfield  = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+)
+
+// bitOffset parses argument i as a bit offset (Redis's
+// getBitOffsetFromArgument): with hash, "#n" means n fields of width bits.
+// Offsets whose byte lies past proto-max-bulk-len are refused.
+func (c *Ctx) bitOffset(i int, hash bool, bits uint) (uint64, bool) {
+	p := c.Args[i]
+	useHash := hash && bits > 0 && len(p) > 0 && p[0] == '#'
+	if useHash {
+		p = p[1:]
+	}
+	n, ok := num.ParseInt(p)
+	if ok && useHash {
+		n *= int64(bits) // wraps as Redis's does
+	}
+	if !ok || n < 0 || n>>3 >= c.Env.Config.ProtoMaxBulkLen.Get() {
+		c.ErrorString(errBitOffset)
+		return 0, false
+	}
+	return uint64(n), true
+}
+
+// SETBIT key offset value
+func cmdSetBit(c *Ctx) {
+	offset, ok := c.bitOffset(2, false, 0)
+	if !ok {
+		return
+	}
+	on, ok := num.ParseInt(c.Args[3])
+	if !ok || on&^1 != 0 {
+		c.ErrorString(errBitValue)
+		return
+	}
+	old, err := c.DB.SetBit(c.Args[1], offset, on == 1)
+	if c.ok(err) {
+		c.W.Int(int64(old))
+	}
+}
+
+// GETBIT key offset
+func cmdGetBit(c *Ctx) {
+	offset, ok := c.bitOffset(2, false, 0)
+	if !ok {
+		return
+	}
+	r, err := c.DB.ReadBits(c.Args[1])
+	if !c.ok(err) {
+		return
+	}
+	if r == nil {
+		c.W.Int(0)
+		return
+	}
+	defer r.Close()
+	bit, err := r.Bit(offset)
+	if c.ok(err) {
+		c.W.Int(int64(bit))
+	}
+}
+
+// bitRange is a BITCOUNT or BITPOS range resolved to bytes, with the bits
+// of the first and last byte outside it (BIT ranges).
+type bitRange struct {
+	start, end        int64
+	firstNeg, lastNeg byte
+}
+
+// resolve turns start and end, indexes of bytes or (isBit) of bits where
+// negative ones count from the end, into a byte range of a value of
+// length n, as Redis does.
+func resolveBitRange(start, end, n int64, isBit bool) bitRange {
+	total := n
+	if isBit {
+		total <<= 3
+	}
+	if start < 0 {
+		start += total
+	}
+	if end < 0 {
+		end += total
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= total {
+		end = total - 1
+	}
+	r := bitRange{start: start, end: end}
+	if isBit && start <= end {
+		r.firstNeg = ^byte(1<<(8-start&7) - 1)
+		r.lastNeg = byte(1<<(7-end&7) - 1)
+		r.start, r.end = start>>3, end>>3
+	}
+	return r
+}
+
+// unit parses BYTE or BIT at argument i; false after replying a syntax
+// error.
+func (c *Ctx) unit(i int) (isBit, ok bool) {
+	switch {
+	case c.is(i, "bit"):
+		return true, true
+	case c.is(i, "byte"):
+		return false, true
+	}
+	c.ErrorString(errSyntax)
+	return false, false
+}
+
+// BITCOUNT key [start end [BYTE | BIT]]
+func cmdBitCount(c *Ctx) {
+	// Redis 7.0 looks the key up before it reads the range.
+	r, err := c.DB.ReadBits(c.Args[1])
+	if !c.ok(err) {
+		return
+	}
+	if r == nil {
+		c.W.Int(0)
+		return
+	}
+	defer r.Close()
+	var rg bitRange
+	switch len(c.Args) {
+	case 4, 5:
+		start, ok := c.Int(2)
+		if !ok {
+			return
+		}
+		end, ok := c.Int(3)
+		if !ok {
+			return
+		}
+		isBit := false
+		if len(c.Args) == 5 {
+			if isBit, ok = c.unit(4); !ok {
+				return
+			}
+		}
+		if start < 0 && end < 0 && start > end {
+			c.W.Int(0)
+			return
+		}
+		rg = resolveBitRange(start, end, r.Len(), isBit)
+	case 2:
+		rg = bitRange{start: 0, end: r.Len() - 1}
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	n, err := r.Count(rg.start, rg.end, rg.firstNeg, rg.lastNeg)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// BITPOS key bit [start [end [BYTE | BIT]]]
+func cmdBitPos(c *Ctx) {
+	bit, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if bit != 0 && bit != 1 {
+		c.ErrorString("ERR The bit argument must be 1 or 0.")
+		return
+	}
+	r, err := c.DB.ReadBits(c.Args[1])
+	if !c.ok(err) {
+		return
+	}
+	if r == nil {
+		// An absent key is an endless run of zeros.
+		c.W.Int(-bit)
+		return
+	}
+	defer r.Close()
+	var rg bitRange
+	endGiven := false
+	switch n := len(c.Args); n {
+	case 4, 5, 6:
+		start, ok := c.Int(3)
+		if !ok {
+			return
+		}
+		isBit := false
+		if n == 6 {
+			if isBit, ok = c.unit(5); !ok {
+				return
+			}
+		}
+		end := r.Len() - 1
+		if n >= 5 {
+			if end, ok = c.Int(4); !ok {
+				return
+			}
+			endGiven = true
+		}
+		rg = resolveBitRange(start, end, r.Len(), isBit)
+	case 3:
+		rg = bitRange{start: 0, end: r.Len() - 1}
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	if rg.start > rg.end {
+		c.W.Int(-1)
+		return
+	}
+	pos, err := r.Pos(int(bit), rg.start, rg.end, rg.firstNeg, rg.lastNeg)
+	if !c.ok(err) {
+		return
+	}
+	if pos < 0 && bit == 0 && !endGiven {
+		// Without an end the value counts as padded with zeros: the first
+		// clear bit is the one after it.
+		pos = (rg.end + 1) * 8
+	}
+	c.W.Int(pos)
+}
+
+// BITOP <AND | OR | XOR | NOT> destkey key [key ...]
+func cmdBitOp(c *Ctx) {
+	var op storage.BitOpKind
+	switch strings.ToLower(string(c.Args[1])) {
+	case "and":
+		op = storage.BitAnd
+	case "or":
+		op = storage.BitOr
+	case "xor":
+		op = storage.BitXor
+	case "not":
+		op = storage.BitNot
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	if op == storage.BitNot && len(c.Args) != 4 {
+		c.ErrorString("ERR BITOP NOT must be called with a single source key.")
+		return
+	}
+	n, err := c.DB.BitOp(op, c.Args[1], c.Args[2], c.Args[3:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]
+func cmdBitField(c *Ctx) { bitField(c, false) }
+
+// BITFIELD_RO key [GET encoding offset ...]
+func cmdBitFieldRO(c *Ctx) { bitField(c, true) }
+
+func bitField(c *Ctx, readOnly bool) {
+	ops, ok := c.bitFieldOps()
+	if !ok {
+		return
+	}
+	if readOnly {
+		for _, op := range ops {
+			if op.Kind != storage.BitFieldGet {
+				c.ErrorString("ERR BITFIELD_RO only supports the GET subcommand")
+				return
+			}
+		}
+	}
+	res, err := c.DB.BitField(c.Args[1], ops)
+	if !c.ok(err) {
+		return
+	}
+	c.W.Array(len(res))
+	for _, r := range res {
+		if r.Nil {
+			c.W.Null()
+		} else {
+			c.W.Int(r.Value)
+		}
+	}
+}
+
+// bitFieldOps parses BITFIELD's operations as Redis's bitfieldGeneric
+// does, replying the first error.
+func (c *Ctx) bitFieldOps() ([]storage.BitFieldOp, bool) {
+	var ops []storage.BitFieldOp
+	overflow := storage.OverflowWrap
+	for j := 2; j < len(c.Args); j++ {
+		rem := len(c.Args) - j - 1
+		var kind storage.BitFieldKind
+		switch {
+		case c.is(j, "get") && rem >= 2:
+			kind = storage.BitFieldGet
+		case c.is(j, "set") && rem >= 3:
+			kind = storage.BitFieldSet
+		case c.is(j, "incrby") && rem >= 3:
+			kind = storage.BitFieldIncrBy
+		case c.is(j, "overflow") && rem >= 1:
+			j++
+			switch {
+			case c.is(j, "wrap"):
+				overflow = storage.OverflowWrap
+			case c.is(j, "sat"):
+				overflow = storage.OverflowSat
+			case c.is(j, "fail"):
+				overflow = storage.OverflowFail
+			default:
+				c.ErrorString("ERR Invalid OVERFLOW type specified")
+				return nil, false
+			}
+			continue
+		default:
+			c.ErrorString(errSyntax)
+			return nil, false
+		}
+		op := storage.BitFieldOp{Kind: kind, Overflow: overflow}
+		t := c.Args[j+1]
+		var ok bool
+		if len(t) > 0 && (t[0] == 'i' || t[0] == 'u') {
+			op.Signed = t[0] == 'i'
+			var n int64
+			n, ok = num.ParseInt(t[1:])
+			ok = ok && n >= 1 && (n <= 63 || (op.Signed && n == 64))
+			op.Bits = uint(n)
+		}
+		if !ok {
+			c.ErrorString(errBitfield)
+			return nil, false
+		}
+		if op.Offset, ok = c.bitOffset(j+2, true, op.Bits); !ok {
+			return nil, false
+		}
+		if kind != storage.BitFieldGet {
+			if op.Value, ok = c.Int(j + 3); !ok {
+				return nil, false
+			}
+			j++
+		}
+		j += 2
+		ops = append(ops, op)
+	}
+	return ops, true
+}

@@ -1,0 +1,43 @@
+package commands
+
+import "github.com/basaltdb/basalt/storage"
+
+// The HyperLogLog commands, on Kvrocks's segmented dense HyperLogLogs
+// (storage/hll.go), with Redis's registers and estimates.
+
+func init() {
+	register(
+		&Command{Name: "pfadd", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPFAdd},
+		&Command{Name: "pfcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdPFCount},
+		&Command{Name: "pfmerge", Arity: -2, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdPFMerge},
+	)
+	errorReplies = append(errorReplies,
+		struct {
+			err   error
+			reply string
+		}{storage.ErrNotHLL, "WRONGTYPE Key is not a valid HyperLogLog string value."},
+	)
+}
+
+// PFADD key [element [element ...]]
+func cmdPFAdd(c *Ctx) {
+	changed, err := c.DB.PFAdd(c.Args[1], c.Args[2:])
+	if c.ok(err) {
+		c.intBool(changed)
+	}
+}
+
+// PFCOUNT key [key ...]
+func cmdPFCount(c *Ctx) {
+	n, err := c.DB.PFCount(c.Args[1:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// PFMERGE destkey [sourcekey [sourcekey ...]]
+func cmdPFMerge(c *Ctx) {
+	if err := c.DB.PFMerge(c.Args[1], c.Args[2:]); c.ok(err) {
+		c.W.OK()
+	}
+}
