@@ -48,6 +48,7 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		}
 		e.blocking.written(w.ns, keys, cl)
 	}
+	e.serveBlocked(cl) // blocking.go: waiters on the keys written are served before the reply goes out
 }
 
 func (e *Env) dispatch(cl *Client, args [][]byte) {
