@@ -1,0 +1,265 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// rawRecord reads a record as stored, failing the test when absent.
+func rawRecord(t *testing.T, s *Storage, cf CF, key []byte) []byte {
+	t.Helper()
+	v, found, err := s.get(cf, key, nil)
+	if err != nil || !found {
+		t.Fatalf("%s record %x: found %v, %v", cf, key, found, err)
+	}
+	return v
+}
+
+// withVersion writes a FORMAT.md §10 vector with the version the test key
+// got instead of V = 305120c0f2000001.
+func withVersion(t *testing.T, vector string, version uint64) []byte {
+	t.Helper()
+	var v [8]byte
+	for i := range v {
+		v[i] = byte(version >> (56 - 8*i))
+	}
+	raw, err := hex.DecodeString(strings.ReplaceAll(strings.ReplaceAll(vector, " ", ""), "305120c0f2000001", hex.EncodeToString(v[:])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// bitmapVersion returns the version in key's bitmap metadata.
+func bitmapVersion(t *testing.T, s *Storage, key string) uint64 {
+	t.Helper()
+	m, _, err := metadata.Decode(rawRecord(t, s, CFMetadata, s.DB(metadata.DefaultNamespace).nsKey(b(key))))
+	if err != nil || m.Type != metadata.TypeBitmap {
+		t.Fatalf("metadata of %s: %+v %v", key, m, err)
+	}
+	return m.Version
+}
+
+// TestSetBitFormat: SETBIT on an absent key writes exactly FORMAT.md §10's
+// records, and segments grow as Kvrocks grows them (the lengths its WAL
+// shows for the same commands).
+func TestSetBitFormat(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	if old, err := db.SetBit(b("b"), 10, true); err != nil || old != 0 {
+		t.Fatalf("SetBit = %d %v", old, err)
+	}
+	v := bitmapVersion(t, s, "b")
+	meta := rawRecord(t, s, CFMetadata, withVersion(t, "0b5f5f6e616d657370616365 62", v))
+	if want := withVersion(t, "86 0000000000000000 305120c0f2000001 0000000000000002", v); !bytes.Equal(meta, want) {
+		t.Errorf("metadata %x, want %x", meta, want)
+	}
+	seg := rawRecord(t, s, CFDefault, withVersion(t, "0b5f5f6e616d657370616365 00000001 62 305120c0f2000001 30", v))
+	if want := []byte{0x00, 0x04}; !bytes.Equal(seg, want) {
+		t.Errorf("segment %x, want %x", seg, want)
+	}
+
+	// Growth: bytes 0, 1, 2 make a segment of 1, 2 then 4 bytes; a first
+	// write at byte 452 of a segment makes it 453; 2^32-1 is segment
+	// "536869888"'s last bit.
+	for _, tt := range []struct {
+		offset  uint64
+		segment string
+		length  int
+		size    uint64
+	}{
+		{0, "0", 1, 1}, {8, "0", 2, 2}, {16, "0", 4, 3}, {24, "0", 4, 4}, {40, "0", 8, 6},
+		{20000, "2048", 453, 2501}, {2748 * 8, "2048", 906, 2749}, {3048 * 8, "2048", 1024, 3049}, {1<<32 - 1, "536869888", 1024, 1 << 29},
+	} {
+		if _, err := db.SetBit(b("g"), tt.offset, true); err != nil {
+			t.Fatal(err)
+		}
+		v := bitmapVersion(t, s, "g")
+		sub := metadata.Layout{}.AppendInternalKey(nil, metadata.DefaultNamespace, b("g"), v, b(tt.segment))
+		if got := rawRecord(t, s, CFDefault, sub); len(got) != tt.length {
+			t.Errorf("after SETBIT g %d: segment %s has %d bytes, want %d", tt.offset, tt.segment, len(got), tt.length)
+		}
+		if m, _, _ := metadata.Decode(rawRecord(t, s, CFMetadata, db.nsKey(b("g")))); m.Size != tt.size {
+			t.Errorf("after SETBIT g %d: size %d, want %d", tt.offset, m.Size, tt.size)
+		}
+	}
+}
+
+// TestBitsOnStringsAndBitmaps: the same writes through a string and a
+// bitmap read back as the same Redis string, and a string stays a string.
+func TestBitsOnStringsAndBitmaps(t *testing.T) {
+	db := newTestDB(t)
+	db.Set(b("s"), b(""), SetArgs{})
+	offsets := []uint64{3, 9, 8191, 8192, 8200, 70000, 5}
+	for _, k := range []string{"s", "m"} {
+		for _, off := range offsets {
+			if _, err := db.SetBit(b(k), off, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if old, _ := db.SetBit(b(k), 9, false); old != 1 {
+			t.Fatalf("%s: SetBit 9 returned %d", k, old)
+		}
+	}
+	if typ, _ := db.Type(b("s")); typ != metadata.TypeString {
+		t.Errorf("s became %v", typ)
+	}
+	if typ, _ := db.Type(b("m")); typ != metadata.TypeBitmap {
+		t.Errorf("m is %v, want a bitmap", typ)
+	}
+	sv, _, err1 := db.Get(b("s"))
+	mv, _, err2 := db.Get(b("m"))
+	if err1 != nil || err2 != nil || !bytes.Equal(sv, mv) || len(sv) != 70000/8+1 {
+		t.Fatalf("GET differs: %v %v, %d and %d bytes", err1, err2, len(sv), len(mv))
+	}
+	if sv[0] != 0x10|0x04 || sv[1] != 0 {
+		t.Errorf("string bytes %x", sv[:2])
+	}
+	for _, k := range []string{"s", "m"} {
+		r, err := db.ReadBits(b(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := r.Count(0, r.Len()-1, 0, 0)
+		p, _ := r.Pos(1, 2, r.Len()-1, 0, 0)
+		bit, _ := r.Bit(8192)
+		r.Close()
+		if n != 6 || p != 8191 || bit != 1 {
+			t.Errorf("%s: count %d, first set bit from byte 2 %d, bit 8192 %d", k, n, p, bit)
+		}
+	}
+	if _, err := db.SetBit(b("h"), 1, true); err != nil {
+		t.Fatal(err)
+	}
+	db.HSet(b("hash"), [][]byte{b("f"), b("v")}, false)
+	if _, err := db.SetBit(b("hash"), 1, true); !errors.Is(err, ErrWrongType) {
+		t.Errorf("SetBit on a hash: %v", err)
+	}
+	if _, err := db.ReadBits(b("hash")); !errors.Is(err, ErrWrongType) {
+		t.Errorf("ReadBits of a hash: %v", err)
+	}
+}
+
+// TestBitmapTooLargeForGet: GET renders a bitmap up to
+// max-bitmap-to-string-mb and refuses a longer one, as Kvrocks.
+func TestBitmapTooLargeForGet(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	if err := s.cfg.Set("max-bitmap-to-string-mb", "1"); err != nil {
+		t.Fatal(err)
+	}
+	db.SetBit(b("fits"), 8<<20-1, true)
+	db.SetBit(b("over"), 8<<20, true)
+	if v, found, err := db.Get(b("fits")); err != nil || !found || len(v) != 1<<20 || v[len(v)-1] != 1 {
+		t.Fatalf("GET of a 1 MB bitmap: %d bytes, %v %v", len(v), found, err)
+	}
+	if _, _, err := db.Get(b("over")); !errors.Is(err, ErrBitmapTooLarge) {
+		t.Fatalf("GET of a bitmap over the limit: %v", err)
+	}
+}
+
+// TestBigBitmapReadsBySegment: BITCOUNT and BITPOS over a 100 MB bitmap
+// read it one segment at a time: they allocate a small fraction of it.
+func TestBigBitmapReadsBySegment(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	const size = 100 << 20
+	if _, err := db.SetBit(b("big"), size*8-1, true); err != nil {
+		t.Fatal(err)
+	}
+	bm := &bitmap{collection: &collection{db: db, nsKey: db.nsKey(b("big")), key: b("big")}}
+	bm.meta.Version = bitmapVersion(t, s, "big")
+	seg := bytes.Repeat([]byte{0xff}, metadata.BitmapSegmentBytes)
+	start := time.Now()
+	for from := uint64(0); from < size/metadata.BitmapSegmentBytes-1; from += 4096 {
+		wb := s.newBatch(nil)
+		for i := from; i < min(from+4096, size/metadata.BitmapSegmentBytes-1); i++ {
+			wb.put(CFDefault, bm.segKey(i), seg)
+		}
+		if err := wb.commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A clear bit in the middle, and the last segment as SETBIT made it.
+	mid := uint64(size / 2 * 8)
+	db.SetBit(b("big"), mid+3, false)
+	t.Logf("wrote 100 MB in %s", time.Since(start).Round(time.Millisecond))
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := db.ReadBits(b("big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n, err := r.Count(0, r.Len()-1, 0, 0)
+	// Every segment but the last full, less the cleared bit, plus the
+	// last segment's one bit.
+	if err != nil || n != (size-metadata.BitmapSegmentBytes)*8 {
+		t.Errorf("BITCOUNT = %d %v", n, err)
+	}
+	p, err := r.Pos(0, 0, r.Len()-1, 0, 0)
+	if err != nil || uint64(p) != mid+3 {
+		t.Errorf("BITPOS 0 = %d %v, want %d", p, err, mid+3)
+	}
+	p, err = r.Pos(1, size-metadata.BitmapSegmentBytes, r.Len()-1, 0, 0)
+	if err != nil || p != size*8-1 {
+		t.Errorf("BITPOS 1 in the last segment = %d %v", p, err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("BITCOUNT and BITPOS over 100 MB allocated %d MB", alloc>>20)
+	}
+}
+
+// TestBitmapZeroSegmentsCompacted: a segment whose bits were all cleared
+// is dropped by compaction (FORMAT.md §6), and nothing a client reads
+// changes.
+func TestBitmapZeroSegmentsCompacted(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	db.SetBit(b("z"), 5, true)
+	db.SetBit(b("z"), 9000, true)
+	db.SetBit(b("z"), 20000, true)
+	db.SetBit(b("z"), 9000, false) // segment "1024" is all zeros now
+	db.SetBit(b("keep"), 9000, true)
+	db.SetBit(b("keep"), 9000, false)
+	db.SetBit(b("keep"), 9001, true)
+	read := func() string {
+		v, _, err := db.Get(b("z"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := db.ReadBits(b("z"))
+		defer r.Close()
+		n, _ := r.Count(0, r.Len()-1, 0, 0)
+		p, _ := r.Pos(1, 1, r.Len()-1, 0, 0)
+		return fmt.Sprintf("%x count %d first %d", v, n, p)
+	}
+	before := read()
+	if got := countRecords(t, s, CFDefault); got != 4 {
+		t.Fatalf("%d segments before compaction", got)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if got := countRecords(t, s, CFDefault); got != 3 {
+		t.Errorf("%d segments after compaction, want 3 (the zero one dropped)", got)
+	}
+	if after := read(); after != before {
+		t.Errorf("read %s after compaction, %s before", after, before)
+	}
+}

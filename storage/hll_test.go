@@ -1,0 +1,136 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// TestPFAddFormat: PFADD on an absent key writes exactly FORMAT.md §10's
+// metadata and one 768-byte segment per segment its elements touch, with
+// the registers Kvrocks writes for them.
+func TestPFAddFormat(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	if changed, err := db.PFAdd(b("p"), [][]byte{b("a"), b("hello")}); err != nil || !changed {
+		t.Fatalf("PFAdd = %v %v", changed, err)
+	}
+	m, _, err := metadata.Decode(rawRecord(t, s, CFMetadata, db.nsKey(b("p"))))
+	if err != nil || m.Type != metadata.TypeHyperLogLog {
+		t.Fatalf("metadata %+v %v", m, err)
+	}
+	meta := rawRecord(t, s, CFMetadata, db.nsKey(b("p")))
+	if want := withVersion(t, "8b 0000000000000000 305120c0f2000001 0000000000000000 00", m.Version); !bytes.Equal(meta, want) {
+		t.Errorf("metadata %x, want %x", meta, want)
+	}
+	// "a" sets register 423 of segment 12 to 2 (byte 317 = 0x08); "hello"
+	// register 0 of segment 9 to 1.
+	for seg, byteAt := range map[string]int{"12": 317, "9": 0} {
+		v := rawRecord(t, s, CFDefault, append(withVersion(t, "0b5f5f6e616d657370616365 00000001 70 305120c0f2000001", m.Version), seg...))
+		want := make([]byte, metadata.HLLSegmentBytes)
+		want[byteAt] = map[string]byte{"12": 0x08, "9": 0x01}[seg]
+		if !bytes.Equal(v, want) {
+			t.Errorf("segment %s: %x", seg, v)
+		}
+	}
+	if n := countRecords(t, s, CFDefault); n != 2 {
+		t.Errorf("%d segments written, want 2", n)
+	}
+	// Adding an element whose register is already as high changes nothing
+	// and writes nothing.
+	writes := s.Writes()
+	if changed, err := db.PFAdd(b("p"), [][]byte{b("a")}); err != nil || changed || s.Writes() != writes {
+		t.Errorf("PFAdd of a known element: changed %v, %v, %d writes", changed, err, s.Writes()-writes)
+	}
+	// No elements: a new key is created (metadata only), an existing one
+	// left alone.
+	if changed, _ := db.PFAdd(b("empty"), nil); !changed {
+		t.Error("PFAdd of no element on an absent key did not create it")
+	}
+	if changed, _ := db.PFAdd(b("empty"), nil); changed {
+		t.Error("PFAdd of no element on an existing key changed it")
+	}
+	if n, _ := db.PFCount([][]byte{b("empty")}); n != 0 {
+		t.Errorf("PFCOUNT of an empty HyperLogLog = %d", n)
+	}
+}
+
+// TestHLLEstimate: the estimator gives what Redis's hllCount (compiled from
+// its C source) gives for the same register histograms.
+func TestHLLEstimate(t *testing.T) {
+	for _, tt := range []struct {
+		histo map[int]int
+		want  int64
+	}{
+		{map[int]int{0: 16384}, 0},
+		{map[int]int{0: 16384 - 1000, 1: 1000}, 1031},
+		{map[int]int{10: 16384}, 12102203},
+		{map[int]int{0: 5000, 1: 6000, 2: 3000, 3: 1500, 5: 800, 20: 84}, 17967},
+		{map[int]int{13: 8000, 14: 4000, 15: 2000, 16: 1000, 17: 1000, 51: 384}, 148421986},
+	} {
+		var h [64]int
+		for v, n := range tt.histo {
+			h[v] = n
+		}
+		if got := hllEstimate(&h); got != tt.want {
+			t.Errorf("estimate of %v = %d, want %d", tt.histo, got, tt.want)
+		}
+	}
+}
+
+// TestPFMergeAndCount: counts of unions, merged on the fly or stored; a
+// merge keeps the destination's version and expiry; type errors.
+func TestPFMergeAndCount(t *testing.T) {
+	db := newTestDB(t)
+	elems := func(from, to int) [][]byte {
+		var out [][]byte
+		for i := from; i < to; i++ {
+			out = append(out, b(fmt.Sprint("e", i)))
+		}
+		return out
+	}
+	db.PFAdd(b("a"), elems(0, 3000))
+	db.PFAdd(b("b"), elems(2000, 5000))
+	union, err := db.PFCount([][]byte{b("a"), b("b"), b("none")})
+	if err != nil || union < 4900 || union > 5100 {
+		t.Fatalf("PFCOUNT a b = %d %v", union, err)
+	}
+	at := time.Now().Add(time.Hour).UnixMilli()
+	db.Expire(b("a"), at, ExpireCond{})
+	m1, _, _ := db.lookup(db.nsKey(b("a")))
+	if err := db.PFMerge(b("a"), [][]byte{b("b")}); err != nil {
+		t.Fatal(err)
+	}
+	m2, _, _ := db.lookup(db.nsKey(b("a")))
+	if m2.meta.Version != m1.meta.Version || m2.meta.Expire != at {
+		t.Errorf("PFMERGE changed the destination: %+v, was %+v", m2.meta, m1.meta)
+	}
+	if n, _ := db.PFCount([][]byte{b("a")}); n != union {
+		t.Errorf("PFCOUNT of the merge = %d, union was %d", n, union)
+	}
+	if err := db.PFMerge(b("c"), [][]byte{b("a"), b("none")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := db.PFCount([][]byte{b("c")}); n != union {
+		t.Errorf("PFCOUNT of a new merge = %d, want %d", n, union)
+	}
+	db.Set(b("str"), b("x"), SetArgs{})
+	db.SetBit(b("bits"), 1, true)
+	db.HSet(b("h"), [][]byte{b("f"), b("v")}, false)
+	for _, k := range []string{"str", "bits"} {
+		if _, err := db.PFAdd(b(k), elems(0, 1)); !errors.Is(err, ErrNotHLL) {
+			t.Errorf("PFADD %s: %v", k, err)
+		}
+		if _, err := db.PFCount([][]byte{b("a"), b(k)}); !errors.Is(err, ErrNotHLL) {
+			t.Errorf("PFCOUNT a %s: %v", k, err)
+		}
+	}
+	if err := db.PFMerge(b("h"), nil); !errors.Is(err, ErrWrongType) {
+		t.Errorf("PFMERGE h: %v", err)
+	}
+}
