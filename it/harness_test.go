@@ -142,7 +142,7 @@ func launch(t testing.TB, bin string, args []string, port int) *proc {
 // waitReady waits until the server answers PING.
 func (p *proc) waitReady() {
 	p.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-p.done:
