@@ -210,9 +210,17 @@ func cmdLTrim(c *Ctx) {
 	if !ok {
 		return
 	}
-	if c.ok(c.DB.LTrim(c.Args[1], start, stop)) {
-		c.W.OK()
+	if !c.ok(c.DB.LTrim(c.Args[1], start, stop)) {
+		return
 	}
+	// Redis counts an LTRIM of a list as a change of a WATCHed key even
+	// when it removes nothing.
+	if c.Env.watches.count.Load() > 0 {
+		if t, err := c.DB.Type(c.Args[1]); err == nil && t == metadata.TypeList {
+			c.touchWatched(c.Args[1])
+		}
+	}
+	c.W.OK()
 }
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]

@@ -191,12 +191,15 @@ type watches struct {
 var watchSeed = maphash.MakeSeed()
 
 // watchedKey is one WATCHed key: the stamp and epoch when watched, and
-// its expiry then (0: none), which EXEC checks too.
+// its expiry then (0: none), which EXEC checks too. As in Redis, a flush
+// changes only the keys that existed: one that did not when watched, and
+// whose stamp has not moved since, did not when the flush came either.
 type watchedKey struct {
 	stamp    int
 	value    uint64
 	epoch    uint64
 	expireAt int64
+	existed  bool
 }
 
 func stampOf(ns string, key []byte) int {
@@ -218,7 +221,7 @@ func (w *watches) watch(c *Ctx, key []byte) {
 		at = 0
 	}
 	i := stampOf(cl.Namespace, key)
-	cl.watched = append(cl.watched, watchedKey{stamp: i, value: w.stamps[i].Load(), epoch: w.epoch.Load(), expireAt: at})
+	cl.watched = append(cl.watched, watchedKey{stamp: i, value: w.stamps[i].Load(), epoch: w.epoch.Load(), expireAt: at, existed: found})
 }
 
 // touch records a write to keys of namespace ns (none: everything).
@@ -236,11 +239,20 @@ func (w *watches) touch(ns string, keys [][]byte) {
 func (w *watches) changed(cl *Client) bool {
 	now := time.Now().UnixMilli()
 	for _, k := range cl.watched {
-		if w.stamps[k.stamp].Load() != k.value || w.epoch.Load() != k.epoch || (k.expireAt > 0 && k.expireAt <= now) {
+		if w.stamps[k.stamp].Load() != k.value || (k.existed && w.epoch.Load() != k.epoch) || (k.expireAt > 0 && k.expireAt <= now) {
 			return true
 		}
 	}
 	return false
+}
+
+// touchWatched records a change of keys that wrote nothing to the
+// database but that Redis counts as a change of a WATCHed key (an LTRIM
+// that removes nothing). The handler holds the keys' locks.
+func (c *Ctx) touchWatched(keys ...[]byte) {
+	if c.Env.watches.count.Load() > 0 {
+		c.Env.watches.touch(c.Client.Namespace, keys)
+	}
 }
 
 func (w *watches) unwatch(cl *Client) {

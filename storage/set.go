@@ -312,6 +312,11 @@ func (db DB) SetStore(op SetOp, dst []byte, keys [][]byte) (int64, error) {
 		return 0, err
 	}
 	if out.meta.Size == 0 {
+		// Nothing onto nothing writes nothing, so that, as in Redis, a
+		// WATCH of dst is not touched.
+		if _, found, err := db.lookup(out.nsKey); err != nil || !found {
+			return 0, err
+		}
 		b.del(CFMetadata, out.nsKey)
 	} else {
 		b.put(CFMetadata, out.nsKey, out.meta.AppendTo(nil))

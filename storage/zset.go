@@ -477,6 +477,11 @@ func (db DB) ZStore(dst []byte, ms []ScoredMember) (int64, error) {
 	}
 	out.meta.Size = uint64(len(ms))
 	if len(ms) == 0 {
+		// Nothing onto nothing writes nothing, so that, as in Redis, a
+		// WATCH of dst is not touched.
+		if _, found, err := db.lookup(out.nsKey); err != nil || !found {
+			return 0, err
+		}
 		b.del(CFMetadata, out.nsKey)
 	} else {
 		b.put(CFMetadata, out.nsKey, out.meta.AppendTo(nil))
