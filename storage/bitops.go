@@ -51,9 +51,9 @@ const bitOpChunk = 64
 
 // BitOp stores op applied to the sources into dst and returns the length
 // of the result in bytes, the longest source's (shorter ones count as
-// padded with zeros). dst becomes a new bitmap without expiry, as Kvrocks
-// writes it; segments that come out all zeros are not written. A result of
-// length 0 deletes dst. opName is op as the client spelled it, for the
+// padded with zeros). dst becomes a new bitmap without expiry, with the
+// segments Kvrocks writes (see bitOpSegment). A result of length 0 deletes
+// dst. opName is op as the client spelled it, for the
 // LogData. The sources are read a chunk of segments at a time.
 func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int64, error) {
 	nsKeys := make([][]byte, len(srcs))
@@ -79,7 +79,9 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 		case rec.meta.Type == metadata.TypeString:
 			sources[i] = bitSource{str: rec.rest, size: int64(len(rec.rest))}
 		case rec.meta.Type == metadata.TypeBitmap:
-			c := &collection{db: db, nsKey: nsKeys[i], key: srcs[i], meta: rec.meta, exists: true}
+			// As stored (the lengths of the result's segments follow them);
+			// the caller holds every key's lock.
+			c := &collection{db: db, nsKey: nsKeys[i], key: srcs[i], meta: rec.meta, exists: true, writer: true}
 			sources[i] = bitSource{bm: &bitmap{collection: c}, size: int64(rec.meta.Size)}
 		default:
 			return 0, ErrWrongType
@@ -122,24 +124,30 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 }
 
 // bitOpSegment computes segment seg (the k-th of the chunk datas holds) of
-// the result; nil when it is all zeros. Its length is the longest source
-// segment's, a whole segment (cut to size) for NOT.
+// the result, nil when it is not written, with the segments Kvrocks writes:
+// for AND one where every source has the segment, for OR and XOR one where
+// any has it, as long as the longest of them (as stored), even when it
+// comes out all zeros; for NOT every segment, whole but cut to size.
 func bitOpSegment(op BitOpKind, sources []bitSource, datas [][][]byte, k int, seg uint64, size int64) []byte {
 	ins := make([][]byte, len(sources))
-	n := 0
+	n, present := 0, 0
 	for i := range sources {
 		var data []byte
 		if datas[i] != nil {
 			data = datas[i][k]
 		}
-		ins[i] = sources[i].segment(seg, data)
-		n = max(n, len(ins[i]))
+		if ins[i] = sources[i].segment(seg, data); ins[i] != nil {
+			present++
+			n = max(n, len(ins[i]))
+		}
 	}
-	if op == BitNot {
+	switch {
+	case op == BitNot:
 		n = int(min(metadata.BitmapSegmentBytes, size-int64(seg)*metadata.BitmapSegmentBytes))
+	case op == BitAnd && present < len(sources), present == 0:
+		return nil
 	}
 	out := make([]byte, n)
-	nonzero := false
 	for j := range out {
 		var v byte
 		for i, in := range ins {
@@ -162,10 +170,6 @@ func bitOpSegment(op BitOpKind, sources []bitSource, datas [][][]byte, k int, se
 			v = ^v
 		}
 		out[j] = v
-		nonzero = nonzero || v != 0
-	}
-	if !nonzero {
-		return nil
 	}
 	return out
 }
