@@ -62,7 +62,7 @@ func bitsInteropWorkload(seed int64, expireAt int64) (writes, reads [][]any) {
 		}
 	}
 	writes = append(writes,
-		[]any{"SETBIT", "bm:zero", 5000, 0},             // a key of zero bits
+		[]any{"SETBIT", "bm:zero", 5000, 0},            // a key of zero bits
 		[]any{"SETBIT", "bm:big", int64(1)<<32 - 1, 1}, // the last offset
 		[]any{"SETBIT", "bm:big", 7, 1},
 		[]any{"SETBIT", "bm:ttl", 77, 1}, []any{"PEXPIREAT", "bm:ttl", expireAt},

@@ -18,7 +18,7 @@ func TestBitmapVectors(t *testing.T) {
 		{"metadata", (&Metadata{Type: TypeBitmap, Version: v, Size: 2}).AppendTo(nil), "86 0000000000000000 305120c0f2000001 0000000000000002"},
 		{"segment 0 subkey", std.AppendInternalKey(nil, ns, []byte("b"), v, AppendBitmapSegment(nil, 0)), "0b5f5f6e616d657370616365 00000001 62 305120c0f2000001 30"},
 		{"segment 0 value, bit 10 (LSB first)", []byte{0, 1 << (10 % 8)}, "0004"},
-		{"segment 1 subkey", AppendBitmapSegment(nil, 1), "31303234"},           // "1024"
+		{"segment 1 subkey", AppendBitmapSegment(nil, 1), "31303234"},                     // "1024"
 		{"segment 524287 subkey", AppendBitmapSegment(nil, 524287), "353336383639383838"}, // bit 2^32-1
 		{"cluster segment 12 subkey (slot(\"b\") = 3300)", Layout{Cluster: true}.AppendInternalKey(nil, ns, []byte("b"), v, AppendBitmapSegment(nil, 12)), "0b5f5f6e616d657370616365 0ce4 00000001 62 305120c0f2000001 3132323838"},
 	}
