@@ -82,7 +82,11 @@ type Client struct {
 	subs [numKinds]map[string]bool
 	subN [numKinds]atomic.Int64
 
-	ctx        Ctx
+	ctx Ctx
+	// errMark is W.Errors() when the running command started, or when
+	// the last command inside its EXEC ended: an error written past it
+	// makes the command failed (INFO commandstats).
+	errMark    int64
 	lastActive atomic.Int64 // Unix ms of the last command
 	lastCmd    atomic.Pointer[Command]
 	proto      atomic.Int32 // mirrors W's protocol for other goroutines
@@ -110,6 +114,7 @@ func (e *Env) NewClient(addr, laddr string, fd int, kill func()) *Client {
 		kill:      kill,
 	}
 	c.Authed = e.Config.RequirePass.Get() == ""
+	c.W.SetOnError(countErrorReply)
 	c.proto.Store(2)
 	c.multiLen.Store(-1)
 	c.lastActive.Store(c.Created.UnixMilli())

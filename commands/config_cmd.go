@@ -99,11 +99,10 @@ func configRewrite(c *Ctx) {
 	}
 }
 
-// resetStats zeroes the counters INFO stats and commandstats report.
+// resetStats zeroes the counters INFO stats, commandstats and errorstats
+// report.
 func (e *Env) resetStats() {
-	for _, cmd := range table.byName {
-		cmd.stats.reset()
-	}
+	resetCommandStats()
 	for _, n := range []interface{ Store(int64) }{
 		&e.Stats.ConnectionsReceived, &e.Stats.RejectedConnections, &e.Stats.CommandsProcessed,
 		&e.Stats.NetInputBytes, &e.Stats.NetOutputBytes, &e.Stats.KeyspaceHits, &e.Stats.KeyspaceMisses,

@@ -37,7 +37,14 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		switch outcome {
 		case timedOut:
 			w.null(cl.W)
+			// The call ends here: Redis 7 counts it now, once.
+			if cmd := cl.lastCmd.Load(); cmd != nil {
+				cmd.stats.calls.Add(1)
+				cmd.stats.record(time.Since(time.UnixMilli(cl.lastActive.Load())))
+				e.Stats.CommandsProcessed.Add(1)
+			}
 		case unblockedWithError:
+			// Not a call in Redis 7's commandstats; an error in errorstats.
 			cl.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 		}
 		e.blocking.remove(w)
@@ -73,6 +80,7 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		asking := cl.Asking
 		cl.Asking = false
 		if err := e.route(cl, cmd, args, asking); err != nil {
+			cmd.stats.rejected.Add(1)
 			cl.W.Error(err.Error())
 			return
 		}
@@ -96,23 +104,31 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 
 // refuse returns the error reply that stops a command before it runs, or
 // "": unknown command, wrong arity, no authentication, no admin right, a
-// monitor touching keys.
+// monitor touching keys, a command MULTI cannot queue. A refused command
+// counts as rejected (INFO commandstats).
 func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
-	switch {
-	case cmd == nil:
+	if cmd == nil {
 		return unknownCommand(args)
-	case !cmd.arityOK(len(args)):
-		return "ERR wrong number of arguments for '" + cmd.Name + "' command"
-	case !cl.Authed && cmd.Flags&NoAuth == 0:
-		return errNoAuth
-	case cmd.Flags&Admin != 0 && !cl.Admin:
-		return errAdminRequired
-	case cl.monitor.Load() && cmd.hasKeys():
-		return "ERR Replica can't interact with the keyspace"
-	case cmd.Flags&SubscriberOK == 0 && cl.W.Protocol() == 2 && cl.subscriptions() > 0:
-		return "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 	}
-	return ""
+	refusal := ""
+	switch {
+	case !cmd.arityOK(len(args)):
+		refusal = "ERR wrong number of arguments for '" + cmd.Name + "' command"
+	case !cl.Authed && cmd.Flags&NoAuth == 0:
+		refusal = errNoAuth
+	case cmd.Flags&Admin != 0 && !cl.Admin:
+		refusal = errAdminRequired
+	case cl.monitor.Load() && cmd.hasKeys():
+		refusal = "ERR Replica can't interact with the keyspace"
+	case cmd.Flags&SubscriberOK == 0 && cl.W.Protocol() == 2 && cl.subscriptions() > 0:
+		refusal = "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+	case cl.tx != nil && cmd.Flags&(NoMulti|TxControl) == NoMulti:
+		refusal = "ERR Command not allowed inside a transaction"
+	default:
+		return ""
+	}
+	cmd.stats.rejected.Add(1)
+	return refusal
 }
 
 // execute runs a command that passed the checks, and accounts for it.
@@ -123,10 +139,24 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	start := time.Now()
 	cl.lastActive.Store(start.UnixMilli())
 	cl.lastCmd.Store(cmd)
+	// Counted before it runs, as Kvrocks: INFO commandstats counts itself.
+	cmd.stats.calls.Add(1)
+	cl.errMark = cl.W.Errors()
 	e.run(ctx)
 	elapsed := time.Since(start)
-	cmd.stats.record(elapsed)
-	e.Stats.CommandsProcessed.Add(1)
+	if cl.blocked {
+		// It runs again when woken, and is counted then.
+		cmd.stats.calls.Add(-1)
+	} else {
+		// Errors of the commands EXEC runs are theirs: each of them
+		// moves the mark, as Redis 7 counts them.
+		if cl.W.Errors() > cl.errMark {
+			cmd.stats.failed.Add(1)
+		}
+		cmd.stats.record(elapsed)
+		e.Stats.CommandsProcessed.Add(1)
+	}
+	cl.errMark = cl.W.Errors()
 	e.slowlog.maybeAdd(e, cl, cmd, args, start, elapsed)
 	// Like Redis, monitors are not shown admin commands (MONITOR itself,
 	// CONFIG, ...).

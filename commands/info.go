@@ -16,24 +16,25 @@ import (
 )
 
 // infoSections lists INFO's sections in order. INFO without arguments
-// shows them all, as Kvrocks does; Redis 7's "default" shows the byDefault
-// ones.
+// shows the sections Kvrocks shows (kvrocks); Redis 7's "default" the
+// byDefault ones; "all" and "everything" every one.
 var infoSections = []struct {
-	name      string
-	byDefault bool
-	write     func(e *Env, ns string, b *infoBuilder)
+	name               string
+	kvrocks, byDefault bool
+	write              func(e *Env, ns string, b *infoBuilder)
 }{
-	{"server", true, infoServer},
-	{"clients", true, infoClients},
-	{"memory", true, infoMemory},
-	{"persistence", true, infoPersistence},
-	{"stats", true, infoStats},
-	{"replication", true, infoReplication},
-	{"cpu", true, infoCPU},
-	{"commandstats", false, infoCommandStats},
-	{"cluster", true, infoCluster},
-	{"keyspace", true, infoKeyspace},
-	{"rocksdb", true, infoRocksDB},
+	{"server", true, true, infoServer},
+	{"clients", true, true, infoClients},
+	{"memory", true, true, infoMemory},
+	{"persistence", true, true, infoPersistence},
+	{"stats", true, true, infoStats},
+	{"replication", true, true, infoReplication},
+	{"cpu", true, true, infoCPU},
+	{"commandstats", true, false, infoCommandStats},
+	{"errorstats", false, true, infoErrorStats},
+	{"cluster", true, true, infoCluster},
+	{"keyspace", true, true, infoKeyspace},
+	{"rocksdb", true, true, infoRocksDB},
 }
 
 // INFO [section [section ...]]
@@ -46,11 +47,11 @@ func cmdInfo(c *Ctx) {
 	c.W.Verbatim(b.String())
 }
 
-// info renders the INFO sections asked for (none: all of them) as
+// info renders the INFO sections asked for (none: Kvrocks's) as
 // namespace ns sees them.
 func (e *Env) info(ns string, sections []string) *infoBuilder {
 	want := map[string]bool{}
-	all, everything := false, len(sections) == 0
+	kvrocks, all, everything := len(sections) == 0, false, false
 	for _, a := range sections {
 		s := strings.ToLower(a)
 		switch s {
@@ -64,7 +65,7 @@ func (e *Env) info(ns string, sections []string) *infoBuilder {
 	}
 	b := &infoBuilder{}
 	for _, sec := range infoSections {
-		if everything || (all && sec.byDefault) || want[sec.name] {
+		if everything || (kvrocks && sec.kvrocks) || (all && sec.byDefault) || want[sec.name] {
 			b.section(sec.name)
 			sec.write(e, ns, b)
 		}
@@ -254,6 +255,7 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("keyspace_misses", s.KeyspaceMisses.Load())
 	b.field("evicted_clients", s.EvictedClients.Load())
 	b.field("acl_access_denied_auth", s.AuthFailures.Load())
+	b.field("total_error_replies", errStats.total.Load())
 	b.field("pubsub_channels", e.pubsub.distinct(kindChannel))
 	b.field("pubsub_patterns", e.pubsub.distinct(kindPattern))
 }
@@ -272,10 +274,25 @@ func infoCPU(e *Env, ns string, b *infoBuilder) {
 	b.field("used_cpu_user", tv(ru.Utime))
 }
 
+// infoCommandStats shows Kvrocks's fields, then Redis 7's
+// rejected_calls and failed_calls.
 func infoCommandStats(e *Env, ns string, b *infoBuilder) {
 	for _, st := range e.CommandStats() {
-		// Whole microseconds per call, as Kvrocks shows them.
-		b.field("cmdstat_"+st.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%d", st.Calls, st.Usec, st.Usec/st.Calls))
+		perCall := int64(0)
+		if st.Calls > 0 {
+			// Whole microseconds, as Kvrocks shows them.
+			perCall = st.Usec / st.Calls
+		}
+		b.field("cmdstat_"+st.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%d,rejected_calls=%d,failed_calls=%d",
+			st.Calls, st.Usec, perCall, st.Rejected, st.Failed))
+	}
+}
+
+// infoErrorStats is Redis 7's count of error replies per error code.
+func infoErrorStats(e *Env, ns string, b *infoBuilder) {
+	stats, _ := e.ErrorStats()
+	for _, st := range stats {
+		b.field("errorstat_"+st.Code, "count="+strconv.FormatInt(st.Count, 10))
 	}
 }
 

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -17,16 +19,26 @@ var LatencyBuckets = []time.Duration{
 	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second,
 }
 
-// commandStats are one command's counters: calls and time for INFO
-// commandstats, and the latency histogram /metrics exports.
+// commandStats are one command's counters: calls, time and Redis 7's
+// rejected and failed calls for INFO commandstats, and the latency
+// histogram /metrics exports. They are atomics, updated without a lock.
+//
+// As in Redis 7, a call refused before its handler runs (arity, NOAUTH,
+// admin rights, cluster redirection, a subcommand's arity) is rejected and
+// not counted in calls; a call whose handler replied an error (WRONGTYPE,
+// a syntax error, EXECABORT) is counted in calls and is failed. As in
+// Kvrocks, calls is counted when the command starts, so INFO
+// commandstats counts the INFO that shows it.
 type commandStats struct {
-	calls   atomic.Int64
-	usec    atomic.Int64
-	buckets [20]atomic.Uint64 // one per LatencyBuckets bound, then +Inf
+	calls    atomic.Int64
+	usec     atomic.Int64
+	rejected atomic.Int64
+	failed   atomic.Int64
+	buckets  [20]atomic.Uint64 // one per LatencyBuckets bound, then +Inf
 }
 
+// record adds the time of a call counted when it started.
 func (s *commandStats) record(elapsed time.Duration) {
-	s.calls.Add(1)
 	s.usec.Add(elapsed.Microseconds())
 	i := 0
 	for i < len(LatencyBuckets) && elapsed > LatencyBuckets[i] {
@@ -38,6 +50,8 @@ func (s *commandStats) record(elapsed time.Duration) {
 func (s *commandStats) reset() {
 	s.calls.Store(0)
 	s.usec.Store(0)
+	s.rejected.Store(0)
+	s.failed.Store(0)
 	for i := range s.buckets {
 		s.buckets[i].Store(0)
 	}
@@ -48,25 +62,127 @@ type CommandStat struct {
 	Name  string
 	Calls int64
 	Usec  int64
+	// Rejected counts the calls refused before they ran, Failed those
+	// that replied an error (Redis 7's rejected_calls and failed_calls).
+	Rejected, Failed int64
 	// Buckets counts the calls per latency bucket (not cumulative): one
 	// per LatencyBuckets bound, then the calls slower than the last.
 	Buckets []uint64
 }
 
-// CommandStats returns the counters of every command called since start
-// (or CONFIG RESETSTAT), by name.
+// CommandStats returns the counters of every command called or refused
+// since start (or CONFIG RESETSTAT), by name.
 func (e *Env) CommandStats() []CommandStat {
 	var out []CommandStat
 	for _, cmd := range sortedCommands() {
 		st := &cmd.stats
-		if st.calls.Load() == 0 {
+		cs := CommandStat{Name: cmd.Name, Calls: st.calls.Load(), Usec: st.usec.Load(),
+			Rejected: st.rejected.Load(), Failed: st.failed.Load()}
+		if cs.Calls <= 0 && cs.Rejected == 0 && cs.Failed == 0 {
 			continue
 		}
-		cs := CommandStat{Name: cmd.Name, Calls: st.calls.Load(), Usec: st.usec.Load(), Buckets: make([]uint64, len(st.buckets))}
+		cs.Calls = max(cs.Calls, 0)
+		cs.Buckets = make([]uint64, len(st.buckets))
 		for i := range st.buckets {
 			cs.Buckets[i] = st.buckets[i].Load()
 		}
 		out = append(out, cs)
 	}
 	return out
+}
+
+// maxErrorCodes bounds the distinct error codes errorstats tracks, as
+// Redis 7.2 does: past it, an error with a new code is counted in
+// total_error_replies only.
+const maxErrorCodes = 128
+
+// errorStats counts the error replies sent to clients, in total
+// (total_error_replies) and by code, the error's first word (INFO
+// errorstats). Counting takes no lock and allocates only the first time a
+// code is seen.
+type errorStats struct {
+	total atomic.Int64
+	codes [maxErrorCodes]atomic.Pointer[errorCount]
+}
+
+type errorCount struct {
+	code string
+	n    atomic.Int64
+}
+
+// errStats are the server's error counters; like the command counters,
+// they belong to the process.
+var errStats errorStats
+
+// countErrorReply is every client writer's error hook.
+func countErrorReply(msg string) { errStats.add(msg) }
+
+// errorCode returns an error reply's code as Redis 7 finds it: the text
+// before the first space within the first 32 bytes, else ERR.
+func errorCode(msg string) string {
+	if i := strings.IndexByte(msg[:min(len(msg), 32)], ' '); i > 0 {
+		return msg[:i]
+	}
+	return "ERR"
+}
+
+func (s *errorStats) add(msg string) {
+	s.total.Add(1)
+	code := errorCode(msg)
+	for i := range s.codes {
+		c := s.codes[i].Load()
+		if c == nil {
+			fresh := &errorCount{code: strings.Clone(code)}
+			if s.codes[i].CompareAndSwap(nil, fresh) {
+				c = fresh
+			} else {
+				c = s.codes[i].Load()
+			}
+		}
+		if c.code == code {
+			c.n.Add(1)
+			return
+		}
+	}
+}
+
+func (s *errorStats) reset() {
+	s.total.Store(0)
+	for i := range s.codes {
+		if c := s.codes[i].Load(); c != nil {
+			c.n.Store(0)
+		}
+	}
+}
+
+// ErrorStat is the count of error replies with one code.
+type ErrorStat struct {
+	Code  string
+	Count int64
+}
+
+// ErrorStats returns the error replies sent since start (or CONFIG
+// RESETSTAT) by code, in byte order as Redis lists them, and their total.
+func (e *Env) ErrorStats() ([]ErrorStat, int64) {
+	var out []ErrorStat
+	for i := range errStats.codes {
+		c := errStats.codes[i].Load()
+		if c == nil {
+			break
+		}
+		if n := c.n.Load(); n > 0 {
+			out = append(out, ErrorStat{c.code, n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out, errStats.total.Load()
+}
+
+// resetCommandStats zeroes the command and error counters (CONFIG
+// RESETSTAT).
+func resetCommandStats() {
+	for _, cmd := range table.byName {
+		cmd.stats.reset()
+	}
+	errStats.reset()
 }

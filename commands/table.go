@@ -205,25 +205,47 @@ type subcommand struct {
 	handler func(c *Ctx)
 }
 
-// dispatchSub runs the subcommand named by the first argument.
+// dispatchSub runs the subcommand named by the first argument. As in
+// Redis 7's commandstats, an unknown subcommand is no call of the command,
+// and a subcommand with the wrong number of arguments is a rejected one,
+// not a failed one.
 func dispatchSub(c *Ctx, subs map[string]subcommand) {
 	name := strings.ToLower(string(c.Args[1]))
 	sub, ok := subs[name]
 	if !ok {
+		c.refused(false)
 		c.ErrorString("ERR unknown subcommand '" + abbreviate(c.Args[1]) + "'. Try " + strings.ToUpper(c.cmd.Name) + " HELP.")
+		c.Client.errMark = c.W.Errors()
 		return
 	}
 	n := len(c.Args)
 	if (sub.arity >= 0 && n != sub.arity) || (sub.arity < 0 && n < -sub.arity) {
+		c.refused(true)
 		c.ErrorString("ERR wrong number of arguments for '" + c.cmd.Name + "|" + name + "' command")
+		c.Client.errMark = c.W.Errors()
 		return
 	}
 	sub.handler(c)
 }
 
-// help is the HELP subcommand of a container command: it replies lines.
+// refused takes back the call the running command was counted as, and
+// counts it as rejected when rejected is set.
+func (c *Ctx) refused(rejected bool) {
+	c.cmd.stats.calls.Add(-1)
+	if rejected {
+		c.cmd.stats.rejected.Add(1)
+	}
+}
+
+// help is the HELP subcommand of a container command: it replies lines,
+// as simple strings like Redis's.
 func help(lines ...string) subcommand {
-	return subcommand{2, func(c *Ctx) { c.W.BulkStrings(lines) }}
+	return subcommand{2, func(c *Ctx) {
+		c.W.Array(len(lines))
+		for _, l := range lines {
+			c.W.Simple(l)
+		}
+	}}
 }
 
 // abbreviate limits an argument quoted in an error to 128 bytes, as Redis.

@@ -321,7 +321,7 @@ func TestInfoFields(t *testing.T) {
 	if !regexp.MustCompile(`^keys=1,expires=1,avg_ttl=\d+,expired=0$`).MatchString(info["db0"]) {
 		t.Errorf("INFO db0 = %q", info["db0"])
 	}
-	if !regexp.MustCompile(`^calls=1,usec=\d+,usec_per_call=\d+$`).MatchString(info["cmdstat_set"]) {
+	if !regexp.MustCompile(`^calls=1,usec=\d+,usec_per_call=\d+,rejected_calls=0,failed_calls=0$`).MatchString(info["cmdstat_set"]) {
 		t.Errorf("INFO cmdstat_set = %q", info["cmdstat_set"])
 	}
 }

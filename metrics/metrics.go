@@ -100,6 +100,7 @@ var infoMetrics = map[string]infoMetric{
 	"rejected_connections":       {"rejected_connections_total", true},
 	"total_net_input_bytes":      {"net_input_bytes_total", true},
 	"total_net_output_bytes":     {"net_output_bytes_total", true},
+	"total_error_replies":        {"total_error_replies", true},
 	"used_cpu_sys":               {"cpu_sys_seconds_total", true},
 	"used_cpu_user":              {"cpu_user_seconds_total", true},
 	"block_cache_hit":            {"block_cache_hit_total", true},
@@ -178,6 +179,12 @@ func (c *collector) infoField(f commands.InfoField, emit func(string, string, pr
 		kv := fields(f.Value)
 		emit("kvrocks_commands_total", "Calls per command.", prometheus.CounterValue, kv["calls"], "cmd", cmd)
 		emit("kvrocks_commands_duration_seconds_total", "Time spent per command.", prometheus.CounterValue, kv["usec"]/1e6, "cmd", cmd)
+		emit("kvrocks_commands_rejected_calls_total", "Calls refused before they ran, per command.", prometheus.CounterValue, kv["rejected_calls"], "cmd", cmd)
+		emit("kvrocks_commands_failed_calls_total", "Calls that replied an error, per command.", prometheus.CounterValue, kv["failed_calls"], "cmd", cmd)
+		return
+	}
+	if code, ok := strings.CutPrefix(f.Key, "errorstat_"); ok {
+		emit("kvrocks_errors_total", "Error replies per error code.", prometheus.CounterValue, fields(f.Value)["count"], "err", code)
 		return
 	}
 	if strings.HasPrefix(f.Key, "db") && f.Section == "keyspace" {

@@ -21,6 +21,11 @@ type Writer struct {
 	spill   func(send bool) error
 	open    int  // deferred aggregates not finished yet
 	failed  bool // a spill failed: what is written is dropped
+
+	// errors counts the error replies written; onError, when set, is
+	// told each one (INFO errorstats).
+	errors  int64
+	onError func(msg string)
 }
 
 // NewWriter returns a RESP2 writer.
@@ -65,6 +70,13 @@ func (w *Writer) SetSpill(limit int, spill func(send bool) error) {
 	}
 }
 
+// SetOnError makes the writer call f with the message of every error
+// reply it writes.
+func (w *Writer) SetOnError(f func(msg string)) { w.onError = f }
+
+// Errors returns the number of error replies written so far.
+func (w *Writer) Errors() int64 { return w.errors }
+
 // Failed reports whether a spill failed since the last Reset: the
 // client is going away, and a handler producing a long reply may stop.
 func (w *Writer) Failed() bool { return w.failed }
@@ -101,6 +113,10 @@ func (w *Writer) OK() { w.buf = append(w.buf, "+OK\r\n"...) }
 // WRONGTYPE, ...); line breaks in it are replaced by spaces so that the
 // reply stays one line.
 func (w *Writer) Error(msg string) {
+	w.errors++
+	if w.onError != nil {
+		w.onError(msg)
+	}
 	w.buf = append(w.buf, '-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
