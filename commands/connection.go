@@ -57,16 +57,13 @@ func cmdQuit(c *Ctx) {
 }
 
 // SELECT index
+//
+// As in Kvrocks, which has one database per namespace, any index is taken
+// and changes nothing; it must be an integer, as in Redis.
 func cmdSelect(c *Ctx) {
-	n, ok := c.Int(1)
-	if !ok {
-		return
+	if _, ok := c.Int(1); ok {
+		c.W.OK()
 	}
-	if n != 0 {
-		c.ErrorString(errDBIndex)
-		return
-	}
-	c.W.OK()
 }
 
 // authenticate checks a password: the admin password (requirepass) makes
@@ -86,8 +83,13 @@ func (c *Ctx) authenticate(password []byte) error {
 		return nil
 	}
 	c.authFailed()
-	return replyError("ERR invalid password")
+	return replyError(errWrongPass)
 }
+
+// errWrongPass is Redis 7's reply to a wrong password (Kvrocks says "ERR
+// Invalid password"): AUTH and HELLO are Redis commands, and clients
+// classify WRONGPASS as an authentication failure.
+const errWrongPass = "WRONGPASS invalid username-password pair or user is disabled."
 
 // authFailed counts and logs a failed authentication.
 func (c *Ctx) authFailed() {
@@ -102,7 +104,7 @@ func cmdAuth(c *Ctx) {
 	case 3:
 		if string(c.Args[1]) != "default" {
 			c.authFailed()
-			c.ErrorString("WRONGPASS invalid username-password pair or user is disabled.")
+			c.ErrorString(errWrongPass)
 			return
 		}
 	default:
@@ -115,6 +117,12 @@ func cmdAuth(c *Ctx) {
 }
 
 // HELLO [protover [AUTH username password] [SETNAME clientname]]
+//
+// The reply is Kvrocks's: server, version, proto, mode, role and modules
+// (nil), without Redis's id. The version is Basalt's redis_version, as
+// INFO shows it. With resp3-enabled no, HELLO 3 is answered as HELLO 2,
+// as Kvrocks does, rather than refused. Without protover the protocol
+// stays what it is, as in Redis (Kvrocks goes back to RESP2).
 func cmdHello(c *Ctx) {
 	proto := c.W.Protocol()
 	if len(c.Args) >= 2 {
@@ -123,11 +131,14 @@ func cmdHello(c *Ctx) {
 			c.ErrorString("ERR Protocol version is not an integer or out of range")
 			return
 		}
-		if v < 2 || v > 3 || (v == 3 && !c.Env.Config.RESP3Enabled.Get()) {
+		if v < 2 || v > 3 {
 			c.ErrorString("NOPROTO unsupported protocol version")
 			return
 		}
 		proto = int(v)
+		if !c.Env.Config.RESP3Enabled.Get() {
+			proto = 2
+		}
 	}
 	var user, password, name []byte
 	for i := 2; i < len(c.Args); i++ {
@@ -147,7 +158,7 @@ func cmdHello(c *Ctx) {
 	if password != nil {
 		if string(user) != "default" {
 			c.authFailed()
-			c.ErrorString("WRONGPASS invalid username-password pair or user is disabled.")
+			c.ErrorString(errWrongPass)
 			return
 		}
 		if !c.ok(c.authenticate(password)) {
@@ -155,7 +166,7 @@ func cmdHello(c *Ctx) {
 		}
 	}
 	if !c.Client.Authed {
-		c.ErrorString("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		c.ErrorString("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
 	if name != nil && !c.setName(name) {
@@ -166,21 +177,19 @@ func cmdHello(c *Ctx) {
 	if c.Env.Config.ClusterEnabled.Get() {
 		mode = "cluster"
 	}
-	c.W.Map(7)
+	c.W.Map(6)
 	c.W.BulkString("server")
 	c.W.BulkString("redis")
 	c.W.BulkString("version")
 	c.W.BulkString(RedisVersion)
 	c.W.BulkString("proto")
 	c.W.Int(int64(proto))
-	c.W.BulkString("id")
-	c.W.Int(c.Client.ID)
 	c.W.BulkString("mode")
 	c.W.BulkString(mode)
 	c.W.BulkString("role")
 	c.W.BulkString("master")
 	c.W.BulkString("modules")
-	c.W.Array(0)
+	c.W.NullArray()
 }
 
 // setName validates and sets the connection name, replying on error.
