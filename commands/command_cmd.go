@@ -1,14 +1,25 @@
 package commands
 
-import "github.com/basaltdb/basalt/config"
+import (
+	"strings"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/glob"
+)
 
 func init() {
-	register(&Command{Name: "command", Arity: -1, Handler: cmdCommand})
+	register(&Command{Name: "command", Arity: -1, Flags: Loading, Handler: cmdCommand})
 	// profiling-sample-commands names commands of this table.
 	config.CommandExists = func(name string) bool { return lookup([]byte(name)) != nil }
 }
 
-// COMMAND | COMMAND COUNT | COMMAND INFO [name ...] | COMMAND LIST | COMMAND GETKEYS command [arg ...] | COMMAND HELP
+// COMMAND | COMMAND COUNT | COMMAND INFO [name ...] | COMMAND DOCS [name ...] |
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern] |
+// COMMAND GETKEYS command [arg ...] | COMMAND GETKEYSANDFLAGS command [arg ...] |
+// COMMAND HELP
+//
+// The replies are Redis 7's (see command_meta.go for where each part comes
+// from).
 func cmdCommand(c *Ctx) {
 	if len(c.Args) == 1 {
 		writeAllCommandInfo(c)
@@ -18,27 +29,65 @@ func cmdCommand(c *Ctx) {
 }
 
 var commandSubcommands = map[string]subcommand{
-	"count": {2, func(c *Ctx) { c.W.Int(int64(len(table.byName))) }},
-	"info":  {-2, commandInfo},
-	"list": {2, func(c *Ctx) {
-		cmds := sortedCommands()
-		c.W.Array(len(cmds))
-		for _, cmd := range cmds {
-			c.W.BulkString(cmd.Name)
-		}
-	}},
-	"getkeys": {-3, commandGetKeys},
+	"count":           {2, func(c *Ctx) { c.W.Int(int64(len(table.byName))) }},
+	"info":            {-2, commandInfo},
+	"docs":            {-2, commandDocs},
+	"list":            {-2, commandList},
+	"getkeys":         {-4, func(c *Ctx) { commandGetKeys(c, false) }},
+	"getkeysandflags": {-4, func(c *Ctx) { commandGetKeys(c, true) }},
 	"help": help(
 		"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-		"(no subcommand)", "    Return details about all commands.",
-		"COUNT", "    Return the total number of commands in this server.",
-		"LIST", "    Return a list of all commands in this server.",
-		"INFO [<command-name> ...]", "    Return details about multiple commands.",
-		"GETKEYS <full-command>", "    Return the keys from a full command.",
-		"HELP", "    Print this help.",
+		"(no subcommand)",
+		"    Return details about all Redis commands.",
+		"COUNT",
+		"    Return the total number of commands in this Redis server.",
+		"LIST",
+		"    Return a list of all commands in this Redis server.",
+		"INFO [<command-name> ...]",
+		"    Return details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"DOCS [<command-name> ...]",
+		"    Return documentation details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"GETKEYS <full-command>",
+		"    Return the keys from a full Redis command.",
+		"GETKEYSANDFLAGS <full-command>",
+		"    Return the keys and the access flags from a full Redis command.",
+		"HELP",
+		"    Prints this help.",
 	),
 }
 
+// described is a command or subcommand as COMMAND shows it.
+type described struct {
+	cmd  *Command // the command, or the subcommand's container
+	name string   // "get", "config|get"
+	meta *commandMeta
+	sub  *subcommandInfo // set for a subcommand
+}
+
+// describe finds a command or a subcommand ("config|get") by name; nil if
+// Basalt has no such thing.
+func describe(name []byte) *described {
+	base, subName, isSub := strings.Cut(strings.ToLower(string(name)), "|")
+	cmd := lookup([]byte(base))
+	if cmd == nil {
+		return nil
+	}
+	if !isSub {
+		return &described{cmd: cmd, name: cmd.Name, meta: metaOf(cmd.Name)}
+	}
+	for _, s := range subcommandsOf(cmd) {
+		if s.name == cmd.Name+"|"+subName {
+			return &described{cmd: cmd, name: s.name, meta: s.meta, sub: &s}
+		}
+	}
+	return nil
+}
+
+// COMMAND INFO [command-name ...]
 func commandInfo(c *Ctx) {
 	if len(c.Args) == 2 {
 		writeAllCommandInfo(c)
@@ -46,8 +95,8 @@ func commandInfo(c *Ctx) {
 	}
 	c.W.Array(len(c.Args) - 2)
 	for _, name := range c.Args[2:] {
-		if cmd := lookup(name); cmd != nil {
-			writeCommandInfo(c, cmd)
+		if d := describe(name); d != nil {
+			writeCommandInfo(c, d)
 		} else {
 			c.W.NullArray()
 		}
@@ -58,57 +107,246 @@ func writeAllCommandInfo(c *Ctx) {
 	cmds := sortedCommands()
 	c.W.Array(len(cmds))
 	for _, cmd := range cmds {
-		writeCommandInfo(c, cmd)
+		writeCommandInfo(c, &described{cmd: cmd, name: cmd.Name, meta: metaOf(cmd.Name)})
 	}
 }
 
-// writeCommandInfo writes the ten-field reply of Redis 7's COMMAND INFO:
-// name, arity, flags, first key, last key, step, ACL categories, tips, key
+// writeCommandInfo writes the ten fields of Redis 7's COMMAND INFO: name,
+// arity, flags, first key, last key, step, ACL categories, tips, key
 // specifications and subcommands.
-func writeCommandInfo(c *Ctx, cmd *Command) {
-	c.W.Array(10)
-	c.W.BulkString(cmd.Name)
-	c.W.Int(int64(cmd.Arity))
-	flags := cmd.flagList()
-	c.W.Set(len(flags))
+func writeCommandInfo(c *Ctx, d *described) {
+	w, m := c.W, d.meta
+	w.Array(10)
+	w.BulkString(d.name)
+	var flags []string
+	var first, last, step int
+	if d.sub != nil {
+		w.Int(int64(d.sub.arity))
+		flags = m.Flags
+		first, last, step, _ = legacyRange(m.KeySpecs)
+	} else {
+		w.Int(int64(d.cmd.Arity))
+		flags = flagsOf(d.cmd, m)
+		first, last, step = keyPositions(d.cmd, m)
+	}
+	w.Set(len(flags))
 	for _, f := range flags {
-		c.W.Simple(f)
+		w.Simple(f)
 	}
-	first, last, step := cmd.FirstKey, cmd.LastKey, cmd.Step
-	if cmd.Keys != nil {
-		first, last, step = 0, 0, 0 // keys found by a function, as Redis's "movablekeys"
+	w.Int(int64(first))
+	w.Int(int64(last))
+	w.Int(int64(step))
+	acl := d.cmd.aclCategories()
+	if m != nil && m.ACL != nil {
+		acl = m.ACL
 	}
-	c.W.Int(int64(first))
-	c.W.Int(int64(last))
-	c.W.Int(int64(step))
-	cats := cmd.aclCategories()
-	c.W.Set(len(cats))
-	for _, cat := range cats {
-		c.W.Simple(cat)
+	w.Set(len(acl))
+	for _, cat := range acl {
+		w.Simple(cat)
 	}
-	c.W.Set(0)
-	c.W.Array(0)
-	c.W.Array(0)
+	var tips []string
+	var specs []KeySpec
+	if m != nil {
+		tips, specs = m.Tips, m.KeySpecs
+	}
+	w.Set(len(tips))
+	for _, t := range tips {
+		w.BulkString(t)
+	}
+	writeKeySpecs(w, specs)
+	var subs []subcommandInfo
+	if d.sub == nil {
+		subs = subcommandsOf(d.cmd)
+	}
+	if len(subs) == 0 {
+		w.Set(0) // as Redis writes "no subcommands"
+		return
+	}
+	w.Array(len(subs))
+	for i := range subs {
+		writeCommandInfo(c, &described{cmd: d.cmd, name: subs[i].name, meta: subs[i].meta, sub: &subs[i]})
+	}
 }
 
-func commandGetKeys(c *Ctx) {
-	cmd := lookup(c.Args[2])
+// COMMAND DOCS [command-name ...]
+func commandDocs(c *Ctx) {
+	var ds []*described
+	if len(c.Args) == 2 {
+		for _, cmd := range sortedCommands() {
+			ds = append(ds, &described{cmd: cmd, name: cmd.Name, meta: metaOf(cmd.Name)})
+		}
+	} else {
+		for _, name := range c.Args[2:] {
+			if d := describe(name); d != nil {
+				ds = append(ds, d)
+			}
+		}
+	}
+	c.W.Map(len(ds))
+	for _, d := range ds {
+		c.W.BulkString(d.name)
+		writeDocs(c, d)
+	}
+}
+
+// writeDocs writes the documentation map of a command: Redis's, with the
+// subcommands Basalt answers.
+func writeDocs(c *Ctx, d *described) {
+	var tree []any
+	if d.meta != nil {
+		tree = d.meta.docs
+	}
+	if len(tree) == 0 {
+		tree = doc("summary", "", "group", "server", "complexity", "")
+	}
+	var subs []subcommandInfo
+	if d.sub == nil {
+		subs = subcommandsOf(d.cmd)
+	}
+	if len(subs) == 0 {
+		writeTree(c.W, tree)
+		return
+	}
+	c.W.Map(len(tree)/2 + 1)
+	for _, e := range tree[1:] {
+		writeTree(c.W, e)
+	}
+	c.W.BulkString("subcommands")
+	c.W.Map(len(subs))
+	for i := range subs {
+		c.W.BulkString(subs[i].name)
+		writeDocs(c, &described{cmd: d.cmd, name: subs[i].name, meta: subs[i].meta, sub: &subs[i]})
+	}
+}
+
+// COMMAND LIST [FILTERBY MODULE module-name | ACLCAT category | PATTERN pattern]
+//
+// Every command and subcommand, as in Redis 7.
+func commandList(c *Ctx) {
+	var filter func(name string, acl []string) bool
+	switch {
+	case len(c.Args) == 2:
+	case len(c.Args) == 5 && c.is(2, "filterby") && c.is(3, "module"):
+		filter = func(string, []string) bool { return false } // no modules
+	case len(c.Args) == 5 && c.is(2, "filterby") && c.is(3, "aclcat"):
+		want := "@" + strings.ToLower(string(c.Args[4]))
+		filter = func(_ string, acl []string) bool {
+			for _, cat := range acl {
+				if strings.ToLower(cat) == want {
+					return true
+				}
+			}
+			return false
+		}
+	case len(c.Args) == 5 && c.is(2, "filterby") && c.is(3, "pattern"):
+		pattern := c.Args[4]
+		filter = func(name string, _ []string) bool { return glob.Match(pattern, []byte(name), true) }
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	var names []string
+	for _, cmd := range sortedCommands() {
+		m := metaOf(cmd.Name)
+		acl := cmd.aclCategories()
+		if m != nil && m.ACL != nil {
+			acl = m.ACL
+		}
+		if filter == nil || filter(cmd.Name, acl) {
+			names = append(names, cmd.Name)
+		}
+		for _, s := range subcommandsOf(cmd) {
+			if filter == nil || filter(s.name, s.meta.ACL) {
+				names = append(names, s.name)
+			}
+		}
+	}
+	c.W.BulkStrings(names)
+}
+
+// COMMAND GETKEYS command [arg ...] and COMMAND GETKEYSANDFLAGS command [arg ...]
+//
+// The keys are found as Redis 7 finds them, by the key specifications,
+// which TestKeySpecsMatchTable holds to the table's key positions.
+func commandGetKeys(c *Ctx, withFlags bool) {
+	args := c.Args[2:]
+	cmd := lookup(args[0])
 	if cmd == nil {
 		c.ErrorString("ERR Invalid command specified")
 		return
 	}
-	args := c.Args[2:]
-	if !cmd.arityOK(len(args)) {
-		c.ErrorString("ERR Invalid number of arguments specified for command")
-		return
+	m, arity := metaOf(cmd.Name), cmd.Arity
+	if subs := subcommandsOf(cmd); len(subs) > 0 && len(args) > 1 {
+		d := describe([]byte(cmd.Name + "|" + string(args[1])))
+		if d == nil {
+			c.ErrorString("ERR Invalid command specified")
+			return
+		}
+		m, arity = d.meta, d.sub.arity
 	}
-	keys := cmd.keys(args)
-	if len(keys) == 0 {
+	var refs []keyRef
+	var keys [][]byte
+	// Redis's commands have keys when their specifications say so;
+	// Basalt's own, when the table does.
+	hasKeys := cmd.hasKeys() && (m == nil || m.Flags == nil)
+	if m != nil && len(m.KeySpecs) > 0 {
+		hasKeys = hasKeySpecs(m)
+	}
+	if !hasKeys {
 		c.ErrorString("ERR The command has no key arguments")
 		return
 	}
-	c.W.Array(len(keys))
-	for _, k := range keys {
-		c.W.Bulk(k)
+	if (arity >= 0 && len(args) != arity) || len(args) < -arity {
+		c.ErrorString("ERR Invalid number of arguments specified for command")
+		return
 	}
+	if m != nil && len(m.KeySpecs) > 0 {
+		var ok bool
+		refs, ok = keysBySpecs(m.KeySpecs, args, arity < 0, false)
+		if !ok {
+			refs = nil
+		}
+		for _, r := range refs {
+			keys = append(keys, args[r.pos])
+		}
+	} else {
+		keys = cmd.keys(args)
+	}
+	if len(keys) == 0 {
+		if m != nil && contains(m.Flags, "no_mandatory_keys") {
+			c.W.Array(0)
+			return
+		}
+		c.ErrorString("ERR Invalid arguments specified for command")
+		return
+	}
+	c.W.Array(len(keys))
+	for i, k := range keys {
+		if !withFlags {
+			c.W.Bulk(k)
+			continue
+		}
+		c.W.Array(2)
+		c.W.Bulk(k)
+		var flags []string
+		if i < len(refs) {
+			flags = refs[i].flags
+			if f := variableKeyFlags[cmd.Name]; f != nil && contains(flags, "variable_flags") {
+				flags = f(args)
+			}
+		}
+		c.W.Set(len(flags))
+		for _, f := range flags {
+			c.W.Simple(f)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,94 @@
+package commands
+
+// basaltMeta describes for COMMAND the commands and subcommands Redis 7.0
+// does not have: Kvrocks's own commands and the Redis 7.2 subcommands
+// Basalt answers. Flags nil means the table's flags (readonly, fast,
+// loading); ACL nil the categories derived from them.
+func basaltMeta() []*commandMeta {
+	key := func(name string, spec int) []any {
+		return doc("name", name, "type", "key", "key_spec_index", float64(spec))
+	}
+	str := func(name string) []any { return doc("name", name, "type", "string") }
+	token := func(name, tok string) []any { return doc("name", name, "type", "pure-token", "token", tok) }
+	args := func(a ...any) []any { return append([]any{"*"}, a...) }
+	return []*commandMeta{
+		{
+			Name: "applybatch",
+			docs: doc("summary", "Applies a raw RocksDB write batch in Kvrocks's key encoding, as a replica applies the master's",
+				"group", "server", "complexity", "O(N) where N is the number of records in the batch",
+				"arguments", args(str("batch"), optional(token("lowpri", "LOWPRI")))),
+		},
+		{
+			Name: "clusterx",
+			docs: doc("summary", "Sets the cluster topology and migrates slots, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE)",
+				"group", "cluster", "complexity", "Depends on subcommand.",
+				"arguments", args(str("subcommand"), optional(multiple(str("arg"))))),
+		},
+		{
+			Name: "compact",
+			docs: doc("summary", "Compacts the whole database (a manual RocksDB compaction)",
+				"group", "server", "complexity", "O(N) where N is the size of the database"),
+		},
+		{
+			Name: "movex",
+			KeySpecs: []KeySpec{{Flags: []string{"RW", "access", "delete"}, BeginSearch: "index", Index: 1,
+				FindKeys: "range", LastKey: 0, KeyStep: 1}},
+			docs: doc("summary", "Moves a key to the namespace of a token",
+				"group", "generic", "complexity", "O(N) where N is the number of elements of the key",
+				"arguments", args(key("key", 0), str("token"))),
+		},
+		{
+			Name: "namespace",
+			docs: doc("summary", "Lists, adds, changes or deletes namespaces and their tokens (GET, SET, ADD, DEL)",
+				"group", "server", "complexity", "O(N) where N is the number of namespaces",
+				"arguments", args(str("subcommand"), str("namespace"), optional(str("token")))),
+		},
+		{
+			Name: "pollupdates",
+			docs: doc("summary", "Returns the write batches committed after a sequence number, as RocksDB logged them (change data capture)",
+				"group", "server", "complexity", "O(N) where N is the size of the batches returned",
+				"arguments", args(doc("name", "sequence", "type", "integer"),
+					optional(doc("name", "count", "type", "integer", "token", "MAX")),
+					optional(token("strict", "STRICT")),
+					optional(doc("name", "format", "type", "pure-token", "token", "FORMAT RAW")))),
+		},
+		{
+			// Redis 7.2's.
+			Name: "client|setinfo", Arity: 4, Flags: []string{"noscript", "loading", "stale"},
+			ACL: []string{"@slow", "@connection"},
+			docs: doc("summary", "Sets information specific to the client or connection.", "since", "7.2.0",
+				"group", "connection", "complexity", "O(1)",
+				"arguments", args(append(doc("name", "attr", "type", "oneof"), "$arguments", args(
+					doc("name", "libname", "type", "string", "token", "LIB-NAME"),
+					doc("name", "libver", "type", "string", "token", "LIB-VER"))))),
+		},
+	}
+}
+
+// doc builds a documentation map of name, value pairs; a string value is
+// a bulk string.
+func doc(kv ...any) []any {
+	out := []any{"%"}
+	for _, x := range kv {
+		if s, ok := x.(string); ok {
+			x = "$" + s
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// optional and multiple add an argument flag to a documentation map.
+func optional(arg []any) []any { return withFlag(arg, "optional") }
+func multiple(arg []any) []any { return withFlag(arg, "multiple") }
+
+func withFlag(arg []any, flag string) []any {
+	for i := 1; i+1 < len(arg); i += 2 {
+		if arg[i] == "$flags" {
+			flags := append(arg[i+1].([]any), "+"+flag)
+			arg[i+1] = flags
+			return arg
+		}
+	}
+	return append(arg, "$flags", []any{"~", "+" + flag})
+}
