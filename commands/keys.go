@@ -362,13 +362,16 @@ func objectKeys(args [][]byte) [][]byte {
 	return nil
 }
 
-// OBJECT ENCODING key | OBJECT FREQ key | OBJECT HELP
+// OBJECT ENCODING key | OBJECT REFCOUNT key | OBJECT IDLETIME key |
+// OBJECT FREQ key | OBJECT HELP
 func cmdObject(c *Ctx) {
 	dispatchSub(c, objectSubcommands)
 }
 
 var objectSubcommands = map[string]subcommand{
 	"encoding": {3, objectEncoding},
+	"refcount": {3, objectRefCount},
+	"idletime": {3, objectIdleTime},
 	"freq":     {3, objectFreq},
 	"help": help(
 		"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -378,38 +381,121 @@ var objectSubcommands = map[string]subcommand{
 		"FREQ <key>",
 		"    Return the access frequency index of the <key>. The returned integer is",
 		"    proportional to the logarithm of the recent access frequency of the key.",
+		"IDLETIME <key>",
+		"    Return the idle time of the <key>, that is the approximated number of",
+		"    seconds elapsed since the last access to the key.",
+		"REFCOUNT <key>",
+		"    Return the number of references of the value associated with the specified",
+		"    <key>.",
 		"HELP",
-		"    Print this help.",
+		"    Prints this help.",
 	),
 }
 
-// objectEncoding names the representation Redis would pick for the value;
-// in Basalt every type has one representation on disk.
-func objectEncoding(c *Ctx) {
+// objectType returns the key's type, replying nil (as Redis does for a
+// missing key) and false when there is nothing more to say.
+func objectType(c *Ctx) (metadata.Type, bool) {
 	t, err := c.DB.Type(c.Args[2])
 	if !c.ok(err) {
-		return
+		return t, false
 	}
 	if t == metadata.TypeNone {
 		c.W.Null()
+		return t, false
+	}
+	return t, true
+}
+
+// objectEncoding names the encoding Redis 7.0 would use for the value as
+// it is now, with the limits of the Redis encoding keys (CONFIG GET
+// hash-max-listpack-entries ...): Basalt stores every type one way, on
+// RocksDB. Redis never converts a hashtable back to a listpack; here a
+// collection that shrank is reported small again.
+func objectEncoding(c *Ctx) {
+	t, ok := objectType(c)
+	if !ok {
 		return
 	}
-	enc := "hashtable"
+	enc := ""
 	switch t {
-	case metadata.TypeString, metadata.TypeBitmap:
+	case metadata.TypeString:
 		v, _, err := c.DB.Get(c.Args[2])
 		if !c.ok(err) {
 			return
 		}
 		enc = stringEncoding(v)
 	case metadata.TypeList:
-		enc = "quicklist"
+		enc = "quicklist" // Redis 7.0's only list encoding
+	case metadata.TypeHash:
+		enc, ok = c.smallEncoding(t, "listpack", "hash-max-listpack-entries", "hash-max-listpack-value", nil)
 	case metadata.TypeZSet:
-		enc = "skiplist"
+		enc, ok = c.smallEncoding(t, "listpack", "zset-max-listpack-entries", "zset-max-listpack-value", nil)
+	case metadata.TypeSet:
+		enc, ok = c.smallEncoding(t, "intset", "set-max-intset-entries", "", func(member []byte) bool {
+			_, isInt := num.ParseInt(member)
+			return isInt
+		})
 	case metadata.TypeStream:
 		enc = "stream"
+	default:
+		// A bitmap or a HyperLogLog is a string in Redis, written in
+		// place (SETBIT, PFADD): raw.
+		enc = "raw"
 	}
-	c.W.BulkString(enc)
+	if ok {
+		c.W.BulkString(enc)
+	}
+}
+
+// smallEncoding returns small (listpack, intset) when the collection has
+// at most the entries of the config key entriesKey, each element (and
+// value) at most valueKey's bytes and accepted by fits; "hashtable" or
+// "skiplist" otherwise. Only a collection within the entries limit is
+// read, and only that many elements.
+func (c *Ctx) smallEncoding(t metadata.Type, small, entriesKey, valueKey string, fits func(elem []byte) bool) (string, bool) {
+	large := "hashtable"
+	if t == metadata.TypeZSet {
+		large = "skiplist"
+	}
+	n, err := c.DB.Len(c.Args[2], t)
+	if !c.ok(err) {
+		return "", false
+	}
+	maxEntries := c.configInt(entriesKey)
+	if n > maxEntries {
+		return large, true
+	}
+	maxValue := int64(-1)
+	if valueKey != "" {
+		maxValue = c.configInt(valueKey)
+	}
+	elems, _, err := c.DB.ScanElements(c.Args[2], t, nil, nil, int(n)+1)
+	if !c.ok(err) {
+		return "", false
+	}
+	for _, e := range elems {
+		if maxValue >= 0 && int64(len(e.Sub)) > maxValue {
+			return large, true
+		}
+		// A hash's values count too; a sorted set's are its scores.
+		if maxValue >= 0 && t == metadata.TypeHash && int64(len(e.Value)) > maxValue {
+			return large, true
+		}
+		if fits != nil && !fits(e.Sub) {
+			return large, true
+		}
+	}
+	return small, true
+}
+
+// configInt reads an integer config key (0 if it is not one).
+func (c *Ctx) configInt(key string) int64 {
+	for _, kv := range c.Env.Config.Get(key) {
+		if n, err := strconv.ParseInt(kv[1], 10, 64); err == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 // stringEncoding is Redis's choice for a string value: int for a value
@@ -424,8 +510,63 @@ func stringEncoding(v []byte) string {
 	return "raw"
 }
 
-// objectFreq is refused as Redis refuses it without an LFU maxmemory
-// policy: Basalt keeps no access frequencies.
+// sharedRefCount is what Redis 7 reports as the reference count of its
+// shared integers (0 to 9999), which a value stored as one of them is.
+const sharedRefCount = math.MaxInt32
+
+// objectRefCount answers as Redis does for an unshared value (1), or for
+// one of its shared integers.
+func objectRefCount(c *Ctx) {
+	t, ok := objectType(c)
+	if !ok {
+		return
+	}
+	if t == metadata.TypeString {
+		v, _, err := c.DB.Get(c.Args[2])
+		if !c.ok(err) {
+			return
+		}
+		if n, isInt := num.ParseInt(v); isInt && n >= 0 && n < 10000 {
+			c.W.Int(sharedRefCount)
+			return
+		}
+	}
+	c.W.Int(1)
+}
+
+// lfuPolicy reports whether maxmemory-policy is an LFU one: Redis then
+// tracks access frequencies instead of idle times.
+func (c *Ctx) lfuPolicy() bool {
+	for _, kv := range c.Env.Config.Get("maxmemory-policy") {
+		return strings.HasSuffix(kv[1], "-lfu")
+	}
+	return false
+}
+
+// objectIdleTime is 0: Basalt keeps no access times, so every key looks
+// just used. With an LFU maxmemory-policy it is refused as Redis refuses
+// it.
+func objectIdleTime(c *Ctx) {
+	if _, ok := objectType(c); !ok {
+		return
+	}
+	if c.lfuPolicy() {
+		c.ErrorString("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		return
+	}
+	c.W.Int(0)
+}
+
+// objectFreq is refused as Redis refuses it without an LFU
+// maxmemory-policy; with one it is 0: Basalt keeps no access
+// frequencies.
 func objectFreq(c *Ctx) {
-	c.ErrorString("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	if _, ok := objectType(c); !ok {
+		return
+	}
+	if !c.lfuPolicy() {
+		c.ErrorString("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		return
+	}
+	c.W.Int(0)
 }

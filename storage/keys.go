@@ -255,13 +255,24 @@ func (db DB) Stats() (KeyStats, error) {
 	return st, err
 }
 
-// randomKeyWalk bounds how many live keys RandomKey steps over after its
-// seek, which spreads picks inside dense runs of keys at a fixed cost.
+// randomKeyWalk bounds how many live keys element sampling (sample.go)
+// steps over after its seek, which spreads picks inside dense runs of
+// elements at a fixed cost.
 const randomKeyWalk = 64
+
+// randomKeyWindow bounds how many live keys RandomKey steps over after its
+// seek. A namespace with fewer live keys is drawn from uniformly: the walk
+// goes around it and draws among all of them. In a larger one, a key's
+// chance is that of the window of keys before it under the seek, which
+// evens out the uneven spread of keys over the key space (numbers, hex
+// digits) over that many keys.
+const randomKeyWindow = 1024
 
 // RandomKey returns a random live key, or nil when the namespace has none.
 // It seeks to a point drawn between the first and last keys, then steps
-// over a random number of live keys, wrapping around at the end.
+// over a random number (below randomKeyWindow) of live keys, wrapping
+// around at the end. Expired keys are stepped over, never returned; only a
+// namespace holding no live key is walked whole.
 func (db DB) RandomKey() ([]byte, error) {
 	lower, upper := db.prefix()
 	it := db.newIterator(CFMetadata, lower, upper, nil)
@@ -274,26 +285,61 @@ func (db DB) RandomKey() ([]byte, error) {
 	it.SeekToLast()
 	last := append([]byte(nil), it.keyData()...)
 	now := nowMs()
-	steps := rand.IntN(randomKeyWalk)
-	var pick []byte
+	steps := rand.IntN(randomKeyWindow)
+	var start []byte // the first live key met
+	live, cycled := 0, false
 	it.Seek(randomBetween(first, last))
 	for wrapped := false; ; it.Next() {
 		if !it.Valid() {
-			if wrapped || it.Err() != nil {
-				return pick, it.Err()
+			if err := it.Err(); err != nil {
+				return nil, err
+			}
+			if wrapped && start == nil {
+				return nil, nil // around the namespace: no live key
 			}
 			wrapped = true
 			it.SeekToFirst()
+			if !it.Valid() {
+				return nil, it.Err()
+			}
+		}
+		if start != nil && !cycled && bytes.Equal(it.keyData(), start) {
+			// Around once: every live key was met; draw among them
+			// afresh, which makes the draw exactly uniform.
+			steps = rand.IntN(live)
+			cycled = true
+		}
+		if !alive(it.valueData(), now) {
 			continue
 		}
-		if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
-			pick = k
-			if steps == 0 {
-				return pick, nil
+		if steps == 0 {
+			if k, ok := db.visible(it.keyData(), it.valueData(), now, nil, metadata.TypeNone); ok {
+				return k, nil
 			}
-			steps--
+			return nil, ErrCorrupt // a live record whose key cannot be read
+		}
+		if start == nil {
+			start = append([]byte(nil), it.keyData()...)
+		}
+		steps--
+		live++
+	}
+}
+
+// alive reports whether a metadata record is a live key, as visible does,
+// without copying anything.
+func alive(value []byte, now int64) bool {
+	typ, expire, ok := metadata.PeekType(value)
+	if !ok || (expire != 0 && expire < now) {
+		return false
+	}
+	if !typ.Emptyable() {
+		m, _, err := metadata.Decode(value)
+		if err != nil || m.Size == 0 {
+			return false
 		}
 	}
+	return true
 }
 
 // randomBetween returns a key uniformly drawn between a and b (a <= b):
