@@ -56,7 +56,7 @@ func cmdLPop(c *Ctx) { pop(c, true) }
 func cmdRPop(c *Ctx) { pop(c, false) }
 
 func pop(c *Ctx, left bool) {
-	count, ok := popCount(c)
+	count, ok := popCount(c, "ERR wrong number of arguments for '"+c.cmd.Name+"' command")
 	if !ok {
 		return
 	}
@@ -79,8 +79,10 @@ func pop(c *Ctx, left bool) {
 }
 
 // popCount reads the optional count (argument 2) of LPOP, RPOP, ZPOPMIN
-// and ZPOPMAX; 1 when absent.
-func popCount(c *Ctx) (int64, bool) {
+// and ZPOPMAX; 1 when absent. Past it, the reply is tooMany: Redis 7 says
+// LPOP and RPOP have the wrong number of arguments, ZPOPMIN and ZPOPMAX a
+// syntax error.
+func popCount(c *Ctx, tooMany string) (int64, bool) {
 	switch len(c.Args) {
 	case 2:
 		return 1, true
@@ -92,7 +94,7 @@ func popCount(c *Ctx) (int64, bool) {
 		}
 		return n, true
 	}
-	c.ErrorString(errSyntax)
+	c.ErrorString(tooMany)
 	return 0, false
 }
 

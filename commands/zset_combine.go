@@ -37,7 +37,7 @@ func cmdZPopMin(c *Ctx) { zpop(c, false) }
 func cmdZPopMax(c *Ctx) { zpop(c, true) }
 
 func zpop(c *Ctx, max bool) {
-	count, ok := popCount(c)
+	count, ok := popCount(c, errSyntax)
 	if !ok {
 		return
 	}

@@ -32,16 +32,19 @@ var errFewerElements = fmt.Errorf("%w: a collection holds fewer elements than it
 // of a large share of one, walk the elements and are exactly uniform; a few
 // draws from a large collection cost one seek each instead (see
 // seekSample). Each chunk is in random order; a distinct draw of more than
-// one chunk hands its chunks over in key order.
+// one chunk hands its chunks over in key order. A distinct draw of the
+// whole collection is not shuffled: as in Redis and Kvrocks, it hands the
+// elements over in the collection's order.
 func (v *view) sample(cf CF, count int64, distinct bool, fn func(total int64, chunk []Element) bool) error {
 	size := int64(v.meta.Size)
 	if size == 0 || count <= 0 {
 		return nil
 	}
+	whole := distinct && count >= size
 	if distinct {
 		count = min(count, size)
 	}
-	out := &sampleOut{total: count, fn: fn}
+	out := &sampleOut{total: count, fn: fn, inOrder: whole}
 	var err error
 	switch {
 	case !distinct:
@@ -76,6 +79,7 @@ type sampleOut struct {
 	chunk   []Element
 	fn      func(total int64, chunk []Element) bool
 	stopped bool // fn returned false
+	inOrder bool // the chunks are not shuffled
 }
 
 // done reports whether the producer may stop: fn wants no more, or every
@@ -99,7 +103,9 @@ func (o *sampleOut) add(e Element) {
 }
 
 func (o *sampleOut) flush(total int64) {
-	rand.Shuffle(len(o.chunk), func(i, j int) { o.chunk[i], o.chunk[j] = o.chunk[j], o.chunk[i] })
+	if !o.inOrder {
+		rand.Shuffle(len(o.chunk), func(i, j int) { o.chunk[i], o.chunk[j] = o.chunk[j], o.chunk[i] })
+	}
 	o.handed += int64(len(o.chunk))
 	o.stopped = !o.fn(total, o.chunk)
 	o.chunk = nil // fn may keep the chunk

@@ -24,9 +24,21 @@ func scoreSub(score float64, member []byte) []byte {
 	return append(metadata.AppendScore(make([]byte, 0, 8+len(member)), score), member...)
 }
 
+// decodeScore reads a score as stored. (A -0 that Kvrocks stored stays -0:
+// removing a member needs the score its records were written with.)
 func decodeScore(v []byte) float64 {
 	s, _ := metadata.DecodeScore(v)
 	return s
+}
+
+// plusZero turns -0 into 0: Redis keeps, prints and orders a score of -0
+// as 0, so Basalt writes it so (Kvrocks writes -0, which sorts before
+// every 0).
+func plusZero(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
 }
 
 // ZAddFlags are ZADD's options.
@@ -78,7 +90,10 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 		if exists && ((f.GT && !(score > cur)) || (f.LT && !(score < cur))) {
 			continue
 		}
+		// The reply of ZADD INCR shows -0 as Redis does; the score is
+		// stored as 0.
 		res.Score, res.Applied = score, true
+		score = plusZero(score)
 		if exists && score == cur {
 			continue
 		}
@@ -472,8 +487,9 @@ func (db DB) ZStore(dst []byte, ms []ScoredMember) (int64, error) {
 	out.meta = metadata.New(metadata.TypeZSet, db.s.versions.Next(nowTime()))
 	b := db.newBatch(typeLogs[metadata.TypeZSet])
 	for _, m := range ms {
-		b.put(CFDefault, out.subkey(m.Member), metadata.AppendScore(nil, m.Score))
-		b.put(CFZSetScore, out.scoreKey(m.Score, m.Member), nil)
+		score := plusZero(m.Score)
+		b.put(CFDefault, out.subkey(m.Member), metadata.AppendScore(nil, score))
+		b.put(CFZSetScore, out.scoreKey(score, m.Member), nil)
 	}
 	out.meta.Size = uint64(len(ms))
 	if len(ms) == 0 {
