@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -63,6 +64,41 @@ var perCFStats = [][2]string{
 	{"num_files_at_level0", "rocksdb.num-files-at-level0"},
 }
 
+// stallStats are Kvrocks's per column family write-stall counters and,
+// after each, the name RocksDB gives it on the "Stalls(count):" line of
+// its column family statistics. (Kvrocks reads the same counters from the
+// rocksdb.cfstats map, as io_stalls.*; RocksDB's C API has no map
+// properties.)
+var stallStats = [][2]string{
+	{"level0_file_limit_slowdown", "level0_slowdown"},
+	{"level0_file_limit_stop", "level0_numfiles"},
+	{"pending_compaction_bytes_slowdown", "slowdown for pending_compaction_bytes"},
+	{"pending_compaction_bytes_stop", "stop for pending_compaction_bytes"},
+	{"level0_file_limit_stop_with_ongoing_compaction", "level0_numfiles_with_compaction"},
+	{"level0_file_limit_slowdown_with_ongoing_compaction", "level0_slowdown_with_compaction"},
+	{"memtable_count_limit_slowdown", "memtable_slowdown"},
+	{"memtable_count_limit_stop", "memtable_compaction"},
+}
+
+// parseStalls reads the counts of the "Stalls(count): 0 level0_slowdown,
+// 0 level0_slowdown_with_compaction, ..., interval 0 total count" line of
+// RocksDB's column family statistics, by name.
+func parseStalls(cfstats string) map[string]uint64 {
+	out := map[string]uint64{}
+	_, line, ok := strings.Cut(cfstats, "Stalls(count): ")
+	if !ok {
+		return out
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	for _, part := range strings.Split(line, ", ") {
+		num, name, ok := strings.Cut(strings.TrimSpace(part), " ")
+		if n, err := strconv.ParseUint(num, 10, 64); ok && err == nil {
+			out[name] = n
+		}
+	}
+	return out
+}
+
 // dbStats are the database-wide figures, summed over the column families
 // where RocksDB keeps them per column family (as Kvrocks does).
 var dbStats = [][2]string{
@@ -104,6 +140,12 @@ func (s *Storage) RocksDBStats() []Stat {
 		for cf, h := range s.cfs {
 			v, _ := s.db.GetIntPropertyCF(st[1], h)
 			out = append(out, Stat{st[0] + "[" + cfNames[cf] + "]", v})
+		}
+	}
+	for cf, h := range s.cfs {
+		stalls := parseStalls(s.db.GetPropertyCF("rocksdb.cfstats-no-file-histogram", h))
+		for _, st := range stallStats {
+			out = append(out, Stat{st[0] + "[" + cfNames[cf] + "]", stalls[st[1]]})
 		}
 	}
 	for _, st := range dbStats {
