@@ -107,3 +107,54 @@ func SetHLLRegister(seg []byte, r int, v uint8) {
 		seg[byteAt+1] |= byte(uint(v) >> (8 - shift))
 	}
 }
+
+// HLLUnpack decodes the 1024 registers of a 768-byte segment into regs:
+// four registers in every three bytes.
+func HLLUnpack(seg []byte, regs *[HLLSegmentRegisters]uint8) {
+	_ = seg[HLLSegmentBytes-1]
+	for i, j := 0, 0; i < HLLSegmentBytes; i, j = i+3, j+4 {
+		b0, b1, b2 := seg[i], seg[i+1], seg[i+2]
+		regs[j] = b0 & hllMask
+		regs[j+1] = (b0>>6 | b1<<2) & hllMask
+		regs[j+2] = (b1>>4 | b2<<4) & hllMask
+		regs[j+3] = b2 >> 2
+	}
+}
+
+// HLLPack encodes 1024 registers (each at most 63) into a 768-byte
+// segment.
+func HLLPack(regs *[HLLSegmentRegisters]uint8, seg []byte) {
+	_ = seg[HLLSegmentBytes-1]
+	for i, j := 0, 0; i < HLLSegmentBytes; i, j = i+3, j+4 {
+		r0, r1, r2, r3 := regs[j], regs[j+1], regs[j+2], regs[j+3]
+		seg[i] = r0 | r1<<6
+		seg[i+1] = r1>>2 | r2<<4
+		seg[i+2] = r2>>4 | r3<<2
+	}
+}
+
+// HLLMerge raises each register of regs to the segment's value of it where
+// that is higher (the union of two HyperLogLogs); regs starting at zero
+// receive the segment's registers. Eight registers at a time: six bytes
+// spread to one register a byte, then a byte-wise maximum.
+func HLLMerge(seg []byte, regs *[HLLSegmentRegisters]uint8) {
+	_ = seg[HLLSegmentBytes-1]
+	const high = 0x8080808080808080
+	for i, j := 0, 0; i < HLLSegmentBytes; i, j = i+6, j+8 {
+		var w uint64
+		if i+8 <= HLLSegmentBytes {
+			w = binary.LittleEndian.Uint64(seg[i:]) & (1<<48 - 1)
+		} else {
+			var tail [8]byte
+			copy(tail[:], seg[i:])
+			w = binary.LittleEndian.Uint64(tail[:])
+		}
+		x := w&0xffffff | (w&0xffffff000000)<<8
+		x = x&0x00000fff00000fff | (x&0x00fff00000fff000)<<4
+		x = x&0x003f003f003f003f | (x&0x0fc00fc00fc00fc0)<<2
+		a := binary.LittleEndian.Uint64(regs[j:])
+		ge := ((a | high) - x) & high // 0x80 in the bytes where a >= x
+		m := (ge >> 7) * 0xff
+		binary.LittleEndian.PutUint64(regs[j:], a&m|x&^m)
+	}
+}

@@ -104,3 +104,46 @@ func TestParseHLLSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestHLLPackUnpack: the word-wise codec agrees with the register-wise
+// one.
+func TestHLLPackUnpack(t *testing.T) {
+	seg := make([]byte, HLLSegmentBytes)
+	var regs [HLLSegmentRegisters]uint8
+	for r := range regs {
+		regs[r] = uint8((r*37 + r/7) % 64)
+		SetHLLRegister(seg, r, regs[r])
+	}
+	packed := make([]byte, HLLSegmentBytes)
+	HLLPack(&regs, packed)
+	if !bytes.Equal(packed, seg) {
+		t.Fatal("HLLPack differs from SetHLLRegister")
+	}
+	var back [HLLSegmentRegisters]uint8
+	HLLUnpack(seg, &back)
+	if back != regs {
+		t.Fatal("HLLUnpack differs from HLLRegister")
+	}
+}
+
+// TestHLLMerge: the word-wise merge is the register-wise maximum.
+func TestHLLMerge(t *testing.T) {
+	a, b := make([]byte, HLLSegmentBytes), make([]byte, HLLSegmentBytes)
+	for r := 0; r < HLLSegmentRegisters; r++ {
+		SetHLLRegister(a, r, uint8((r*37)%64))
+		SetHLLRegister(b, r, uint8((r*11+5)%64))
+	}
+	var regs [HLLSegmentRegisters]uint8
+	HLLMerge(a, &regs)
+	var ua [HLLSegmentRegisters]uint8
+	HLLUnpack(a, &ua)
+	if regs != ua {
+		t.Fatal("HLLMerge into zeros differs from HLLUnpack")
+	}
+	HLLMerge(b, &regs)
+	for r := range regs {
+		if want := max(HLLRegister(a, r), HLLRegister(b, r)); regs[r] != want {
+			t.Fatalf("register %d: %d, want %d", r, regs[r], want)
+		}
+	}
+}

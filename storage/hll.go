@@ -19,16 +19,6 @@ import (
 // HyperLogLogs are strings, and no string Basalt holds is one.
 var ErrNotHLL = errors.New("storage: key is not a valid HyperLogLog string value")
 
-// hllSegmentKeys returns the internal keys of the 16 segments of c.
-func hllSegmentKeys(c *collection) [][]byte {
-	keys := make([][]byte, metadata.HLLSegments)
-	for i := range keys {
-		var buf [2]byte
-		keys[i] = c.subkey(metadata.AppendHLLSegment(buf[:0], i))
-	}
-	return keys
-}
-
 // hllCollection decodes the metadata record raw of key (nil: absent) as a
 // HyperLogLog; the collection is nil when the key does not exist.
 func (db DB) hllCollection(nsKey, key, raw []byte) (*collection, error) {
@@ -170,48 +160,47 @@ func (db DB) hllSources(ro *grocksdb.ReadOptions, keys [][]byte) ([]*collection,
 	return out, nil
 }
 
-// mergeHLLSegment reads segment seg of every source (one round trip) and
-// returns the register-wise maximum, nil when no source has the segment.
-func (db DB) mergeHLLSegment(ro *grocksdb.ReadOptions, srcs []*collection, seg int) ([]byte, error) {
-	keys := make([][]byte, len(srcs))
-	for i, c := range srcs {
-		var buf [2]byte
-		keys[i] = c.subkey(metadata.AppendHLLSegment(buf[:0], seg))
-	}
-	var vals [][]byte
-	var err error
-	if ro != nil {
-		vals, err = db.s.multiGetWith(ro, CFDefault, keys)
-	} else {
-		vals, err = db.multiGet(CFDefault, keys)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var merged []byte
-	for i, v := range vals {
-		if v, err = hllSegment(srcs[i].key, seg, v); err != nil || v == nil {
-			if err != nil {
-				return nil, err
-			}
-			continue
+// hllRegisters are the registers of a whole HyperLogLog, one a byte.
+type hllRegisters [metadata.HLLRegisters]uint8
+
+// segment returns the registers of segment seg.
+func (r *hllRegisters) segment(seg int) *[metadata.HLLSegmentRegisters]uint8 {
+	return (*[metadata.HLLSegmentRegisters]uint8)(r[seg*metadata.HLLSegmentRegisters:])
+}
+
+// mergeHLL raises the registers of regs to those of the HyperLogLog c,
+// read as of snap (nil: the latest) by one walk over its segments, merged
+// one at a time as they come; present marks the segments c has. raw, when
+// not nil, receives copies of the segments as stored.
+func (db DB) mergeHLL(snap *grocksdb.Snapshot, c *collection, regs *hllRegisters, present *[metadata.HLLSegments]bool, raw *[metadata.HLLSegments][]byte) error {
+	lower, upper := c.prefix()
+	it := db.newIterator(CFDefault, lower, upper, snap)
+	defer it.close()
+	it.SeekToFirst()
+	var bad error
+	err := it.walk(false, metadata.HLLSegments, func(key, value []byte) bool {
+		seg, ok := metadata.ParseHLLSegment(key[len(lower):])
+		if !ok || len(value) != metadata.HLLSegmentBytes {
+			bad = fmt.Errorf("%w: HyperLogLog %q segment %q of %d bytes", ErrCorrupt, c.key, key[len(lower):], len(value))
+			return false
 		}
-		if merged == nil {
-			merged = v
-			continue
+		metadata.HLLMerge(value, regs.segment(seg))
+		present[seg] = true
+		if raw != nil {
+			raw[seg] = append([]byte(nil), value...)
 		}
-		for r := 0; r < metadata.HLLSegmentRegisters; r++ {
-			if x := metadata.HLLRegister(v, r); x > metadata.HLLRegister(merged, r) {
-				metadata.SetHLLRegister(merged, r, x)
-			}
-		}
+		return true
+	})
+	if bad != nil {
+		return bad
 	}
-	return merged, nil
+	return err
 }
 
 // PFCount returns the estimated cardinality of the union of the
-// HyperLogLogs at keys (absent keys count as empty), merged one segment at
-// a time as of one snapshot.
+// HyperLogLogs at keys (absent keys count as empty) as of one snapshot:
+// each key's segments are merged into one set of registers as they are
+// read, one key after the other.
 func (db DB) PFCount(keys [][]byte) (int64, error) {
 	snap := db.snapshot()
 	defer db.s.db.ReleaseSnapshot(snap)
@@ -222,27 +211,20 @@ func (db DB) PFCount(keys [][]byte) (int64, error) {
 	if err != nil || len(srcs) == 0 {
 		return 0, err
 	}
-	var histo [64]int
-	if len(srcs) == 1 {
-		// One key: its segments in one round trip.
-		vals, err := db.s.multiGetWith(ro, CFDefault, hllSegmentKeys(srcs[0]))
-		if err != nil {
+	var regs hllRegisters
+	var present [metadata.HLLSegments]bool
+	for _, c := range srcs {
+		if err := db.mergeHLL(snap, c, &regs, &present, nil); err != nil {
 			return 0, err
 		}
-		for seg, v := range vals {
-			if v, err = hllSegment(srcs[0].key, seg, v); err != nil {
-				return 0, err
-			}
-			addHistogram(&histo, v)
-		}
-		return hllEstimate(&histo), nil
 	}
-	for seg := 0; seg < metadata.HLLSegments; seg++ {
-		merged, err := db.mergeHLLSegment(ro, srcs, seg)
-		if err != nil {
-			return 0, err
+	var histo [64]int
+	for seg := range present {
+		if present[seg] {
+			addHistogram(&histo, regs.segment(seg))
+		} else {
+			histo[0] += metadata.HLLSegmentRegisters
 		}
-		addHistogram(&histo, merged)
 	}
 	return hllEstimate(&histo), nil
 }
@@ -257,23 +239,32 @@ func (db DB) PFMerge(dst []byte, srcs [][]byte) error {
 		return err
 	}
 	var d *collection
+	var old [metadata.HLLSegments][]byte
+	var regs hllRegisters
+	var present [metadata.HLLSegments]bool
 	if len(cs) > 0 && string(cs[0].key) == string(dst) {
 		d = cs[0] // dst exists: it is the first source found
-	}
-	var old [][]byte
-	if d == nil {
-		m := metadata.New(metadata.TypeHyperLogLog, db.s.versions.Next(nowTime()))
-		d = &collection{db: db, nsKey: db.nsKey(dst), key: dst, meta: m}
-	} else if old, err = db.multiGet(CFDefault, hllSegmentKeys(d)); err != nil {
-		return err
-	}
-	b := db.newBatch(typeLog(metadata.TypeHyperLogLog))
-	for seg := 0; seg < metadata.HLLSegments; seg++ {
-		merged, err := db.mergeHLLSegment(nil, cs, seg)
-		if err != nil {
+		if err := db.mergeHLL(nil, d, &regs, &present, &old); err != nil {
 			return err
 		}
-		if merged == nil || (old != nil && string(old[seg]) == string(merged)) {
+		cs = cs[1:]
+	} else {
+		m := metadata.New(metadata.TypeHyperLogLog, db.s.versions.Next(nowTime()))
+		d = &collection{db: db, nsKey: db.nsKey(dst), key: dst, meta: m}
+	}
+	for _, c := range cs {
+		if err := db.mergeHLL(nil, c, &regs, &present, nil); err != nil {
+			return err
+		}
+	}
+	b := db.newBatch(typeLog(metadata.TypeHyperLogLog))
+	for seg := range present {
+		if !present[seg] {
+			continue
+		}
+		merged := make([]byte, metadata.HLLSegmentBytes)
+		metadata.HLLPack(regs.segment(seg), merged)
+		if string(old[seg]) == string(merged) {
 			continue
 		}
 		var buf [2]byte
@@ -285,13 +276,16 @@ func (db DB) PFMerge(dst []byte, srcs [][]byte) error {
 	return b.commit()
 }
 
-func addHistogram(histo *[64]int, seg []byte) {
-	if seg == nil {
-		histo[0] += metadata.HLLSegmentRegisters
-		return
+func addHistogram(histo *[64]int, regs *[metadata.HLLSegmentRegisters]uint8) {
+	var h [4][64]int32
+	for i := 0; i < len(regs); i += 4 {
+		h[0][regs[i]&63]++
+		h[1][regs[i+1]&63]++
+		h[2][regs[i+2]&63]++
+		h[3][regs[i+3]&63]++
 	}
-	for r := 0; r < metadata.HLLSegmentRegisters; r++ {
-		histo[metadata.HLLRegister(seg, r)]++
+	for v := range histo {
+		histo[v] += int(h[0][v] + h[1][v] + h[2][v] + h[3][v])
 	}
 }
 

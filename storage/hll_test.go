@@ -134,3 +134,34 @@ func TestPFMergeAndCount(t *testing.T) {
 		t.Errorf("PFMERGE h: %v", err)
 	}
 }
+
+// BenchmarkPFCount: one dense HyperLogLog, and 16 merged.
+func BenchmarkPFCount(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	var parts [][]byte
+	for k := 0; k < 16; k++ {
+		var elems [][]byte
+		for i := 0; i < 5000; i++ {
+			elems = append(elems, []byte(fmt.Sprint("e", k*2500+i)))
+		}
+		key := []byte(fmt.Sprint("part", k))
+		db.PFAdd(key, elems)
+		parts = append(parts, key)
+	}
+	for _, keys := range [][][]byte{parts[:1], parts} {
+		b.Run(fmt.Sprint(len(keys), "keys"), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := db.PFCount(keys); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("PFAdd", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			db.PFAdd(parts[0], [][]byte{[]byte(fmt.Sprint("x", i))})
+		}
+	})
+}
