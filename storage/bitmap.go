@@ -581,3 +581,19 @@ func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
 	}
 	return int(prev), b.commit()
 }
+
+// StrLen returns the length of a string, or of a bitmap as the string of
+// its bits (its size, read from the metadata alone, whatever
+// max-bitmap-to-string-mb); 0 when the key does not exist.
+func (db DB) StrLen(key []byte) (int64, error) {
+	rec, found, err := db.lookup(db.nsKey(key))
+	switch {
+	case err != nil || !found:
+		return 0, err
+	case rec.meta.Type == metadata.TypeString:
+		return int64(len(rec.rest)), nil
+	case rec.meta.Type == metadata.TypeBitmap:
+		return int64(rec.meta.Size), nil
+	}
+	return 0, ErrWrongType
+}

@@ -166,6 +166,16 @@ func TestBitmapTooLargeForGet(t *testing.T) {
 	if _, _, err := db.Get(b("over")); !errors.Is(err, ErrBitmapTooLarge) {
 		t.Fatalf("GET of a bitmap over the limit: %v", err)
 	}
+	// StrLen reads no segment: it has no limit.
+	for k, want := range map[string]int64{"fits": 1 << 20, "over": 1<<20 + 1, "none": 0} {
+		if n, err := db.StrLen(b(k)); err != nil || n != want {
+			t.Errorf("StrLen(%s) = %d %v, want %d", k, n, err, want)
+		}
+	}
+	db.HSet(b("h"), [][]byte{b("f"), b("v")}, false)
+	if _, err := db.StrLen(b("h")); !errors.Is(err, ErrWrongType) {
+		t.Errorf("StrLen of a hash: %v", err)
+	}
 }
 
 // TestBigBitmapReadsBySegment: BITCOUNT and BITPOS over a 100 MB bitmap
