@@ -100,9 +100,9 @@ type bitRange struct {
 	firstNeg, lastNeg byte
 }
 
-// resolve turns start and end, indexes of bytes or (isBit) of bits where
-// negative ones count from the end, into a byte range of a value of
-// length n, as Redis does.
+// resolveBitRange turns start and end, indexes of bytes or (isBit) of
+// bits where negative ones count from the end, into a byte range of a
+// value of length n, as Redis does.
 func resolveBitRange(start, end, n int64, isBit bool) bitRange {
 	total := n
 	if isBit {
