@@ -163,15 +163,17 @@ func cmdBitCount(c *Ctx) {
 		if !ok {
 			return
 		}
+		// An empty range of negative indexes answers before the unit is
+		// read, as in Redis 7.0.
+		if start < 0 && end < 0 && start > end {
+			c.W.Int(0)
+			return
+		}
 		isBit := false
 		if len(c.Args) == 5 {
 			if isBit, ok = c.unit(4); !ok {
 				return
 			}
-		}
-		if start < 0 && end < 0 && start > end {
-			c.W.Int(0)
-			return
 		}
 		rg = resolveBitRange(start, end, r.Len(), isBit)
 	case 2:
