@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/basaltdb/basalt/config"
 )
@@ -40,24 +39,16 @@ func (c *Client) QueryHeld() int64 { return c.queryHeld.Load() }
 func (c *Client) NoEvict() bool { return c.noEvict.Load() }
 
 // SpillReply is the writer's spill function: a long reply is sent as it
-// grows. Only a read outside a transaction is sent in parts; it lets go
-// of the gate while it waits on the socket, so that a client that does
-// not read holds up no one. Any other reply, and one in the middle of an
-// aggregate whose length comes last (send false), stays whole, bounded by
-// the normal class's hard limit (or maxHeldReply): past it the client is
-// disconnected.
+// grows. Only a read outside a transaction is sent in parts (send false:
+// in the middle of an aggregate whose length comes last); it lets go of
+// the command gate while it waits on the socket, so that a client that
+// does not read holds up no one. That is safe only because a handler
+// holds no other lock while it writes replies: one that must reply under
+// a lock of its own pushes instead (see push.go). Any other reply stays
+// whole, within the normal class's output limit.
 func (c *Client) SpillReply(send bool) error {
 	if !send || !c.spillable || c.Flush == nil {
-		limit := c.ctx.Env.Config.ClientLimits.OutputBuffer.Get(config.ClassNormal).Hard
-		if limit == 0 {
-			limit = maxHeldReply
-		}
-		if int64(c.W.Len()) <= limit {
-			return nil
-		}
-		slog.Warn("closing client over its output buffer limit", "client", c.ID, "addr", c.Addr, "bytes", c.W.Len())
-		c.Kill()
-		return errReplyTooBig
+		return c.holdReply()
 	}
 	gate := &c.ctx.Env.gate
 	gate.RUnlock()
@@ -70,36 +61,24 @@ func (c *Client) SpillReply(send bool) error {
 	return nil
 }
 
-// pushAllowed accounts a message of n bytes pushed to the client, and
-// reports whether its unsent messages stay within the pubsub class's
-// limits: below hard, and not above soft for longer than soft-seconds.
-func (c *Client) pushAllowed(n int) bool {
-	limit := c.ctx.Env.Config.ClientLimits.OutputBuffer.Get(config.ClassPubSub)
-	held := c.pushBytes.Add(int64(n))
-	c.pushCount.Add(1)
-	if limit.Hard > 0 && held > limit.Hard {
-		return false
+// holdReply checks a reply that stays whole against the normal class's
+// client-output-buffer-limit, and disconnects the client past it.
+func (c *Client) holdReply() error {
+	if c.outputAllowed(config.ClassNormal, int64(c.W.Len())) {
+		return nil
 	}
-	if limit.Soft == 0 || held <= limit.Soft {
-		c.overSoft.Store(0)
-		return true
-	}
-	now := time.Now().UnixNano()
-	since := c.overSoft.Load()
-	if since == 0 {
-		c.overSoft.CompareAndSwap(0, now)
-		return true
-	}
-	return time.Duration(now-since) <= time.Duration(limit.SoftSeconds)*time.Second
+	slog.Warn("closing client over its output buffer limit", "client", c.ID, "addr", c.Addr, "class", "normal", "bytes", c.W.Len())
+	c.Kill()
+	return errReplyTooBig
 }
 
-// PendingOutput returns the bytes of pushed messages not written yet.
-func (c *Client) PendingOutput() int64 { return c.pushBytes.Load() }
+// SetReplyHeld records the size of the replies the server is writing to
+// the client (0 once written), for CLIENT LIST and INFO.
+func (c *Client) SetReplyHeld(n int) { c.replyHeld.Store(int64(n)) }
 
-// outputMemory returns the bytes of output the client holds: unsent
-// pushed messages, and the replies its writer holds (read without the
-// writer's goroutine, so only as an estimate for CLIENT LIST and INFO).
-func (c *Client) outputMemory() int64 { return c.pushBytes.Load() }
+// outputMemory returns the bytes of output the server holds for the
+// client: replies being written and its push stream.
+func (c *Client) outputMemory() int64 { return c.replyHeld.Load() + c.out.bytes.Load() }
 
 // bufferPeaks returns the largest request buffer and the largest output
 // any connected client holds now (INFO's client_recent_max_input_buffer
@@ -110,4 +89,47 @@ func (cs *Clients) bufferPeaks() (in, out int64) {
 		out = max(out, c.outputMemory())
 	}
 	return in, out
+}
+
+// kind is the client's type as CLIENT LIST TYPE and CLIENT KILL TYPE name
+// it: pubsub while it is subscribed, normal otherwise (MONITOR included,
+// as in Redis); no replica or master connections exist yet.
+func (c *Client) kind() string {
+	if c.subscribed() {
+		return "pubsub"
+	}
+	return "normal"
+}
+
+// subscribed reports, from any goroutine, whether the client has
+// subscriptions.
+func (c *Client) subscribed() bool {
+	for i := range c.subN {
+		if c.subN[i].Load() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// flags renders CLIENT LIST's flags as Redis does: O monitor, P
+// subscribed, x in MULTI, b blocked, N none.
+func (c *Client) flags() string {
+	var f []byte
+	if c.monitor.Load() {
+		f = append(f, 'O')
+	}
+	if c.subscribed() {
+		f = append(f, 'P')
+	}
+	if c.multiLen.Load() >= 0 {
+		f = append(f, 'x')
+	}
+	if c.blockedNow.Load() {
+		f = append(f, 'b')
+	}
+	if len(f) == 0 {
+		return "N"
+	}
+	return string(f)
 }

@@ -22,7 +22,11 @@ type Client struct {
 	Created time.Time
 	W       *resp.Writer
 
+	// Namespace is the connection's namespace, for its own goroutine; other
+	// connections read sharedNS (CLIENT LIST, KILL), since AUTH and RESET
+	// change it. setNamespace sets both.
 	Namespace string
+	sharedNS  atomic.Pointer[string]
 	Authed    bool
 	Admin     bool
 	// CloseAfterReply makes the server close the connection once the
@@ -67,16 +71,16 @@ type Client struct {
 	multiMem                 atomic.Int64 // bytes of the MULTI queue
 	multiLen                 atomic.Int64 // commands queued, -1 outside MULTI
 
-	// pushes carries messages to a client that receives them (MONITOR);
-	// it belongs to the connection's goroutine. monitor is set once the
-	// client is a monitor; CLIENT LIST reads it from others.
-	pushes    chan []byte
-	pushBytes atomic.Int64 // bytes pushed and not yet written
-	pushCount atomic.Int64 // messages pushed and not yet written
-	// overSoft is when the unsent messages last went above the pubsub
-	// class's soft limit (Unix ns), 0 while they are below it.
-	overSoft atomic.Int64
-	monitor  atomic.Bool
+	// out is the output stream of a client that receives pushes (see
+	// push.go). monitor is set once the client is a monitor; CLIENT LIST
+	// reads it from others.
+	out     pushStream
+	monitor atomic.Bool
+	// replyHeld is the size of the replies the server is writing to the
+	// client now (CLIENT LIST obl).
+	replyHeld atomic.Int64
+	// blockedNow is set while a blocking command waits (CLIENT LIST's b).
+	blockedNow atomic.Bool
 	// subs are the client's subscriptions per kind (channel, pattern,
 	// shard channel); subN their counts, which CLIENT LIST reads.
 	subs [numKinds]map[string]bool
@@ -116,11 +120,22 @@ func (e *Env) NewClient(addr, laddr string, fd int, kill func()) *Client {
 	c.Authed = e.Config.RequirePass.Get() == ""
 	c.W.SetOnError(countErrorReply)
 	c.proto.Store(2)
+	c.sharedNS.Store(&c.Namespace)
+	c.out.ready = make(chan struct{}, 1)
 	c.multiLen.Store(-1)
 	c.lastActive.Store(c.Created.UnixMilli())
 	c.ctx = Ctx{W: c.W, Client: c, Env: e}
 	return c
 }
+
+// setNamespace puts the connection in namespace ns.
+func (c *Client) setNamespace(ns string) {
+	c.Namespace = ns
+	c.sharedNS.Store(&ns)
+}
+
+// namespaceName returns the connection's namespace from any goroutine.
+func (c *Client) namespaceName() string { return *c.sharedNS.Load() }
 
 // setProtocol switches the connection to RESP2 or RESP3.
 func (c *Client) setProtocol(p int) {

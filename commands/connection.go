@@ -75,11 +75,13 @@ func (c *Ctx) authenticate(password []byte) error {
 		return replyError("ERR Client sent AUTH, but no password is set")
 	}
 	if subtle.ConstantTimeCompare(password, []byte(requirepass)) == 1 {
-		c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, true, metadata.DefaultNamespace
+		c.Client.Authed, c.Client.Admin = true, true
+		c.Client.setNamespace(metadata.DefaultNamespace)
 		return nil
 	}
 	if ns, ok := c.Env.Namespaces.Lookup(password); ok {
-		c.Client.Authed, c.Client.Admin, c.Client.Namespace = true, false, ns
+		c.Client.Authed, c.Client.Admin = true, false
+		c.Client.setNamespace(ns)
 		return nil
 	}
 	c.authFailed()
@@ -268,11 +270,17 @@ func clientSetInfo(c *Ctx) {
 // CLIENT LIST [TYPE normal] [ID client-id [client-id ...]]
 func clientList(c *Ctx) {
 	var ids map[int64]bool
+	kind := ""
 	for i := 2; i < len(c.Args); i++ {
 		switch {
 		case c.is(i, "type") && i+1 < len(c.Args):
 			i++
-			if t := strings.ToLower(string(c.Args[i])); t != "normal" && t != "master" && t != "replica" && t != "pubsub" {
+			switch t := strings.ToLower(string(c.Args[i])); t {
+			case "normal", "master", "pubsub":
+				kind = t
+			case "replica", "slave":
+				kind = "replica"
+			default:
 				c.ErrorString("ERR Unknown client type '" + string(c.Args[i]) + "'")
 				return
 			}
@@ -294,7 +302,7 @@ func clientList(c *Ctx) {
 	var b strings.Builder
 	now := time.Now()
 	for _, cl := range c.visibleClients() {
-		if ids == nil || ids[cl.ID] {
+		if (ids == nil || ids[cl.ID]) && (kind == "" || kind == cl.kind()) {
 			b.WriteString(cl.describe(c.Client, now))
 		}
 	}
@@ -310,7 +318,7 @@ func (c *Ctx) visibleClients() []*Client {
 	}
 	mine := all[:0]
 	for _, cl := range all {
-		if cl.Namespace == c.Client.Namespace {
+		if cl.namespaceName() == c.Client.Namespace {
 			mine = append(mine, cl)
 		}
 	}
@@ -369,11 +377,7 @@ func (cl *Client) describe(self *Client, now time.Time) string {
 	field("name", name)
 	field("age", itoa(int64(now.Sub(cl.Created).Seconds())))
 	field("idle", itoa(int64(now.Sub(cl.IdleSince()).Seconds())))
-	flags := "N"
-	if cl.monitor.Load() {
-		flags = "O"
-	}
-	field("flags", flags)
+	field("flags", cl.flags())
 	field("db", "0")
 	field("sub", itoa(cl.subN[kindChannel].Load()))
 	field("psub", itoa(cl.subN[kindPattern].Load()))
@@ -394,10 +398,8 @@ func (cl *Client) describe(self *Client, now time.Time) string {
 	field("multi-mem", itoa(multiMem))
 	field("rbs", itoa(held))
 	field("rbp", itoa(cl.queryPeak.Load()))
-	// Replies are sent as soon as they are complete: between commands a
-	// client's reply buffer is empty.
-	field("obl", "0")
-	field("oll", itoa(cl.pushCount.Load()))
+	field("obl", itoa(cl.replyHeld.Load()))
+	field("oll", itoa(cl.out.count.Load()))
 	field("omem", itoa(omem))
 	field("tot-mem", itoa(held+multiMem+omem))
 	field("events", "r")
@@ -407,7 +409,7 @@ func (cl *Client) describe(self *Client, now time.Time) string {
 	field("resp", itoa(int64(cl.proto.Load())))
 	field("lib-name", libName)
 	field("lib-ver", libVer)
-	field("namespace", cl.Namespace)
+	field("namespace", cl.namespaceName())
 	b.WriteByte('\n')
 	return b.String()
 }
@@ -505,7 +507,7 @@ func clientUnblock(c *Ctx) {
 		return
 	}
 	target := c.Env.Clients.Get(id)
-	if target != nil && (c.Client.Admin || target.Namespace == c.Client.Namespace) && c.Env.blocking.unblockClient(target, withError) {
+	if target != nil && (c.Client.Admin || target.namespaceName() == c.Client.Namespace) && c.Env.blocking.unblockClient(target, withError) {
 		c.W.Int(1)
 		return
 	}

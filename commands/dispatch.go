@@ -29,7 +29,9 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		if cl.Flush != nil {
 			cl.Flush()
 		}
+		cl.blockedNow.Store(true)
 		outcome := w.await()
+		cl.blockedNow.Store(false)
 		if outcome == woken {
 			e.dispatch(cl, args)
 			continue

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,71 +11,22 @@ func init() {
 	register(&Command{Name: "monitor", Arity: 1, Flags: Admin | NoMulti, Handler: cmdMonitor})
 }
 
-// pushBacklog bounds the messages waiting for a slow receiver; past it the
-// receiver is disconnected rather than let memory grow.
-const pushBacklog = 8192
-
 // MONITOR
 //
 // The connection then receives every command the server runs, one line
-// each, after its +OK: the reply is pushed before the client is
+// each, after its +OK: the reply is queued before the client is
 // registered, so no line can overtake it.
 func cmdMonitor(c *Ctx) {
 	cl := c.Client
+	again := cl.monitor.Swap(true)
 	cl.startPushes()
 	cl.push(okReply)
-	if !cl.monitor.Swap(true) {
+	if !again {
 		c.Env.monitors.add(cl)
 	}
 }
 
 var okReply = []byte("+OK\r\n")
-
-// startPushes makes the client one that messages are pushed to. Its
-// output is then one ordered stream, which the server writes from
-// Pushes: replies go there too (PushReply), and what the client was
-// answered before is sent first.
-func (c *Client) startPushes() {
-	if c.pushes == nil {
-		if c.Flush != nil {
-			c.Flush()
-		}
-		c.pushes = make(chan []byte, pushBacklog)
-	}
-}
-
-// Pushes returns the client's output stream once something is pushed to
-// it, nil before: the server then writes replies itself. The server calls
-// Delivered once it wrote each message.
-func (c *Client) Pushes() <-chan []byte { return c.pushes }
-
-// PushReply queues replies of a client that receives pushes behind what
-// was pushed to it before; reply must not be modified afterwards.
-func (c *Client) PushReply(reply []byte) { c.push(reply) }
-
-// Delivered accounts n pushed messages of size bytes in all as written
-// to the connection.
-func (c *Client) Delivered(n, size int) {
-	c.pushBytes.Add(-int64(size))
-	c.pushCount.Add(-int64(n))
-}
-
-// push queues a message for the client without blocking. A client whose
-// unsent messages pass the pubsub class of client-output-buffer-limit or
-// the backlog is disconnected: it does not read fast enough, and
-// publishers must not wait for it nor memory grow for it.
-func (c *Client) push(msg []byte) {
-	if !c.pushAllowed(len(msg)) {
-		slog.Warn("closing client over its output buffer limit", "client", c.ID, "addr", c.Addr, "class", "pubsub", "bytes", c.pushBytes.Load())
-		c.Kill()
-		return
-	}
-	select {
-	case c.pushes <- msg:
-	default:
-		c.Kill()
-	}
-}
 
 // monitors are the clients in MONITOR mode.
 type monitors struct {

@@ -147,6 +147,8 @@ func cmdExec(c *Ctx) {
 	}
 	c.W.Array(len(tx.cmds))
 	sub := Ctx{W: c.W, Client: cl, Env: e, inExec: true}
+	// Every queued command runs even once the client is gone (its writer
+	// failed): a transaction is applied whole.
 	for i, cmd := range tx.cmds {
 		e.execute(&sub, cmd, tx.args[i])
 	}

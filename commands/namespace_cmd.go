@@ -12,7 +12,7 @@ import (
 func init() {
 	register(
 		&Command{Name: "namespace", Arity: -3, Flags: Admin, Secret: namespaceSecret, Handler: cmdNamespace},
-		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdMoveX},
+		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself, FirstKey: 1, LastKey: 1, Step: 1, Secret: secretFrom(2), Handler: cmdMoveX},
 	)
 }
 
@@ -88,6 +88,8 @@ func cmdMoveX(c *Ctx) {
 		ns, ok = metadata.DefaultNamespace, true
 	}
 	if !ok {
+		// A wrong token is a failed authentication: counted and logged.
+		c.authFailed()
 		c.ErrorString("ERR Invalid password")
 		return
 	}

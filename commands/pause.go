@@ -37,7 +37,7 @@ func cmdReset(c *Ctx) {
 	if e.Config.RequirePass.Get() != "" {
 		cl.Authed, cl.Admin = false, false
 	}
-	cl.Namespace = metadata.DefaultNamespace
+	cl.setNamespace(metadata.DefaultNamespace)
 	c.W.Simple("RESET")
 }
 

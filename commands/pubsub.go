@@ -198,29 +198,33 @@ func (c *Client) subscriptions() int {
 
 // subscribeTo subscribes the client to names of kind, confirming each. A
 // confirmation is pushed while the subscription is registered, so that no
-// message of the channel overtakes it.
+// message of the channel overtakes it, and behind the replies the client
+// was given before (startPushes).
 func subscribeTo(c *Ctx, kind int, names [][]byte) {
 	cl := c.Client
 	cl.startPushes()
 	if cl.subs[kind] == nil {
 		cl.subs[kind] = map[string]bool{}
 	}
+	verb := kindVerbs[kind][0]
 	for _, n := range names {
 		name := string(n)
 		c.Env.pubsub.set(cl, kind, name, true, func(changed bool) {
 			if changed {
 				cl.subs[kind][name] = true
 			}
-			subscriptionReply(c, kindVerbs[kind][0], name, true, len(cl.subs[kind]))
+			cl.push(confirmation(cl, verb, name, true, kind))
 		})
 	}
 	cl.subN[kind].Store(int64(len(cl.subs[kind])))
 }
 
 // unsubscribeFrom unsubscribes the client from names of kind (none: all),
-// replying for each.
+// confirming each; in order with its messages for a client that receives
+// pushes, as a plain reply for one that never subscribed.
 func unsubscribeFrom(c *Ctx, kind int, names [][]byte) {
 	cl := c.Client
+	verb := kindVerbs[kind][1]
 	var list []string
 	for _, n := range names {
 		list = append(list, string(n))
@@ -230,32 +234,44 @@ func unsubscribeFrom(c *Ctx, kind int, names [][]byte) {
 			list = append(list, name)
 		}
 		sort.Strings(list)
+	}
+	if !cl.Pushing() {
+		// Nothing to take back: the replies need no lock.
 		if len(list) == 0 {
-			subscriptionReply(c, kindVerbs[kind][1], "", false, 0)
+			writeConfirmation(c.W, verb, "", false, 0)
 		}
+		for _, name := range list {
+			writeConfirmation(c.W, verb, name, true, 0)
+		}
+		return
+	}
+	cl.queueReplies()
+	if len(list) == 0 {
+		cl.push(confirmation(cl, verb, "", false, kind))
 	}
 	for _, name := range list {
 		c.Env.pubsub.set(cl, kind, name, false, func(bool) {
 			delete(cl.subs[kind], name)
-			subscriptionReply(c, kindVerbs[kind][1], name, true, len(cl.subs[kind]))
+			cl.push(confirmation(cl, verb, name, true, kind))
 		})
 	}
 	cl.subN[kind].Store(int64(len(cl.subs[kind])))
 }
 
-// subscriptionReply answers [verb, name, count]: pushed to a client that
-// receives pushes, in order with its messages, and replied otherwise.
+// confirmation renders [verb, name, count] in the client's protocol;
 // Redis counts channels and patterns together, shard channels apart.
-func subscriptionReply(c *Ctx, verb, name string, named bool, kindCount int) {
-	count := kindCount
-	if verb != "ssubscribe" && verb != "sunsubscribe" {
-		count = len(c.Client.subs[kindChannel]) + len(c.Client.subs[kindPattern])
+func confirmation(cl *Client, verb, name string, named bool, kind int) []byte {
+	count := len(cl.subs[kindShard])
+	if kind != kindShard {
+		count = len(cl.subs[kindChannel]) + len(cl.subs[kindPattern])
 	}
-	w := c.W
-	if c.Client.pushes != nil {
-		w = resp.NewWriter()
-		w.SetProtocol(c.W.Protocol())
-	}
+	w := resp.NewWriter()
+	w.SetProtocol(cl.W.Protocol())
+	writeConfirmation(w, verb, name, named, count)
+	return w.Bytes()
+}
+
+func writeConfirmation(w *resp.Writer, verb, name string, named bool, count int) {
 	w.Push(3)
 	w.BulkString(verb)
 	if named {
@@ -264,9 +280,6 @@ func subscriptionReply(c *Ctx, verb, name string, named bool, kindCount int) {
 		w.Null()
 	}
 	w.Int(int64(count))
-	if w != c.W {
-		c.Client.push(w.Bytes())
-	}
 }
 
 // unsubscribeAll drops every subscription of a closing client.

@@ -134,6 +134,9 @@ const (
 
 var classNames = [numClasses]string{"normal", "slave", "pubsub"}
 
+// ClassName returns a class's name as client-output-buffer-limit writes it.
+func ClassName(class int) string { return classNames[class] }
+
 // OutputLimit is one class's limit: a client whose unsent output passes
 // Hard bytes, or stays above Soft bytes for SoftSeconds, is closed. Zero
 // means no limit.

@@ -88,7 +88,7 @@ func (c *conn) loop() {
 			c.stopPusher()
 			return
 		}
-		if c.pushDone == nil && c.cl.Pushes() != nil {
+		if c.pushDone == nil && c.cl.Pushing() {
 			c.startPusher()
 		}
 	}
@@ -102,6 +102,7 @@ func (c *conn) readFailed(err error) {
 	case errors.As(err, &pe):
 		c.cl.W.Error("ERR " + pe.Error())
 		c.flush()
+		c.stopPusher() // it writes what is queued, the error last
 	case errors.Is(err, errClientsMemory): // evictClients logged it
 	case errors.Is(err, resp.ErrBudget):
 		slog.Warn("closing client over its memory limit", "client", c.cl.ID, "addr", c.cl.Addr, "err", err)
@@ -177,10 +178,12 @@ func (c *conn) flush() error {
 		return err
 	}
 	var err error
-	if c.pushDone != nil {
+	if c.cl.Pushing() {
 		c.cl.PushReply(bytes.Clone(w.Bytes()))
 	} else {
+		c.cl.SetReplyHeld(w.Len())
 		err = c.write(w.Bytes())
+		c.cl.SetReplyHeld(0)
 	}
 	w.Reset()
 	return err
@@ -194,58 +197,48 @@ func (c *conn) write(b []byte) error {
 	return err
 }
 
-// startPusher starts the goroutine that writes what is pushed to the
-// client, once it first subscribes or monitors.
+// startPusher starts the goroutine that writes the client's push stream,
+// once it first subscribes or monitors.
 func (c *conn) startPusher() {
-	pushes := c.cl.Pushes()
+	ready := c.cl.PushReady()
 	done := make(chan struct{})
 	c.pushDone = done
 	c.pusher.Add(1)
 	go func() {
 		defer c.pusher.Done()
+		var batch [][]byte
 		for {
 			select {
-			case msg := <-pushes:
-				// Write what else is queued with it: one write for a
-				// burst. Messages are shared between receivers: never
-				// append to one.
-				batch, n := msg, 1
-				for more := true; more && len(batch) < 64<<10; {
-					select {
-					case next := <-pushes:
-						batch = append(batch[:len(batch):len(batch)], next...)
-						n++
-					default:
-						more = false
-					}
-				}
-				if err := c.write(batch); err != nil {
+			case <-ready:
+				if !c.writePushes(&batch) {
 					c.cl.Kill()
 					return
 				}
-				c.cl.Delivered(n, len(batch))
 			case <-done:
-				c.drain(pushes)
+				c.writePushes(&batch)
 				return
 			}
 		}
 	}()
 }
 
-// drain writes what is still queued, when the connection ends in order
-// (QUIT): a closed socket makes it stop at the first write.
-func (c *conn) drain(pushes <-chan []byte) {
-	for {
-		select {
-		case msg := <-pushes:
-			if c.write(msg) != nil {
-				return
-			}
-			c.cl.Delivered(1, len(msg))
-		default:
-			return
-		}
+// writePushes writes everything queued in the push stream with one
+// vectored write; batch is reused between calls. It reports whether the
+// write succeeded.
+func (c *conn) writePushes(batch *[][]byte) bool {
+	*batch = c.cl.TakePushes((*batch)[:0])
+	size := 0
+	for _, b := range *batch {
+		size += len(b)
 	}
+	// The messages are shared between receivers: WriteTo only moves the
+	// batch's own slice headers over them.
+	bufs := net.Buffers(*batch)
+	n, err := bufs.WriteTo(c.nc)
+	c.s.env.Stats.NetOutputBytes.Add(n)
+	c.cl.Delivered(len(*batch), size)
+	clear(*batch)
+	return err == nil
 }
 
 // stopPusher stops the pusher, once it wrote what is queued.
