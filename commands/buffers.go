@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"log/slog"
+	"strings"
 
 	"github.com/basaltdb/basalt/config"
 )
@@ -132,4 +133,15 @@ func (c *Client) flags() string {
 		return "N"
 	}
 	return string(f)
+}
+
+// clientKind parses a client type of CLIENT LIST and CLIENT KILL.
+func clientKind(s string) (string, bool) {
+	switch t := strings.ToLower(s); t {
+	case "normal", "master", "pubsub":
+		return t, true
+	case "replica", "slave":
+		return "replica", true
+	}
+	return "", false
 }

@@ -275,12 +275,8 @@ func clientList(c *Ctx) {
 		switch {
 		case c.is(i, "type") && i+1 < len(c.Args):
 			i++
-			switch t := strings.ToLower(string(c.Args[i])); t {
-			case "normal", "master", "pubsub":
-				kind = t
-			case "replica", "slave":
-				kind = "replica"
-			default:
+			var ok bool
+			if kind, ok = clientKind(string(c.Args[i])); !ok {
 				c.ErrorString("ERR Unknown client type '" + string(c.Args[i]) + "'")
 				return
 			}
@@ -433,7 +429,7 @@ func clientKill(c *Ctx) {
 		return
 	}
 	var id int64
-	var addr, laddr, user string
+	var addr, laddr, kind string
 	skipMe := true
 	for i := 2; i < len(c.Args); i += 2 {
 		v := string(c.Args[i+1])
@@ -450,7 +446,16 @@ func clientKill(c *Ctx) {
 		case c.is(i, "laddr"):
 			laddr = v
 		case c.is(i, "user"):
-			user = v
+			if v != "default" {
+				c.ErrorString("ERR No such user '" + v + "'")
+				return
+			}
+		case c.is(i, "type"):
+			var ok bool
+			if kind, ok = clientKind(v); !ok {
+				c.ErrorString("ERR Unknown client type '" + v + "'")
+				return
+			}
 		case c.is(i, "skipme"):
 			switch strings.ToLower(v) {
 			case "yes":
@@ -469,7 +474,7 @@ func clientKill(c *Ctx) {
 	var victims []*Client
 	for _, cl := range c.visibleClients() {
 		if (id != 0 && cl.ID != id) || (addr != "" && cl.Addr != addr) || (laddr != "" && cl.LAddr != laddr) ||
-			(user != "" && user != "default") || (skipMe && cl == c.Client) {
+			(kind != "" && kind != cl.kind()) || (skipMe && cl == c.Client) {
 			continue
 		}
 		victims = append(victims, cl)

@@ -27,7 +27,8 @@ func init() {
 // Pub/sub follows Redis: a subscribed client receives messages pushed
 // through its connection (see Client.Pushes), in publish order, as RESP2
 // arrays or RESP3 pushes. Channels are per namespace, as in Kvrocks. A
-// subscriber whose unsent messages pass pubsub-output-buffer-limit-mb is
+// subscriber whose unsent messages pass the pubsub class of
+// client-output-buffer-limit is
 // disconnected; publishers never wait for subscribers.
 
 // subscription kinds: channels, patterns, shard channels.

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"encoding/hex"
 	"errors"
 	"math"
 	"strconv"
@@ -70,7 +69,7 @@ func cmdPollUpdates(c *Ctx) {
 		if strict && len(updates) == 0 && b.Seq != next {
 			return errSequenceMismatch{want: next, got: b.Seq}
 		}
-		updates = append(updates, strings.ToUpper(hex.EncodeToString(b.Data)))
+		updates = append(updates, upperHex(b.Data))
 		if int64(len(updates)) == limit {
 			return storage.ErrStopWAL
 		}
@@ -118,4 +117,14 @@ func kvrocksUint(s string) (uint64, string) {
 		return u, ""
 	}
 	return uint64(n), msg
+}
+
+// upperHex encodes b in upper-case hex, as Kvrocks writes batches.
+func upperHex(b []byte) string {
+	const digits = "0123456789ABCDEF"
+	out := make([]byte, 2*len(b))
+	for i, c := range b {
+		out[2*i], out[2*i+1] = digits[c>>4], digits[c&0xf]
+	}
+	return string(out)
 }

@@ -26,7 +26,7 @@ func (c *Config) addClientLimits() {
 		"close a client whose unfinished request holds more than this many bytes")
 	l.MaxMemoryClients.of = &c.Redis.MaxMemory
 	c.add("maxmemory-clients", &l.MaxMemoryClients, "0", basalt,
-		"close the client that would make all clients' request buffers pass this many bytes (0: no limit; N% of maxmemory, which is 0)")
+		"past this many bytes of all clients' request buffers, close the clients holding the most (0: no limit; N% of maxmemory, which is 0)")
 	c.add("client-output-buffer-limit", &l.OutputBuffer, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", basalt,
 		"<class> <hard> <soft> <soft-seconds> for the normal, replica and pubsub classes: a client whose unsent replies pass hard, or stay past soft for soft-seconds, is closed (0: no limit)")
 }
@@ -110,6 +110,9 @@ func (m *MemoryOrPct) set(s string) error {
 		n, err := strconv.ParseInt(pct, 10, 64)
 		if err != nil || n < 0 {
 			return errors.New("argument must be a memory or percent value")
+		}
+		if n > 100 {
+			return errors.New("percentage argument must be less or equal to 100")
 		}
 		v := strconv.FormatInt(n, 10) + "%"
 		m.v.Store(&v)

@@ -65,42 +65,42 @@ func FuzzReader(f *testing.F) {
 func FuzzReaderRoundTrip(f *testing.F) {
 	f.Add([]byte("SET\x00key\x00value"), uint8(3))
 	f.Add(bytes.Repeat([]byte{'x'}, 40000), uint8(0))
-	f.Fuzz(runRT)
+	f.Fuzz(roundTrip)
 }
 
-func runRT(t *testing.T, data []byte, cut uint8) {
-	{
-		args := bytes.Split(data, []byte{0})
-		var req []byte
-		for range 2 {
-			req = append(req, '*')
-			req = strconv.AppendInt(req, int64(len(args)), 10)
+// roundTrip is one FuzzReaderRoundTrip case: data, split at NUL bytes,
+// as the arguments of two requests read in pieces cut long.
+func roundTrip(t *testing.T, data []byte, cut uint8) {
+	args := bytes.Split(data, []byte{0})
+	var req []byte
+	for range 2 {
+		req = append(req, '*')
+		req = strconv.AppendInt(req, int64(len(args)), 10)
+		req = append(req, "\r\n"...)
+		for _, a := range args {
+			req = append(req, '$')
+			req = strconv.AppendInt(req, int64(len(a)), 10)
 			req = append(req, "\r\n"...)
-			for _, a := range args {
-				req = append(req, '$')
-				req = strconv.AppendInt(req, int64(len(a)), 10)
-				req = append(req, "\r\n"...)
-				req = append(req, a...)
-				req = append(req, "\r\n"...)
+			req = append(req, a...)
+			req = append(req, "\r\n"...)
+		}
+	}
+	r := NewReader(&chunked{data: req, sizes: []int{int(cut) + 1, 1 << 15}})
+	for range 2 {
+		got, err := r.ReadRequest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(args) {
+			t.Fatalf("%d arguments, want %d", len(got), len(args))
+		}
+		for i := range args {
+			if !bytes.Equal(got[i], args[i]) {
+				t.Fatalf("argument %d differs", i)
 			}
 		}
-		r := NewReader(&chunked{data: req, sizes: []int{int(cut) + 1, 1 << 15}})
-		for range 2 {
-			got, err := r.ReadRequest()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(args) {
-				t.Fatalf("%d arguments, want %d", len(got), len(args))
-			}
-			for i := range args {
-				if !bytes.Equal(got[i], args[i]) {
-					t.Fatalf("argument %d differs", i)
-				}
-			}
-		}
-		if _, err := r.ReadRequest(); !errors.Is(err, io.EOF) {
-			t.Fatalf("after the requests: %v", err)
-		}
+	}
+	if _, err := r.ReadRequest(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the requests: %v", err)
 	}
 }

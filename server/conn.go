@@ -20,8 +20,8 @@ import (
 const spillAt = 64 << 10
 
 var (
-	errQueryBufferLimit = errors.New("client-query-buffer-limit reached")
-	errClientsMemory    = errors.New("maxmemory-clients reached")
+	errQueryBufferLimit = errors.New("server: client-query-buffer-limit reached")
+	errClientsMemory    = errors.New("server: maxmemory-clients reached")
 )
 
 // conn serves one client connection. Its goroutine reads a request, runs

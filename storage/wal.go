@@ -106,10 +106,7 @@ func (s *Storage) readWALFrom(after, latest uint64, fn func(WALBatch) error) (ui
 		last = b.Last()
 	}
 	if err := wal.Err(); err != nil {
-		if strings.Contains(err.Error(), "Try again") {
-			return last, errWALTail
-		}
-		return last, fmt.Errorf("storage: read WAL: %w", walError(err))
+		return last, walError(err)
 	}
 	if last < latest {
 		return last, errWALTail
@@ -117,12 +114,17 @@ func (s *Storage) readWALFrom(after, latest uint64, fn func(WALBatch) error) (ui
 	return last, nil
 }
 
-// walError tells a WAL whose files are gone from other failures.
+// walError classifies a WAL iterator's error: the tail of the file being
+// written (read on with a new iterator), a WAL whose files are gone, or a
+// failure. grocksdb gives RocksDB's status only as text, hence the match.
 func walError(err error) error {
-	if msg := err.Error(); strings.Contains(msg, "Gap in sequence") || strings.Contains(msg, "NotFound") {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "Try again"):
+		return errWALTail
+	case strings.Contains(msg, "Gap in sequence") || strings.Contains(msg, "NotFound"):
 		return fmt.Errorf("%w: %v", ErrWALNotRetained, err)
 	}
-	return err
+	return fmt.Errorf("storage: read WAL: %w", err)
 }
 
 // WALRecord is one record of a batch read from the WAL.
