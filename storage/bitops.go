@@ -105,12 +105,23 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 	segCount := uint64((size-1)/metadata.BitmapSegmentBytes + 1)
 	for from := uint64(0); from < segCount; from += bitOpChunk {
 		segs := segmentRange(from, min(segCount, from+bitOpChunk)-1)
+		// The chunk's segments of every bitmap source in one round trip.
+		var keys [][]byte
+		for i := range sources {
+			if bm := sources[i].bm; bm != nil {
+				for _, seg := range segs {
+					keys = append(keys, bm.segKey(seg))
+				}
+			}
+		}
+		vals, err := db.multiGet(CFDefault, keys)
+		if err != nil {
+			return 0, err
+		}
 		datas := make([][][]byte, len(sources))
 		for i := range sources {
 			if sources[i].bm != nil {
-				if datas[i], err = sources[i].bm.segments(segs); err != nil {
-					return 0, err
-				}
+				datas[i], vals = vals[:len(segs)], vals[len(segs):]
 			}
 		}
 		for k, seg := range segs {
