@@ -16,7 +16,7 @@ import (
 func init() {
 	register(
 		&Command{Name: "cluster", Arity: -2, Flags: Admin, Handler: cmdCluster},
-		&Command{Name: "clusterx", Arity: -2, Flags: Admin | Exclusive, Handler: cmdClusterX},
+		&Command{Name: "clusterx", Arity: -2, Flags: Admin | Exclusive | KvrocksOnly, Handler: cmdClusterX},
 		&Command{Name: "readonly", Arity: 1, Flags: Fast, Handler: cmdReadOnly},
 		&Command{Name: "readwrite", Arity: 1, Flags: Fast, Handler: cmdReadWrite},
 		&Command{Name: "asking", Arity: 1, Flags: Fast, Handler: cmdAsking},

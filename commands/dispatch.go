@@ -114,6 +114,8 @@ func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
 	}
 	refusal := ""
 	switch {
+	case !cmd.arityOK(len(args)) && cmd.Flags&KvrocksOnly != 0:
+		refusal = "ERR wrong number of arguments"
 	case !cmd.arityOK(len(args)):
 		refusal = "ERR wrong number of arguments for '" + cmd.Name + "' command"
 	case !cl.Authed && cmd.Flags&NoAuth == 0:

@@ -11,8 +11,8 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "namespace", Arity: -3, Flags: Admin, Secret: namespaceSecret, Handler: cmdNamespace},
-		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself, FirstKey: 1, LastKey: 1, Step: 1, Secret: secretFrom(2), Handler: cmdMoveX},
+		&Command{Name: "namespace", Arity: -3, Flags: Admin | KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace},
+		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself | KvrocksOnly, FirstKey: 1, LastKey: 1, Step: 1, Secret: secretFrom(2), Handler: cmdMoveX},
 	)
 }
 

@@ -18,8 +18,8 @@ func init() {
 		&Command{Name: "shutdown", Arity: -1, Flags: Admin | NoMulti, Handler: cmdShutdown},
 		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
 		&Command{Name: "info", Arity: -1, Handler: cmdInfo},
-		&Command{Name: "compact", Arity: 1, Flags: Admin, Handler: cmdCompact},
-		&Command{Name: "applybatch", Arity: -2, Flags: Write | Admin, Handler: cmdApplyBatch},
+		&Command{Name: "compact", Arity: 1, Flags: Admin | KvrocksOnly, Handler: cmdCompact},
+		&Command{Name: "applybatch", Arity: -2, Flags: Write | Admin | KvrocksOnly, Handler: cmdApplyBatch},
 	)
 }
 
@@ -30,11 +30,19 @@ func init() {
 // A batch that is malformed or that RocksDB would refuse is answered with
 // an error naming the record and what is wrong, and changes nothing.
 func cmdApplyBatch(c *Ctx) {
-	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.is(2, "lowpri")) {
-		c.ErrorString(errSyntax)
+	switch {
+	case len(c.Args) > 3:
+		c.ErrorString("ERR wrong number of arguments")
+		return
+	case len(c.Args) == 3 && !c.is(2, "lowpri"):
+		c.ErrorString("ERR only support LOWPRI option")
 		return
 	}
 	if _, err := c.Env.Storage.ApplyBatch(c.Args[1]); err != nil {
+		if errors.Is(err, storage.ErrBatchTooSmall) {
+			c.ErrorString("ERR Corruption: malformed WriteBatch (too small)") // RocksDB's words, as Kvrocks replies them
+			return
+		}
 		// Neither is worth a log line per batch: a bad batch is the
 		// sender's, and storage logs the write that stopped RocksDB.
 		if errors.Is(err, storage.ErrBadBatch) || errors.Is(err, storage.ErrWritesStopped) {
@@ -70,7 +78,7 @@ func cmdDBSize(c *Ctx) {
 		c.Env.scanKeyspace(c.DB.Namespace())
 		c.W.OK()
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString("ERR DBSIZE subcommand only supports scan")
 	}
 }
 

@@ -23,6 +23,7 @@ const (
 	TxControl                      // runs at once inside MULTI instead of being queued
 	SubscriberOK                   // allowed to a RESP2 client with subscriptions
 	NoDBSizeCheck                  // a write that only removes data: runs past max-db-size
+	KvrocksOnly                    // a Kvrocks command Redis lacks: errors worded as Kvrocks words them
 )
 
 // freesSpace are the writes Kvrocks lets run once max-db-size is reached

@@ -12,7 +12,7 @@ import (
 func init() {
 	// Kvrocks lets any user read the WAL, which holds every namespace's
 	// writes; here only the admin may.
-	register(&Command{Name: "pollupdates", Arity: -2, Flags: ReadOnly | Admin, Handler: cmdPollUpdates})
+	register(&Command{Name: "pollupdates", Arity: -2, Flags: ReadOnly | Admin | KvrocksOnly, Handler: cmdPollUpdates})
 }
 
 // pollUpdatesDefaultMax and pollUpdatesMaxMax bound the batches one

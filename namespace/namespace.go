@@ -188,9 +188,18 @@ func (r *Registry) Add(ns, token string) error {
 	})
 }
 
-// Set gives namespace ns a new token, creating it when absent.
+// Set gives namespace ns a new token, creating it when absent. As in
+// Kvrocks, a token another namespace holds moves to ns, and that
+// namespace is gone.
 func (r *Registry) Set(ns, token string) error {
-	return r.change(ns, token, ErrModifyDefault, func(map[string]string) error { return nil })
+	return r.change(ns, token, ErrModifyDefault, func(tokens map[string]string) error {
+		for other, t := range tokens {
+			if t == token && other != ns {
+				r.cfg.DeleteNamespace(other)
+			}
+		}
+		return nil
+	})
 }
 
 // Del removes namespace ns. Its keys stay in the database.
@@ -211,8 +220,8 @@ func (r *Registry) Del(ns string) error {
 }
 
 // change validates and applies a new token for ns; check adds the
-// operation's own condition, errDefault is its error for the default
-// namespace.
+// operation's own condition (and may free the token), errDefault is its
+// error for the default namespace.
 func (r *Registry) change(ns, token string, errDefault error, check func(map[string]string) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -229,7 +238,7 @@ func (r *Registry) change(ns, token string, errDefault error, check func(map[str
 	if err := check(tokens); err != nil {
 		return err
 	}
-	for other, t := range tokens {
+	for other, t := range r.cfg.Namespaces() {
 		if t == token && other != ns {
 			return ErrTokenExists
 		}

@@ -71,6 +71,9 @@ var unsupportedRecords = map[byte]string{
 // would refuse; the message says what and where.
 var ErrBadBatch = errors.New("invalid write batch")
 
+// ErrBatchTooSmall is an ErrBadBatch shorter than a batch's header.
+var ErrBatchTooSmall = fmt.Errorf("%w: too small", ErrBadBatch)
+
 // RawBatch builds a write batch in RocksDB's wire format.
 type RawBatch struct {
 	s     *Storage
@@ -137,7 +140,7 @@ func (b *RawBatch) Put(cf CF, key, value []byte) {
 // must end after it begins.
 func (s *Storage) parseRawBatch(data []byte, logData bool) ([]op, error) {
 	if len(data) < rawBatchHeaderBytes {
-		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrBadBatch, len(data), rawBatchHeaderBytes)
+		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrBatchTooSmall, len(data), rawBatchHeaderBytes)
 	}
 	want := binary.LittleEndian.Uint32(data[8:])
 	r := rawReader{data: data, off: rawBatchHeaderBytes}
