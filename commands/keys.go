@@ -424,6 +424,8 @@ func objectEncoding(c *Ctx) {
 			return
 		}
 		enc = stringEncoding(v)
+	case metadata.TypeBitmap:
+		enc = "raw" // what Redis's SETBIT leaves
 	case metadata.TypeList:
 		enc = "quicklist" // Redis 7.0's only list encoding
 	case metadata.TypeHash:

@@ -289,9 +289,9 @@ func cmdAppend(c *Ctx) {
 
 // STRLEN key
 func cmdStrlen(c *Ctx) {
-	v, _, err := c.DB.Get(c.Args[1])
+	n, err := c.DB.StrLen(c.Args[1])
 	if c.ok(err) {
-		c.W.Int(int64(len(v)))
+		c.W.Int(n)
 	}
 }
 

@@ -63,10 +63,12 @@ type Config struct {
 	RESP3Enabled            Bool
 	ReplNamespaceEnabled    Bool
 	// MaxDBSize is in GB; 0 means no limit.
-	MaxDBSize        Int
-	UnixSocket       Text
-	UnixSocketPerm   Int
-	LogRetentionDays Int
+	MaxDBSize Int
+	// MaxBitmapToStringMB bounds the bitmap GET renders as a string.
+	MaxBitmapToStringMB Int
+	UnixSocket          Text
+	UnixSocketPerm      Int
+	LogRetentionDays    Int
 	// RenameCommand holds the rename-command lines, "OLD NEW" each (NEW
 	// `""` disables OLD).
 	RenameCommand MultiText

@@ -116,7 +116,7 @@ func (c *Config) addOptions() {
 
 	// Limits and profiling.
 	c.add("max-io-mb", integer(0, intMax), "0", noEffect, "MB/s for flushes and compactions (0: no limit)")
-	c.add("max-bitmap-to-string-mb", integer(0, intMax), "16", noEffect, "largest bitmap GET renders, MB")
+	c.add("max-bitmap-to-string-mb", c.MaxBitmapToStringMB.bounds(0, intMax), "16", 0, "largest bitmap GET renders as a string, MB")
 	c.add("max-db-size", c.MaxDBSize.bounds(0, intMax), "0", 0, "GB of SST files (INFO used_db_size) from which writes that add data are refused (0: no limit)")
 	c.add("profiling-sample-ratio", integer(0, 100), "0", noEffect, "percent of commands PERFLOG profiles")
 	c.add("profiling-sample-record-max-len", integer(0, intMax), "256", noEffect, "PERFLOG entries kept")

@@ -470,14 +470,7 @@ func (r *BitReader) String() ([]byte, error) {
 }
 
 // maxBitmapString is max-bitmap-to-string-mb in bytes.
-func (s *Storage) maxBitmapString() int64 {
-	for _, kv := range s.cfg.Get("max-bitmap-to-string-mb") {
-		if mb, err := strconv.ParseInt(kv[1], 10, 64); err == nil {
-			return mb << 20
-		}
-	}
-	return 16 << 20
-}
+func (s *Storage) maxBitmapString() int64 { return s.cfg.MaxBitmapToStringMB.Get() << 20 }
 
 // bitmapString returns the value of key, a bitmap when it was looked up,
 // as a string in Redis's order (GET on a bitmap); found is false when the

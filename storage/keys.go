@@ -185,6 +185,10 @@ func (db DB) scanRange(match []byte) (lower, upper []byte) {
 // passes the pattern and type filters. The key is a copy.
 func (db DB) visible(nsKey, value []byte, now int64, match []byte, t metadata.Type) ([]byte, bool) {
 	typ, expire, ok := metadata.PeekType(value)
+	// A bitmap is a string to Redis clients (TYPE, SCAN TYPE string).
+	if typ == metadata.TypeBitmap && t == metadata.TypeString {
+		typ = t
+	}
 	if !ok || (expire != 0 && expire < now) || (t != metadata.TypeNone && typ != t) {
 		return nil, false
 	}

@@ -44,8 +44,16 @@ func (db DB) MGet(keys [][]byte) ([][]byte, error) {
 			continue
 		}
 		rec, found, err := decodeRecord(raw)
-		if err == nil && found && rec.meta.Type == metadata.TypeString {
+		switch {
+		case err != nil || !found:
+		case rec.meta.Type == metadata.TypeString:
 			out[i] = rec.rest
+		case rec.meta.Type == metadata.TypeBitmap:
+			// A bitmap reads as its Redis string; one too large for
+			// max-bitmap-to-string-mb as nil, as MGET answers a non-string.
+			if v, ok, err := db.bitmapString(keys[i]); err == nil && ok {
+				out[i] = v
+			}
 		}
 	}
 	return out, nil
