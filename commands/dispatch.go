@@ -18,7 +18,9 @@ import (
 // (arity, authentication, admin rights, key locks, statistics) is made
 // here from the command table. Inside MULTI, commands are checked and
 // queued instead. A blocking command that found nothing makes the
-// connection wait here, holding no lock, and try again when woken.
+// connection wait here, holding no lock, until the command that makes its
+// key ready serves it (serveBlocked, on that command's goroutine, before
+// that command's reply is sent), or its timeout or CLIENT UNBLOCK.
 func (e *Env) Dispatch(cl *Client, args [][]byte) {
 	e.dispatch(cl, args)
 	for cl.blocked {
