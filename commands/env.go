@@ -13,11 +13,14 @@ import (
 	"github.com/basaltdb/basalt/storage"
 )
 
-// Version is Basalt's version; RedisVersion is the Redis version whose
-// behaviour it follows, which clients read from INFO and HELLO.
+// Version is Basalt's version. RedisCompat is the Redis version whose
+// commands and replies it follows. RedisVersion is what INFO's
+// redis_version and HELLO's version say: Kvrocks's fixed 4.0.0, which the
+// tools and dashboards written for Kvrocks read.
 const (
 	Version      = "0.1.0"
-	RedisVersion = "7.0.15"
+	RedisCompat  = "7.0.15"
+	RedisVersion = "4.0.0"
 )
 
 // Env is the server-wide state handlers share.

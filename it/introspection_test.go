@@ -178,8 +178,8 @@ func mergeKeys[V any](a, b map[string]V) map[string]bool {
 func TestHello(t *testing.T) {
 	on := startBasalt(t) // the harness turns resp3-enabled on
 	c := rawConn2(t, on)
-	want3 := "map{\"server\": \"redis\", \"version\": \"7.0.15\", \"proto\": (integer) 3, \"mode\": \"standalone\", \"role\": \"master\", \"modules\": (nil)}"
-	want2 := "[\"server\", \"redis\", \"version\", \"7.0.15\", \"proto\", (integer) 2, \"mode\", \"standalone\", \"role\", \"master\", \"modules\", (nil)]"
+	want3 := "map{\"server\": \"redis\", \"version\": \"4.0.0\", \"proto\": (integer) 3, \"mode\": \"standalone\", \"role\": \"master\", \"modules\": (nil)}"
+	want2 := "[\"server\", \"redis\", \"version\", \"4.0.0\", \"proto\", (integer) 2, \"mode\", \"standalone\", \"role\", \"master\", \"modules\", (nil)]"
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -81,7 +81,7 @@ func newRootCommand() *cobra.Command {
 }
 
 func printVersion() {
-	fmt.Printf("basalt %s (redis %s compatible)\n", commands.Version, commands.RedisVersion)
+	fmt.Printf("basalt %s (redis %s compatible)\n", commands.Version, commands.RedisCompat)
 }
 
 // printHelp prints the usage and every key with its default and help.
