@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -535,4 +536,37 @@ func writeTree(w *resp.Writer, v any) {
 	default:
 		panic(fmt.Sprintf("commands: documentation node %T", v))
 	}
+}
+
+// writtenKeys returns which of keys, the keys of a call of a write
+// command, it may have changed: all but those its Redis key specification
+// marks read-only (the sources of COPY, SINTERSTORE, ZUNIONSTORE, ...), so
+// that a write that only read a key does not abort a WATCH on it. When
+// the specification does not fit the call, every key counts.
+func (c *Command) writtenKeys(args, keys [][]byte) [][]byte {
+	m := metaOf(c.Name)
+	if m == nil || !hasReadOnlySpec(m.KeySpecs) {
+		return keys
+	}
+	refs, ok := keysBySpecs(m.KeySpecs, args, c.Arity < 0, false)
+	if !ok {
+		return keys
+	}
+	out := make([][]byte, 0, len(refs))
+	for _, r := range refs {
+		if !slices.Contains(r.flags, "RO") {
+			out = append(out, args[r.pos])
+		}
+	}
+	return out
+}
+
+// hasReadOnlySpec reports whether a command reads some of its keys only.
+func hasReadOnlySpec(specs []KeySpec) bool {
+	for i := range specs {
+		if specs[i].has("RO") {
+			return true
+		}
+	}
+	return false
 }

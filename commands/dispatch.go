@@ -197,8 +197,9 @@ func (e *Env) run(ctx *Ctx) {
 			before := e.Storage.Writes()
 			call(ctx)
 			if e.Storage.Writes() != before {
-				e.watches.touch(ns, keys)
-				e.blocking.written(ns, keys, ctx.Client)
+				changed := ctx.cmd.writtenKeys(ctx.Args, keys)
+				e.watches.touch(ns, changed)
+				e.blocking.written(ns, changed, ctx.Client)
 			}
 		}
 		ctx.DB = db
