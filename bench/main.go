@@ -26,7 +26,7 @@ func main() {
 	kvrocksBin := flag.String("kvrocks", defaultKvrocks(), "Apache Kvrocks binary, started with its stock config (default $KVROCKS_BIN, else ../shared/kvrocks/kvrocks from the project root; empty: no Kvrocks column)")
 	requests := flag.Int("n", 200000, "requests per test")
 	clients := flag.Int("c", 50, "parallel connections")
-	minRate := flag.Float64("min-rate", 2000, "ops/s below which a test is cut off and printed as timeout: each redis-benchmark run gets 10s + n/min-rate")
+	minRate := flag.Float64("min-rate", 5000, "ops/s below which a test is cut off and printed as timeout: each redis-benchmark run gets 10s + n/min-rate")
 	tests := flag.String("t", "set,get,incr,lpush,rpop,sadd,hset,spop,zadd,lrange_100,mset", "redis-benchmark tests, run in this order")
 	rounds := flag.Int("rounds", 3, "rounds of the -P 1 tests; the ratio reported is the median round's")
 	bigHash := flag.Int("bighash", 1000000, "fields of the hash whose DEL is timed (0: skip)")
