@@ -566,7 +566,8 @@ func TestMigrateErrors(t *testing.T) {
 		{[]any{"CLUSTERX", "MIGRATE", "5", ids[1], "SOMETIMES"}, "ERR Invalid sync flag"},
 		{[]any{"CLUSTERX", "MIGRATE", "9-5", ids[1]}, "ERR Invalid slot range: `9-5`."},
 		{[]any{"CLUSTER", "IMPORT", "5", "7"}, "ERR Invalid import state"},
-		{[]any{"APPLYBATCH", "garbage"}, "ERR invalid write batch"},
+		{[]any{"APPLYBATCH", "garbage"}, "ERR Corruption: malformed WriteBatch (too small)"},
+		{[]any{"APPLYBATCH", "garbage but longer than a header"}, "ERR invalid write batch"},
 	} {
 		err := c.Do(ctx, tc.args...).Err()
 		if err == nil || (tc.want != "" && !strings.HasPrefix(err.Error(), tc.want)) {
