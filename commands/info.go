@@ -318,12 +318,9 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	b.field("used_db_size", used)
 	maxSize := e.Config.MaxDBSize.Get() << 30
 	b.field("max_db_size", maxSize)
-	// Kvrocks writes these two with a blank after the colon.
-	usedPercent := int64(0)
-	if maxSize > 0 {
-		usedPercent = used * 100 / maxSize
-	}
-	b.field("used_percent", fmt.Sprintf(" %d%%", usedPercent))
+	// Kvrocks writes these two with a blank after the colon, and the
+	// share as a float (117.188%).
+	b.field("used_percent", " "+percent(used, maxSize))
 	total, free := diskSpace(e.Config.Dir.Get())
 	b.field("disk_capacity", total)
 	b.field("used_disk_size", total-free)
