@@ -8,7 +8,7 @@ import (
 // HELLO, AUTH, OBJECT and INFO replies, byte for byte.
 func TestIntrospectionReplies(t *testing.T) {
 	h := newFuzzHarness(t)
-	hello2 := "*12\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n" + RedisVersion + "\r\n$5\r\nproto\r\n:2\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*-1\r\n"
+	hello2 := "*12\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n4.0.0\r\n$5\r\nproto\r\n:2\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*-1\r\n"
 	h.seed(t, false)
 	for _, tc := range []struct {
 		call []string
