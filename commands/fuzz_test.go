@@ -284,7 +284,13 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 	if failed {
 		return // the reply was cut at the limit, as for a client gone
 	}
-	out := append(sent, cl.W.Bytes()...)
+	// A client that subscribed or monitors has its output in its push
+	// stream (replies queued there, confirmations pushed), in order.
+	out := sent
+	for _, pushed := range cl.TakePushes(nil) {
+		out = append(out, pushed...)
+	}
+	out = append(out, cl.W.Bytes()...)
 	replies := 0
 	for len(out) > 0 {
 		n := respValueLen(out, 0)
