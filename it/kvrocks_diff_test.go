@@ -30,6 +30,11 @@ import (
 //	                         (these two before the first section: in every
 //	                         section)
 //	!sleep 200ms             pause (for what Kvrocks does in the background)
+//	!until "text" [@conn] CMD args
+//	                         repeat the command on each server until its
+//	                         reply holds text (what Kvrocks does in the
+//	                         background, such as DBSIZE SCAN, has finished);
+//	                         not compared
 //	[@conn] [mode:] CMD args one command, on connection conn (default "main")
 //
 // Arguments are separated by spaces; "double quoted" arguments take Go
@@ -98,6 +103,7 @@ type kvdStep struct {
 	mode  string
 	args  []string
 	sleep time.Duration
+	until string // a !until step: the text the reply must come to hold
 }
 
 var kvdModes = map[string]bool{"exact": true, "shape": true, "kind": true, "info": true, "config": true, "nodes": true, "sorted": true, "cmdinfo": true}
@@ -175,6 +181,15 @@ func kvdParseCases(t *testing.T, path string) []*kvdSection {
 		default:
 			st := kvdStep{line: line, lineN: n, conn: "main", mode: "exact"}
 			rest := line
+			if strings.HasPrefix(rest, "!until ") {
+				rest = rest[len("!until "):]
+				quoted, err := strconv.QuotedPrefix(rest)
+				if err != nil {
+					fail(fmt.Errorf("!until needs a quoted text: %w", err))
+				}
+				st.until, _ = strconv.Unquote(quoted)
+				rest = strings.TrimSpace(rest[len(quoted):])
+			}
 			if strings.HasPrefix(rest, "@") {
 				sp := strings.IndexByte(rest, ' ')
 				if sp < 0 {
@@ -387,6 +402,11 @@ func kvdRunSection(t *testing.T, s *kvdSection, listed []*kvdDifference, total *
 			time.Sleep(st.sleep)
 			continue
 		}
+		if st.until != "" {
+			kvdAwait(t, k, st)
+			kvdAwait(t, b, st)
+			continue
+		}
 		total.commands++
 		kr := kvdDo(t, k, st)
 		br := kvdDo(t, b, st)
@@ -407,6 +427,19 @@ func kvdRunSection(t *testing.T, s *kvdSection, listed []*kvdDifference, total *
 	}
 	if len(unlisted) > 0 {
 		t.Logf("fix these, or list them in kvrocks_differences.txt with a reason:\n%s", strings.Join(unlisted, "\n"))
+	}
+}
+
+// kvdAwait repeats a !until step's command until its reply holds the
+// step's text, for a minute at most.
+func kvdAwait(t *testing.T, s *kvdServer, st kvdStep) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for r := kvdDo(t, s, st); !strings.Contains(r.str, st.until); r = kvdDo(t, s, st) {
+		if time.Now().After(deadline) {
+			t.Fatalf("kvrocks_diff.txt:%d: %s: the reply never held %q; last %q", st.lineN, s.name, st.until, r.str)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
