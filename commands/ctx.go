@@ -20,7 +20,8 @@ type Ctx struct {
 	Client *Client
 	Env    *Env
 	cmd    *Command
-	inExec bool // the command runs inside EXEC: blocking commands do not block
+	write  storage.Write // the write door's description of the running write command
+	inExec bool          // the command runs inside EXEC: blocking commands do not block
 }
 
 // Standard Redis error replies.

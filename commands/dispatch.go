@@ -172,9 +172,8 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	ctx.Args = nil
 }
 
-// run calls the handler, under the key locks of write commands. While
-// some client WATCHes or blocks, a write that changed the database touches
-// its keys and wakes their oldest waiters, under the keys' locks.
+// run calls the handler; a write command's runs through the storage's
+// write door, under its keys' locks (storage/write.go).
 func (e *Env) run(ctx *Ctx) {
 	if ctx.cmd.Flags&Write == 0 {
 		call(ctx)
@@ -186,36 +185,45 @@ func (e *Env) run(ctx *Ctx) {
 		ctx.ErrorString("ERR write command not allowed when reached max-db-size.")
 		return
 	}
-	ns := ctx.Client.Namespace
-	keys := ctx.cmd.keys(ctx.Args)
-	body := func(g *storage.Group) {
-		db := ctx.DB
-		ctx.DB = db.In(g)
-		if e.watches.count.Load() == 0 && e.blocking.count.Load() == 0 {
-			call(ctx)
-		} else {
-			before := e.Storage.Writes()
-			call(ctx)
-			if e.Storage.Writes() != before {
-				changed := ctx.cmd.writtenKeys(ctx.Args, keys)
-				e.watches.touch(ns, changed)
-				e.blocking.written(ns, changed, ctx.Client)
-			}
-		}
-		ctx.DB = db
-	}
 	if ctx.cmd.Flags&LocksItself != 0 {
-		body(nil)
+		call(ctx)
 		return
 	}
+	ctx.write = storage.Write{NS: ctx.Client.Namespace, Keys: ctx.cmd.keys(ctx.Args), By: ctx}
 	replied := ctx.W.Len()
-	if err := e.Storage.Locks.Do(ns, keys, body); err != nil {
+	db := ctx.DB
+	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
+		ctx.DB = in
+		call(ctx)
+	})
+	ctx.DB, ctx.write = db, storage.Write{}
+	if err != nil {
 		// The reply was written before the write failed to apply.
 		ctx.W.Truncate(replied)
 		ctx.Error(err)
 	}
 	// The group's writes were applied after call read the sequence.
 	ctx.Client.SyncTo = e.Storage.LatestSequence()
+}
+
+// Watching and Wrote make the Env the storage's Watcher: a write that
+// changed the database touches the keys it wrote for WATCH and wakes their
+// oldest blocked clients.
+func (e *Env) Watching() bool {
+	return e.watches.count.Load() > 0 || e.blocking.count.Load() > 0
+}
+
+// Wrote is called under the write's key locks.
+func (e *Env) Wrote(w *storage.Write) {
+	ctx := w.By.(*Ctx)
+	changed := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
+	e.watches.touch(w.NS, changed)
+	e.blocking.written(w.NS, changed, ctx.Client)
+	for _, k := range w.Also {
+		changed = append(changed[:0:0], k.Name)
+		e.watches.touch(k.NS, changed)
+		e.blocking.written(k.NS, changed, ctx.Client)
+	}
 }
 
 // call runs the handler, then records how far the WAL must be flushed

@@ -69,6 +69,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 		RunID:      hex.EncodeToString(id[:]),
 		stop:       make(chan struct{}),
 	}
+	s.SetWatcher(e)
 	e.startupMemory = goHeapBytes()
 	e.watchClusterPersist()
 	go e.sampleLoop()

@@ -164,8 +164,8 @@ func cmdWatch(c *Ctx) {
 	// Under the keys' locks, no write to them is half done: each write
 	// either finished before (and is not seen as a change) or starts
 	// after, when it sees the watch and touches the key.
-	// The function writes nothing, so Do cannot fail.
-	c.Env.Storage.Locks.Do(c.Client.Namespace, keys, func(*storage.Group) {
+	// The function writes nothing, so Update cannot fail.
+	c.Env.Storage.Update(&storage.Write{NS: c.Client.Namespace, Keys: keys}, func(storage.DB) {
 		for _, k := range keys {
 			c.Env.watches.watch(c, k)
 		}

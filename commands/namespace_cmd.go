@@ -94,11 +94,11 @@ func cmdMoveX(c *Ctx) {
 		return
 	}
 	key := c.Args[1]
-	to := c.Env.Storage.DB(ns)
 	var moved bool
 	var err error
-	applyErr := c.Env.Storage.Locks.DoAcross([]storage.Key{{NS: c.DB.Namespace(), Name: key}, {NS: ns, Name: key}}, func(g *storage.Group) {
-		moved, err = c.DB.In(g).MoveTo(key, to.In(g))
+	w := storage.Write{NS: c.DB.Namespace(), Keys: [][]byte{key}, Also: []storage.Key{{NS: ns, Name: key}}, By: c}
+	applyErr := c.Env.Storage.Update(&w, func(db storage.DB) {
+		moved, err = db.MoveTo(key, db.Sibling(ns))
 	})
 	if err == nil {
 		err = applyErr

@@ -5,23 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 )
-
-// Writes are split in two steps so that a hot key is not serialised on
-// WAL I/O. A command applies its batch with one RocksDB write while it holds
-// its key locks; the database runs with manual_wal_flush, so that write
-// appends to RocksDB's in-memory WAL buffer and memtable and makes no system
-// call. The next command on the same key can start at once and sees the
-// write. Before any reply leaves the server, Durable flushes the WAL buffer
-// to the file (and syncs it when rocksdb.write_options.sync is set); one
-// flush covers every write applied before it, so concurrent clients and
-// pipelines share it. No client is answered, by a write or by a read that
-// saw a write, before that write is in the WAL.
 
 type opKind uint8
 
@@ -47,7 +34,7 @@ type op struct {
 // given must stay unmodified until commit returns.
 type batch struct {
 	s      *Storage
-	g      *Group // the group the batch joins; nil: it is written by itself
+	g      *group // the group the batch joins; nil: it is written by itself
 	ops    []op
 	logged int   // 1 when ops begins with the command's LogData
 	inline [4]op // ops of small batches, allocated with the batch
@@ -134,11 +121,6 @@ func (b *batch) commit() error {
 	}
 	return b.s.write(b.ops)
 }
-
-// Writes counts the batches committed so far. A command holding its keys'
-// locks compares it before and after to learn whether it wrote (another
-// command's write in between can only make it think so needlessly).
-func (s *Storage) Writes() uint64 { return s.writes.Load() }
 
 // Concurrent writers share RocksDB writes. The first writer to find none
 // in progress leads: it applies its own ops, then, in rounds, everything
@@ -313,37 +295,4 @@ func (s *Storage) addOps(wb *grocksdb.WriteBatch, ops []op) int {
 		}
 	}
 	return bytes
-}
-
-// walFlusher tracks how much of the WAL buffer has reached the file.
-type walFlusher struct {
-	mu sync.Mutex // held by the one goroutine flushing; the others wait on it
-	// flushed is the last sequence number known to be in the WAL file.
-	flushed atomic.Uint64
-}
-
-// Durable returns once the WAL file holds every write up to sequence number
-// target, flushing the WAL buffer if needed. Call it before replying to a
-// client, with the latest sequence number (LatestSequence) read after its
-// command. An error means the WAL could not be written and nothing since
-// the last successful flush may be acknowledged.
-func (s *Storage) Durable(target uint64) error {
-	if s.wal.flushed.Load() >= target {
-		return nil
-	}
-	// Let the goroutines that are about to write run first, so that one
-	// flush covers their writes too: under load this makes one flush serve
-	// many commands, at the cost of one scheduler yield.
-	runtime.Gosched()
-	s.wal.mu.Lock()
-	defer s.wal.mu.Unlock()
-	if s.wal.flushed.Load() >= target {
-		return nil // flushed by the goroutine that held the lock
-	}
-	upto := s.db.GetLatestSequenceNumber()
-	if err := s.db.FlushWAL(s.cfg.RocksDB.WriteSync.Get()); err != nil {
-		return s.writeFailed("flush WAL", err)
-	}
-	s.wal.flushed.Store(upto)
-	return nil
 }

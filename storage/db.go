@@ -11,7 +11,7 @@ import (
 type DB struct {
 	s  *Storage
 	ns string
-	g  *Group // the lock holder's write group, see In
+	g  *group // the lock holder's write group, see in
 }
 
 // DB returns the view of namespace ns.

@@ -3,16 +3,10 @@
 // FORMAT.md (strings in metadata records, collections as one metadata
 // record plus one record per element).
 //
-// Locking: every read-modify-write must run while the caller holds the
-// striped locks of the keys it touches (Storage.Locks); the command
-// dispatcher takes them from the command table's key positions. Reads need
-// no lock: each RocksDB Get is atomic, and multi-record reads use iterators
-// or snapshots. Every command's writes commit as one batch, so the metadata
-// record and the elements of a key change together or not at all; under
-// Locks, the batches of the commands one stripe holder runs join its write
-// Group and reach RocksDB in a single write, before any of them returns;
-// the writes of different stripes arriving together share one too (see
-// commit.go).
+// Writing: every command that may write goes through Storage.Update; the
+// rules behind it (key locks, one batch per command beginning with
+// Kvrocks's LogData, group commit, watchers, durability before replies)
+// are written down in write.go.
 //
 // Byte ownership: arguments are never retained after a call returns, and
 // the caller may reuse them. Returned byte slices are Go memory owned by the

@@ -56,8 +56,8 @@ type Storage struct {
 	versions *metadata.VersionGenerator
 	dir      string
 
-	// Locks serialises read-modify-writes per key; see the package doc.
-	Locks Locks
+	// locks serialises the writes of each key (write.go, rule 1).
+	locks keyLocks
 
 	hints popHints
 	wal   walFlusher
@@ -68,7 +68,8 @@ type Storage struct {
 	// parking goroutines on a Go mutex costs less than RocksDB's own
 	// write-group handoffs, which put OS threads to sleep on futexes.
 	writeMu      sync.Mutex
-	writes       atomic.Uint64 // batches committed, see Writes
+	watcher      Watcher       // told of writes that changed something (write.go, rule 4)
+	writes       atomic.Uint64 // batches committed: Update compares it to learn whether a write changed anything
 	writeBatches writeBatches
 	filters      filters
 	// ready is set once Open has built everything the compaction filters
@@ -121,7 +122,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 	}
 	s.wal.flushed.Store(db.GetLatestSequenceNumber())
 	s.writeBatches = make(writeBatches, 64)
-	s.Locks.s = s
+	s.locks.s = s
 	s.readOpts = grocksdb.NewDefaultReadOptions()
 	for noWAL := range s.writeOpts {
 		wo := grocksdb.NewDefaultWriteOptions()

@@ -7,8 +7,8 @@ import (
 	"github.com/linxGnu/grocksdb"
 )
 
-// A Group collects the writes of the critical sections that one holder of
-// a lock stripe runs back to back (see Locks), and applies them with one
+// A group collects the writes of the critical sections that one holder of
+// a lock stripe runs back to back (see keyLocks), and applies them with one
 // RocksDB write before any of their clients is answered. On a hot key this
 // turns the metadata reads and writes of N commands into one each, and N
 // RocksDB writes into one: a later write of the same record replaces the
@@ -20,7 +20,7 @@ import (
 // never see them, so no client can observe a write before it is applied.
 //
 // A Group is used by one goroutine at a time: the stripe's holder.
-type Group struct {
+type group struct {
 	s   *Storage
 	ops []op
 	// index maps a key to the position in ops of its last op; it covers
@@ -45,10 +45,10 @@ type Group struct {
 	err        error
 }
 
-var groups = sync.Pool{New: func() any { return &Group{failedFrom: -1} }}
+var groups = sync.Pool{New: func() any { return &group{failedFrom: -1} }}
 
-func newGroup(s *Storage) *Group {
-	g := groups.Get().(*Group)
+func newGroup(s *Storage) *group {
+	g := groups.Get().(*group)
 	g.s = s
 	return g
 }
@@ -59,12 +59,12 @@ type seenRecord struct {
 }
 
 // seen returns a metadata record read earlier in the group.
-func (g *Group) seen(key []byte) (seenRecord, bool) {
+func (g *group) seen(key []byte) (seenRecord, bool) {
 	r, ok := g.metaSeen[string(key)]
 	return r, ok
 }
 
-func (g *Group) remember(key, value []byte, found bool) {
+func (g *group) remember(key, value []byte, found bool) {
 	if g.metaSeen == nil {
 		g.metaSeen = make(map[string]seenRecord)
 	}
@@ -72,7 +72,7 @@ func (g *Group) remember(key, value []byte, found bool) {
 }
 
 // free returns a flushed group to the pool.
-func (g *Group) free() {
+func (g *group) free() {
 	clear(g.metaSeen)
 	g.arena.reset()
 	g.s, g.member, g.failedFrom, g.err = nil, 0, -1, nil
@@ -80,13 +80,13 @@ func (g *Group) free() {
 }
 
 // run runs fn as the group's next member.
-func (g *Group) run(fn func(*Group)) {
+func (g *group) run(fn func(*group)) {
 	fn(g)
 	g.member++
 }
 
 // result is the outcome of member m once the group is flushed.
-func (g *Group) result(m int) error {
+func (g *group) result(m int) error {
 	if g.failedFrom >= 0 && m >= g.failedFrom {
 		return g.err
 	}
@@ -95,7 +95,7 @@ func (g *Group) result(m int) error {
 
 // add takes over the ops of one committed batch, copying their bytes,
 // since a caller may reuse its slices once commit returns.
-func (g *Group) add(ops []op) error {
+func (g *group) add(ops []op) error {
 	if g.err != nil {
 		return g.err
 	}
@@ -126,7 +126,7 @@ func hasDeleteRange(ops []op) bool {
 	return false
 }
 
-func (g *Group) own(o op) op {
+func (g *group) own(o op) op {
 	o.key, o.value = g.arena.copy(o.key), g.arena.copy(o.value)
 	return o
 }
@@ -134,7 +134,7 @@ func (g *Group) own(o op) op {
 // replaceOrAppend adds an indexed op; a point op on a key the group
 // already writes replaces the earlier op, which the batch would overwrite
 // anyway.
-func (g *Group) replaceOrAppend(o op) {
+func (g *group) replaceOrAppend(o op) {
 	if keyed(o) {
 		if i, ok := g.cfIndex(o.cf)[arenaString(o.key)]; ok {
 			g.ops[i] = o
@@ -146,7 +146,7 @@ func (g *Group) replaceOrAppend(o op) {
 }
 
 // indexAll indexes the ops not indexed yet.
-func (g *Group) indexAll() {
+func (g *group) indexAll() {
 	for ; g.indexed < len(g.ops); g.indexed++ {
 		o := g.ops[g.indexed]
 		if keyed(o) {
@@ -159,7 +159,7 @@ func (g *Group) indexAll() {
 // same key replaces.
 func keyed(o op) bool { return o.kind == opPut || o.kind == opDelete }
 
-func (g *Group) cfIndex(cf CF) map[string]int {
+func (g *group) cfIndex(cf CF) map[string]int {
 	if g.index[cf] == nil {
 		g.index[cf] = make(map[string]int)
 	}
@@ -176,7 +176,7 @@ const (
 	pendingDelete
 )
 
-func (g *Group) lookup(cf CF, key []byte) ([]byte, pending) {
+func (g *group) lookup(cf CF, key []byte) ([]byte, pending) {
 	if len(g.ops) == 0 {
 		return nil, notPending
 	}
@@ -194,7 +194,7 @@ func (g *Group) lookup(cf CF, key []byte) ([]byte, pending) {
 // flush applies the pending writes with one RocksDB write. A failure is
 // kept: it fails every member from the first one whose write was lost,
 // and the group takes no more writes.
-func (g *Group) flush() {
+func (g *group) flush() {
 	if len(g.ops) == 0 {
 		return
 	}
@@ -243,9 +243,9 @@ func arenaString(b []byte) string { return unsafe.String(unsafe.SliceData(b), le
 
 // The reads and writes of a DB go through its group when it has one.
 
-// In returns the view bound to group g (nil: none): its writes join g and
-// its reads see g's pending writes. Locks hands out groups.
-func (db DB) In(g *Group) DB {
+// in returns the view bound to group g (nil: none): its writes join g and
+// its reads see g's pending writes. The key locks hand out groups.
+func (db DB) in(g *group) DB {
 	db.g = g
 	return db
 }

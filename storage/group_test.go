@@ -13,12 +13,12 @@ import (
 
 // holdStripe holds the stripe of key until the returned function is
 // called, so that critical sections queued meanwhile are combined.
-func holdStripe(t *testing.T, db DB, key []byte, fn func(g *Group)) (release func()) {
+func holdStripe(t *testing.T, db DB, key []byte, fn func(g *group)) (release func()) {
 	held := make(chan struct{})
 	releaseCh := make(chan struct{})
 	done := make(chan error)
 	go func() {
-		done <- db.s.Locks.Do(db.ns, [][]byte{key}, func(g *Group) {
+		done <- db.s.locks.do(db.ns, [][]byte{key}, func(g *group) {
 			close(held)
 			<-releaseCh
 			fn(g)
@@ -45,7 +45,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 
 // waitQueued waits until n critical sections wait for key's stripe.
 func waitQueued(t *testing.T, db DB, key []byte, n int) {
-	st := &db.s.Locks.stripes[stripeOf(db.ns, key)]
+	st := &db.s.locks.stripes[stripeOf(db.ns, key)]
 	waitUntil(t, fmt.Sprintf("%d sections to queue", n), func() bool {
 		st.mu.Lock()
 		defer st.mu.Unlock()
@@ -62,13 +62,13 @@ func TestGroupCombinesQueuedWrites(t *testing.T) {
 	key := b("hot")
 	const queued = 10
 	var mu sync.Mutex
-	var groups []*Group
+	var groups []*group
 	var counts, lens []int64
-	release := holdStripe(t, db, key, func(g *Group) {
+	release := holdStripe(t, db, key, func(g *group) {
 		mu.Lock()
 		groups = append(groups, g)
 		mu.Unlock()
-		if _, err := db.In(g).Set(b("str"), b("first"), SetArgs{}); err != nil {
+		if _, err := db.in(g).Set(b("str"), b("first"), SetArgs{}); err != nil {
 			t.Error(err)
 		}
 	})
@@ -77,8 +77,8 @@ func TestGroupCombinesQueuedWrites(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			err := db.s.Locks.Do(db.ns, [][]byte{key}, func(g *Group) {
-				in := db.In(g)
+			err := db.s.locks.do(db.ns, [][]byte{key}, func(g *group) {
+				in := db.in(g)
 				n, err := in.HIncrBy(key, b("counter"), 1)
 				if err != nil {
 					t.Error(err)
@@ -138,8 +138,8 @@ func TestGroupIteratorSeesPendingWrites(t *testing.T) {
 	if _, err := db.Set(b("gone"), b("x"), SetArgs{}); err != nil {
 		t.Fatal(err)
 	}
-	err := db.s.Locks.Do(db.ns, [][]byte{b("k")}, func(g *Group) {
-		in := db.In(g)
+	err := db.s.locks.do(db.ns, [][]byte{b("k")}, func(g *group) {
+		in := db.in(g)
 		// Read first, so that the group remembers k as absent.
 		if _, found, _ := in.Get(b("k")); found {
 			t.Fatal("k exists before it is set")
@@ -198,8 +198,8 @@ func TestGroupHotKeyIncrements(t *testing.T) {
 			for j := 0; j < each; j++ {
 				var n int64
 				var err error
-				applyErr := db.s.Locks.Do(db.ns, [][]byte{key}, func(g *Group) {
-					in := db.In(g)
+				applyErr := db.s.locks.do(db.ns, [][]byte{key}, func(g *group) {
+					in := db.in(g)
 					// ZADD INCR reads its member with a multi-get.
 					res, zerr := in.ZAdd(zkey, ZAddFlags{Incr: true}, []float64{1}, [][]byte{b("m")})
 					if n, err = in.HIncrBy(key, b("n"), 1); err == nil && zerr == nil && int64(res.Score) != n {

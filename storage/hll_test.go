@@ -43,9 +43,9 @@ func TestPFAddFormat(t *testing.T) {
 	}
 	// Adding an element whose register is already as high changes nothing
 	// and writes nothing.
-	writes := s.Writes()
-	if changed, err := db.PFAdd(b("p"), [][]byte{b("a")}); err != nil || changed || s.Writes() != writes {
-		t.Errorf("PFAdd of a known element: changed %v, %v, %d writes", changed, err, s.Writes()-writes)
+	writes := s.writes.Load()
+	if changed, err := db.PFAdd(b("p"), [][]byte{b("a")}); err != nil || changed || s.writes.Load() != writes {
+		t.Errorf("PFAdd of a known element: changed %v, %v, %d writes", changed, err, s.writes.Load()-writes)
 	}
 	// No elements: a new key is created (metadata only), an existing one
 	// left alone.

@@ -14,7 +14,7 @@ const lockStripes = 1 << 14
 // waiting for too long.
 const maxCombined = 32
 
-// Locks serialises read-modify-writes of the same key without a global
+// keyLocks serialises read-modify-writes of the same key without a global
 // lock: a key maps to one of lockStripes stripes by a hash of its namespace
 // and name. Multi-key commands take their stripes in ascending order, so two
 // of them can never deadlock.
@@ -25,8 +25,8 @@ const maxCombined = 32
 // client back to back on one goroutine, instead of waking each waiter in
 // turn through the scheduler, which on a small machine cost more than the
 // critical sections themselves. The sections a holder runs share write
-// Groups, each applied before any of its sections returns.
-type Locks struct {
+// groups, each applied before any of its sections returns.
+type keyLocks struct {
 	s       *Storage // whose writes the groups apply; nil in tests that write nothing
 	stripes [lockStripes]stripe
 }
@@ -42,7 +42,7 @@ type stripe struct {
 // holder may run it instead of handing the stripe over; done is signalled
 // either way, and handed tells which. err is the outcome of a run.
 type lockWaiter struct {
-	run    func(*Group)
+	run    func(*group)
 	handed bool
 	err    error
 	done   chan struct{}
@@ -63,14 +63,14 @@ func stripeOf(ns string, key []byte) uint32 {
 	return h % lockStripes
 }
 
-// Do runs fn while holding the stripes of keys in namespace ns, and returns
+// do runs fn while holding the stripes of keys in namespace ns, and returns
 // once fn has run and its writes are applied. fn gets the write group its
-// writes must join (through DB.In). It may run on another goroutine (the
+// writes must join (through DB.in). It may run on another goroutine (the
 // holder of the stripe), so it must not depend on which goroutine runs it,
 // must not take locks itself and must not panic. The error is set when
 // fn's writes could not be applied: whatever fn replied must be replaced
 // by it.
-func (l *Locks) Do(ns string, keys [][]byte, fn func(*Group)) error {
+func (l *keyLocks) do(ns string, keys [][]byte, fn func(*group)) error {
 	var inline [4]uint32
 	ids := inline[:0]
 	for _, k := range keys {
@@ -79,14 +79,8 @@ func (l *Locks) Do(ns string, keys [][]byte, fn func(*Group)) error {
 	return l.run(ids, fn)
 }
 
-// Key names a key of a namespace.
-type Key struct {
-	NS   string
-	Name []byte
-}
-
-// DoAcross is Do for keys of several namespaces.
-func (l *Locks) DoAcross(keys []Key, fn func(*Group)) error {
+// doAcross is do for keys of several namespaces.
+func (l *keyLocks) doAcross(keys []Key, fn func(*group)) error {
 	ids := make([]uint32, 0, len(keys))
 	for _, k := range keys {
 		ids = append(ids, stripeOf(k.NS, k.Name))
@@ -95,7 +89,7 @@ func (l *Locks) DoAcross(keys []Key, fn func(*Group)) error {
 }
 
 // run holds the stripes ids (in any order, repeats allowed) around fn.
-func (l *Locks) run(ids []uint32, fn func(*Group)) error {
+func (l *keyLocks) run(ids []uint32, fn func(*group)) error {
 	if len(ids) > 1 {
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
@@ -123,7 +117,7 @@ func (l *Locks) run(ids []uint32, fn func(*Group)) error {
 
 // acquire takes the stripe and returns true, or, when run is set and the
 // holder ran it, returns false and the run's outcome.
-func (st *stripe) acquire(run func(*Group)) (handed bool, err error) {
+func (st *stripe) acquire(run func(*group)) (handed bool, err error) {
 	st.mu.Lock()
 	if !st.held {
 		st.held = true
@@ -147,7 +141,7 @@ func (st *stripe) acquire(run func(*Group)) (handed bool, err error) {
 // queued meanwhile. Only when its budget is spent does it hand the stripe
 // to a waiter, since waking that goroutine leaves the stripe idle until
 // the scheduler runs it. It returns fn's outcome.
-func (st *stripe) lead(s *Storage, fn func(*Group)) error {
+func (st *stripe) lead(s *Storage, fn func(*group)) error {
 	var err error
 	var inline [maxCombined]*lockWaiter
 	budget := maxCombined
@@ -177,7 +171,7 @@ func (st *stripe) lead(s *Storage, fn func(*Group)) error {
 // runQueued runs the queued critical sections in g, from the oldest, until
 // one cannot be run for its owner (a multi-key holder) or the budget is
 // spent, and returns their waiters appended to ran.
-func (st *stripe) runQueued(g *Group, budget *int, ran []*lockWaiter) []*lockWaiter {
+func (st *stripe) runQueued(g *group, budget *int, ran []*lockWaiter) []*lockWaiter {
 	for ; *budget > 0; *budget-- {
 		st.mu.Lock()
 		w := st.popLocked(true)

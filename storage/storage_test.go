@@ -222,7 +222,7 @@ func TestClusterModeKeysCarrySlot(t *testing.T) {
 // on one hot key from many goroutines: none may overlap, every one must run
 // exactly once, and keys of other stripes must not wait.
 func TestLocksExcludeSameKey(t *testing.T) {
-	var l Locks
+	var l keyLocks
 	const goroutines, each = 64, 300
 	var inside atomic.Int32
 	var overlaps atomic.Int32
@@ -237,7 +237,7 @@ func TestLocksExcludeSameKey(t *testing.T) {
 				if (g+i)%3 == 0 {
 					keys = append(keys, b(fmt.Sprintf("other:%d", i)), b("hot"))
 				}
-				l.Do("ns", keys, func(*Group) {
+				l.do("ns", keys, func(*group) {
 					if inside.Add(1) != 1 {
 						overlaps.Add(1)
 					}
@@ -254,10 +254,10 @@ func TestLocksExcludeSameKey(t *testing.T) {
 
 	held := make(chan struct{})
 	release := make(chan struct{})
-	go l.Do("ns", [][]byte{b("hot")}, func(*Group) { close(held); <-release })
+	go l.do("ns", [][]byte{b("hot")}, func(*group) { close(held); <-release })
 	<-held
 	other := make(chan struct{})
-	go l.Do("ns", [][]byte{b("cold")}, func(*Group) { close(other) })
+	go l.do("ns", [][]byte{b("cold")}, func(*group) { close(other) })
 	select {
 	case <-other:
 	case <-time.After(5 * time.Second):
