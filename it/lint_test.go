@@ -30,6 +30,7 @@ var forbidden = map[string][]string{
 	"resp":          {"storage", "commands", "server", "config", "metadata"},
 	"num":           {"storage", "commands", "server", "config", "metadata"},
 	"glob":          {"storage", "commands", "server", "config", "metadata"},
+	"geohash":       {"storage", "commands", "server", "config", "metadata", "resp"},
 }
 
 func TestImportLayering(t *testing.T) {

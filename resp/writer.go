@@ -228,6 +228,40 @@ func (w *Writer) Double(f float64) {
 	w.Bulk(num)
 }
 
+// HumanDouble writes a floating point number as Redis's
+// addReplyHumanLongDouble does (GEOPOS coordinates): a RESP3 double, or in
+// RESP2 a bulk string, in both cases with AppendHumanDouble's digits.
+func (w *Writer) HumanDouble(f float64) {
+	var tmp [64]byte
+	num := AppendHumanDouble(tmp[:0], f)
+	if w.proto == 3 {
+		w.element()
+		w.buf = append(w.buf, ',')
+		w.buf = append(w.buf, num...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.Bulk(num)
+}
+
+// AppendHumanDouble appends a finite f as Redis's ld2string in human mode
+// prints it: "%.17Lf" (the exact value rounded to 17 decimals), trailing
+// zeros and a trailing '.' removed, "-0" as "0".
+func AppendHumanDouble(dst []byte, f float64) []byte {
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'f', 17, 64)
+	for dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	if dst[len(dst)-1] == '.' {
+		dst = dst[:len(dst)-1]
+	}
+	if string(dst[start:]) == "-0" {
+		dst = append(dst[:start], '0')
+	}
+	return dst
+}
+
 // AppendDouble appends f formatted like C's "%.17g" (Redis's reply format
 // for scores), with infinities as "inf" and "-inf".
 func AppendDouble(dst []byte, f float64) []byte {
