@@ -212,7 +212,7 @@ func countMeta(records []string) int {
 
 // rawBitRecords opens a RocksDB directory read-only and renders the
 // metadata record of every key keep accepts, and its records in the
-// default column family, with the version replaced by V (after checking
+// default and zset_score column families, with the version replaced by V (after checking
 // that each record's version is its key's).
 func rawBitRecords(t *testing.T, path string, keep func(key string) bool) []string {
 	t.Helper()
@@ -263,24 +263,27 @@ func rawBitRecords(t *testing.T, path string, keep func(key string) bool) []stri
 		}
 		out = append(out, fmt.Sprintf("meta %q %x", key, v))
 	})
-	scan(cf["default"], func(k, v []byte) {
-		if !bytes.HasPrefix(k, []byte(ns)) || len(k) < len(ns)+4 {
-			return
-		}
-		rest := k[len(ns):]
-		n := int(binary.BigEndian.Uint32(rest))
-		if len(rest) < 4+n+8 {
-			return
-		}
-		key, version, sub := string(rest[4:4+n]), rest[4+n:4+n+8], rest[4+n+8:]
-		if !keep(key) {
-			return
-		}
-		if !bytes.Equal(version, versions[key]) {
-			return // a record of an older incarnation
-		}
-		out = append(out, fmt.Sprintf("sub %q %q %s", key, sub, hex.EncodeToString(v)))
-	})
+	for _, name := range []string{"default", "zset_score"} {
+		label := map[string]string{"default": "sub", "zset_score": "score"}[name]
+		scan(cf[name], func(k, v []byte) {
+			if !bytes.HasPrefix(k, []byte(ns)) || len(k) < len(ns)+4 {
+				return
+			}
+			rest := k[len(ns):]
+			n := int(binary.BigEndian.Uint32(rest))
+			if len(rest) < 4+n+8 {
+				return
+			}
+			key, version, sub := string(rest[4:4+n]), rest[4+n:4+n+8], rest[4+n+8:]
+			if !keep(key) {
+				return
+			}
+			if !bytes.Equal(version, versions[key]) {
+				return // a record of an older incarnation
+			}
+			out = append(out, fmt.Sprintf("%s %q %q %s", label, key, sub, hex.EncodeToString(v)))
+		})
+	}
 	sort.Strings(out)
 	return out
 }
