@@ -96,6 +96,9 @@ func (cs *Clients) bufferPeaks() (in, out int64) {
 // it: pubsub while it is subscribed, normal otherwise (MONITOR included,
 // as in Redis); no replica or master connections exist yet.
 func (c *Client) kind() string {
+	if c.replica.Load() {
+		return "replica"
+	}
 	if c.subscribed() {
 		return "pubsub"
 	}
@@ -114,9 +117,12 @@ func (c *Client) subscribed() bool {
 }
 
 // flags renders CLIENT LIST's flags as Redis does: O monitor, P
-// subscribed, x in MULTI, b blocked, N none.
+// subscribed, x in MULTI, b blocked, S a replica being fed, N none.
 func (c *Client) flags() string {
 	var f []byte
+	if c.replica.Load() {
+		f = append(f, 'S')
+	}
 	if c.monitor.Load() {
 		f = append(f, 'O')
 	}

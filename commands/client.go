@@ -2,6 +2,7 @@ package commands
 
 import (
 	"log/slog"
+	"net"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,17 @@ type Client struct {
 	// CloseAfterReply makes the server close the connection once the
 	// current replies are sent (QUIT, CLIENT KILL of itself).
 	CloseAfterReply bool
+	// TakeOver, set by a handler, hands the connection over once the
+	// replies so far are sent: the server calls it with the socket,
+	// and closes the socket when it returns (PSYNC's feed,
+	// _fetch_meta, _fetch_file).
+	TakeOver func(nc net.Conn)
+	// replica is set once the connection feeds a replica (CLIENT LIST's
+	// S flag and type slave); replPort and replIP are what its REPLCONF
+	// announced.
+	replica  atomic.Bool
+	replPort int
+	replIP   string
 	// ReadOnly is set by READONLY: in cluster mode a slave then serves
 	// reads of its master's slots.
 	ReadOnly bool
@@ -152,6 +164,10 @@ func (c *Client) Name() string {
 
 // IdleSince returns when the client last ran a command.
 func (c *Client) IdleSince() time.Time { return time.UnixMilli(c.lastActive.Load()) }
+
+// FeedsReplica reports whether the connection feeds a replica: the idle
+// timeout spares it.
+func (c *Client) FeedsReplica() bool { return c.replica.Load() }
 
 // Kill closes the client's connection.
 func (c *Client) Kill() {

@@ -53,6 +53,11 @@ func basaltMeta() []*commandMeta {
 					optional(doc("name", "format", "type", "pure-token", "token", "FORMAT RAW")))),
 		},
 		{
+			Name: "_db_name",
+			docs: doc("summary", "Returns db-name on a raw line: a replica checks it is its master's",
+				"group", "server", "complexity", "O(1)"),
+		},
+		{
 			// Redis 7.2's.
 			Name: "client|setinfo", Arity: 4, Flags: []string{"noscript", "loading", "stale"},
 			ACL: []string{"@slow", "@connection"},

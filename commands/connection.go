@@ -189,7 +189,11 @@ func cmdHello(c *Ctx) {
 	c.W.BulkString("mode")
 	c.W.BulkString(mode)
 	c.W.BulkString("role")
-	c.W.BulkString("master")
+	if c.Env.Repl.IsReplica() {
+		c.W.BulkString("slave")
+	} else {
+		c.W.BulkString("master")
+	}
 	c.W.BulkString("modules")
 	c.W.NullArray()
 }

@@ -89,6 +89,11 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 			return
 		}
 	}
+	if refusal := e.replicaRefusal(cmd, writes); refusal != "" {
+		cmd.stats.rejected.Add(1)
+		cl.W.Error(refusal)
+		return
+	}
 	e.pause.wait(cmd, writes)
 	// Commands share the gate; an Exclusive one holds it alone: nobody
 	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in

@@ -10,6 +10,7 @@ import (
 	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/namespace"
+	"github.com/basaltdb/basalt/replication"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -29,7 +30,10 @@ type Env struct {
 	Config     *config.Config
 	Namespaces *namespace.Registry
 	// Cluster is the topology in cluster mode, nil otherwise.
-	Cluster   *cluster.Cluster
+	Cluster *cluster.Cluster
+	// Repl is the node's replication: the master side serving PSYNC,
+	// and the replica side once it follows a master.
+	Repl      *replication.Node
 	Clients   *Clients
 	Stats     Stats
 	StartTime time.Time
@@ -64,6 +68,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 		Storage:    s,
 		Config:     cfg,
 		Namespaces: ns,
+		Repl:       replication.NewNode(cfg, s),
 		Clients:    newClients(),
 		StartTime:  time.Now(),
 		RunID:      hex.EncodeToString(id[:]),
@@ -72,6 +77,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 	s.SetWatcher(e)
 	e.startupMemory = goHeapBytes()
 	e.watchClusterPersist()
+	e.Repl.OnApplied = e.replicaApplied
 	go e.sampleLoop()
 	return e
 }

@@ -248,9 +248,9 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("instantaneous_input_kbps", int64(s.inRate.get()/1024))
 	b.field("instantaneous_output_kbps", int64(s.outRate.get()/1024))
 	b.field("rejected_connections", s.RejectedConnections.Load())
-	b.field("sync_full", 0)
-	b.field("sync_partial_ok", 0)
-	b.field("sync_partial_err", 0)
+	b.field("sync_full", e.Repl.Master.SyncFull.Load())
+	b.field("sync_partial_ok", e.Repl.Master.SyncPartialOK.Load())
+	b.field("sync_partial_err", e.Repl.Master.SyncPartialErr.Load())
 	b.field("keyspace_hits", s.KeyspaceHits.Load())
 	b.field("keyspace_misses", s.KeyspaceMisses.Load())
 	b.field("evicted_clients", s.EvictedClients.Load())
@@ -258,12 +258,6 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("total_error_replies", errStats.total.Load())
 	b.field("pubsub_channels", e.pubsub.distinct(kindChannel))
 	b.field("pubsub_patterns", e.pubsub.distinct(kindPattern))
-}
-
-func infoReplication(e *Env, ns string, b *infoBuilder) {
-	b.field("role", "master")
-	b.field("connected_slaves", 0)
-	b.field("master_repl_offset", e.Storage.LatestSequence())
 }
 
 func infoCPU(e *Env, ns string, b *infoBuilder) {

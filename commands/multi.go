@@ -57,6 +57,9 @@ func (e *Env) queue(cl *Client, cmd *Command, args [][]byte) {
 	if refusal == "" && e.Cluster != nil {
 		refusal = e.routeQueued(cl, cmd, args)
 	}
+	if refusal == "" {
+		refusal = e.replicaRefusal(cmd, cmd.Flags&Write != 0)
+	}
 	if refusal != "" {
 		tx.dirty = true
 		cl.W.Error(refusal)

@@ -26,6 +26,9 @@ func cmdNamespace(c *Ctx) {
 	r := c.Env.Namespaces
 	name := string(c.Args[2])
 	switch sub := strings.ToLower(string(c.Args[1])); {
+	case sub != "get" && c.Env.Config.ReplNamespaceEnabled.Get() && c.Env.Repl.IsReplica():
+		// The tokens live in the database, which only the master writes.
+		c.ErrorString("ERR namespace is read-only for slave")
 	case sub == "get" && len(c.Args) == 3 && name == "*":
 		pairs := r.List()
 		c.W.Array(2*len(pairs) + 2)

@@ -36,32 +36,44 @@ var errUnknownKey = errors.New("unknown config key")
 // Config holds every setting. The exported fields are safe to read at any
 // time; only Set, Load and the namespace methods change them.
 type Config struct {
-	Bind                    Text
-	Port                    Int
-	Dir                     Text
-	Pidfile                 Text
-	Workers                 Int
-	Timeout                 Int
-	MaxClients              Int
-	RequirePass             Text
-	MasterAuth              Text
-	MetricsPort             Int
-	MigrateType             Enum
-	MigrateSpeed            Int
-	MigratePipelineSize     Int
-	MigrateSequenceGap      Int
-	MigrateBatchSizeKB      Int
-	MigrateBatchRateLimitMB Int
-	ClusterEnabled          Bool
-	PersistClusterNodes     Bool
-	LogDir                  Text
-	LogLevel                Enum
-	DBName                  Text
-	ProtoMaxBulkLen         UnitInt
-	SlowlogLogSlowerThan    Int
-	SlowlogMaxLen           Int
-	RESP3Enabled            Bool
-	ReplNamespaceEnabled    Bool
+	Bind        Text
+	Port        Int
+	Dir         Text
+	Pidfile     Text
+	Workers     Int
+	Timeout     Int
+	MaxClients  Int
+	RequirePass Text
+	MasterAuth  Text
+	// SlaveOf is "<host> <port>" on a replica, "no one" on a node that
+	// stopped replicating, "" otherwise; SetSlaveOf changes it.
+	SlaveOf                    Text
+	SlaveReadOnly              Bool
+	SlaveServeStaleData        Bool
+	SlavePriority              Int
+	SlaveEmptyDBBeforeFullsync Bool
+	MasterUseReplPort          Bool
+	ReplicaAnnounceIP          Text
+	ReplicaAnnouncePort        Int
+	MaxReplicationMB           Int
+	FullsyncRecvFileDelay      Int
+	MetricsPort                Int
+	MigrateType                Enum
+	MigrateSpeed               Int
+	MigratePipelineSize        Int
+	MigrateSequenceGap         Int
+	MigrateBatchSizeKB         Int
+	MigrateBatchRateLimitMB    Int
+	ClusterEnabled             Bool
+	PersistClusterNodes        Bool
+	LogDir                     Text
+	LogLevel                   Enum
+	DBName                     Text
+	ProtoMaxBulkLen            UnitInt
+	SlowlogLogSlowerThan       Int
+	SlowlogMaxLen              Int
+	RESP3Enabled               Bool
+	ReplNamespaceEnabled       Bool
 	// MaxDBSize is in GB; 0 means no limit.
 	MaxDBSize Int
 	// MaxBitmapToStringMB bounds the bitmap GET renders as a string.
@@ -318,10 +330,7 @@ func (c *Config) apply(key, val string) error {
 		}
 	}
 	o.explicit = true
-	switch {
-	case o.flags&replication != 0 && o.value.String() != "":
-		c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' has no effect: Basalt has no replication yet, so this server is no replica and connects to no master", key))
-	case o.flags&noEffect != 0 && o.value.String() != o.def:
+	if o.flags&noEffect != 0 && o.value.String() != o.def {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("config key '%s' is accepted for Kvrocks compatibility but has no effect yet", key))
 	}
 	return nil
@@ -486,6 +495,10 @@ func (c *Config) Set(key, val string) error {
 	return nil
 }
 
+// SetSlaveOf records the node's master ("<host> <port>") or "no one", as
+// SLAVEOF does; slaveof is read-only to CONFIG SET.
+func (c *Config) SetSlaveOf(v string) { c.SlaveOf.set(v) }
+
 // Watch registers fn to run after every successful Set of the option.
 func (c *Config) Watch(name string, fn func()) {
 	c.mu.Lock()
@@ -529,7 +542,7 @@ type Option struct {
 func (c *Config) Options() []Option {
 	out := make([]Option, len(c.options))
 	for i, o := range c.options {
-		out[i] = Option{Name: o.name, Default: o.def, Help: o.help, ReadOnly: o.flags&ro != 0, NoEffect: o.flags&(noEffect|replication|redis) != 0}
+		out[i] = Option{Name: o.name, Default: o.def, Help: o.help, ReadOnly: o.flags&ro != 0, NoEffect: o.flags&(noEffect|redis) != 0}
 	}
 	return out
 }

@@ -116,18 +116,22 @@ func TestKnownKvrocksKeysWarn(t *testing.T) {
 	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "bgsave-cron") || !strings.Contains(c.Warnings[1], "rate_limiter_auto_tuned") {
 		t.Fatalf("warnings = %v", c.Warnings)
 	}
-	// Until Basalt replicates, the replication keys say they do nothing,
-	// whatever their value.
+	// The replication keys take effect: no warning.
 	c, err = Load(writeFile(t, "slaveof 10.0.0.1 6666\nmasterauth pw\nslave-read-only yes\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Warnings) != 3 {
-		t.Fatalf("warnings = %v", c.Warnings)
+	if len(c.Warnings) != 0 || c.SlaveOf.Get() != "10.0.0.1 6666" || c.MasterAuth.Get() != "pw" {
+		t.Fatalf("warnings = %v, slaveof %q", c.Warnings, c.SlaveOf.Get())
 	}
-	for i, key := range []string{"slaveof", "masterauth", "slave-read-only"} {
-		if !strings.Contains(c.Warnings[i], "'"+key+"' has no effect: Basalt has no replication yet") {
-			t.Errorf("warning %d = %q", i, c.Warnings[i])
+	for _, bad := range []string{"slaveof 10.0.0.1", "slaveof 10.0.0.1 x", "slaveof 10.0.0.1 70000", "slaveof a b c"} {
+		if _, err := Load(writeFile(t, bad+"\n"), nil); err == nil {
+			t.Errorf("%q loaded", bad)
+		}
+	}
+	for _, good := range []string{"slaveof no one", "slaveof NO ONE", "slaveof \"\""} {
+		if _, err := Load(writeFile(t, good+"\n"), nil); err != nil {
+			t.Errorf("%q: %v", good, err)
 		}
 	}
 }

@@ -92,7 +92,7 @@ func (c *Config) addRedisKeys() {
 		{"min-replicas-to-write", "min-slaves-to-write", "0", num(0, intMax)},
 		{"min-replicas-max-lag", "min-slaves-max-lag", "10", num(0, intMax)},
 	} {
-		add(k.name, k.v, k.def, "Redis: replication setting (Basalt does not replicate yet)")
+		add(k.name, k.v, k.def, "Redis: replication setting (Basalt replicates as Kvrocks does, without it)")
 		c.alias(k.old, k.name)
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -31,11 +32,10 @@ func (i *Int) bounds(min, max int64, kind ...intKind) *Int {
 type optionFlag uint8
 
 const (
-	ro          optionFlag = 1 << iota // refused by CONFIG SET
-	noEffect                           // accepted and reported, no effect yet
-	basalt                             // Basalt's own key, unknown to Kvrocks
-	redis                              // Redis 7's key, unknown to Kvrocks
-	replication                        // a replication key: no effect until Basalt replicates
+	ro       optionFlag = 1 << iota // refused by CONFIG SET
+	noEffect                        // accepted and reported, no effect yet
+	basalt                          // Basalt's own key, unknown to Kvrocks
+	redis                           // Redis 7's key, unknown to Kvrocks
 )
 
 func (c *Config) addOptions() {
@@ -71,7 +71,7 @@ func (c *Config) addOptions() {
 	// Security and namespaces.
 	c.add("requirepass", &c.RequirePass, "", 0, "admin password; clients must AUTH with it (empty: no password)")
 	c.byName["requirepass"].validate = c.checkRequirePass
-	c.add("masterauth", &c.MasterAuth, "", replication, "password a replica sends to its master")
+	c.add("masterauth", &c.MasterAuth, "", 0, "password a replica sends to its master")
 	c.byName["masterauth"].validate = func(v string) error {
 		if c.isNamespaceToken(v) {
 			return errors.New("masterauth is duplicated with namespace tokens")
@@ -96,18 +96,19 @@ func (c *Config) addOptions() {
 	}
 	c.add("pidfile", &c.Pidfile, "/tmp/kvrocks/kvrocks.pid", ro, "file to write the process id to (default <dir>/kvrocks.pid)")
 
-	// Replication (none in Basalt yet).
-	c.add("slaveof", text(), "", ro|replication, "replicate from <host> <port>")
-	c.add("master-use-repl-port", boolean(), "no", noEffect, "connect to the master's port+1")
-	c.add("slave-serve-stale-data", boolean(), "yes", noEffect, "a replica answers while its link is down")
-	c.add("slave-empty-db-before-fullsync", boolean(), "no", noEffect, "a replica empties its database before a full sync")
-	c.add("slave-priority", integer(0, intMax), "100", noEffect, "replica priority for failover")
-	c.add("slave-read-only", boolean(), "yes", replication, "a replica refuses writes")
+	// Replication.
+	c.add("slaveof", &c.SlaveOf, "", ro, "replicate from <host> <port> (SLAVEOF changes it while running)")
+	c.byName["slaveof"].validate = checkSlaveOf
+	c.add("master-use-repl-port", &c.MasterUseReplPort, "no", 0, "connect to the master's port+1 (Kvrocks's legacy replication port)")
+	c.add("slave-serve-stale-data", &c.SlaveServeStaleData, "yes", 0, "a replica answers while its link is down (no: MASTERDOWN)")
+	c.add("slave-empty-db-before-fullsync", &c.SlaveEmptyDBBeforeFullsync, "no", 0, "a replica empties its database before a full sync")
+	c.add("slave-priority", c.SlavePriority.bounds(0, intMax), "100", 0, "replica priority for failover (shown by INFO)")
+	c.add("slave-read-only", &c.SlaveReadOnly, "yes", 0, "a replica refuses writes")
 	c.add("use-rsid-psync", boolean(), "no", ro|noEffect, "PSYNC with the replication id")
-	c.add("replica-announce-ip", text(), "", noEffect, "address a replica announces")
-	c.add("replica-announce-port", integer(0, 65535, kindUint32), "0", noEffect, "port a replica announces")
-	c.add("max-replication-mb", integer(0, intMax), "0", noEffect, "MB/s for full-sync files (0: no limit)")
-	c.add("fullsync-recv-file-delay", integer(0, intMax), "0", noEffect, "seconds a replica waits per received file")
+	c.add("replica-announce-ip", &c.ReplicaAnnounceIP, "", 0, "address a replica announces to its master")
+	c.add("replica-announce-port", c.ReplicaAnnouncePort.bounds(0, 65535, kindUint32), "0", 0, "port a replica announces to its master (0: port)")
+	c.add("max-replication-mb", c.MaxReplicationMB.bounds(0, intMax), "0", 0, "MB/s for full-sync files (0: no limit)")
+	c.add("fullsync-recv-file-delay", c.FullsyncRecvFileDelay.bounds(0, intMax), "0", 0, "seconds a replica waits per received file (a test aid)")
 	c.add("purge-backup-on-fullsync", boolean(), "no", noEffect, "drop backups during a full sync")
 	c.add("max-backup-to-keep", integer(0, 1), "1", noEffect, "backups kept")
 	c.add("max-backup-keep-hours", integer(0, intMax), "0", noEffect, "delete backups older than this many hours (0: never)")
@@ -244,6 +245,23 @@ var CommandExists func(name string) bool
 
 // checkRequirePass is Kvrocks's validator of requirepass: a server with
 // namespaces needs a password, and it must not be one of their tokens.
+// checkSlaveOf accepts "", "no one" and "<host> <port>".
+func checkSlaveOf(v string) error {
+	f := strings.Fields(v)
+	switch {
+	case len(f) == 0:
+		return nil
+	case len(f) == 2 && strings.EqualFold(f[0], "no") && strings.EqualFold(f[1], "one"):
+		return nil
+	case len(f) != 2:
+		return errors.New("wrong number of arguments")
+	}
+	if port, err := strconv.Atoi(f[1]); err != nil || port < 1 || port > 65535 {
+		return errors.New("port should be number")
+	}
+	return nil
+}
+
 func (c *Config) checkRequirePass(v string) error {
 	c.mu.Lock()
 	n := len(c.mu.namespaces)

@@ -149,6 +149,39 @@ func (r *Registry) load() (map[string]string, error) {
 	return stored, nil
 }
 
+// DBKey is the key of the propagate column family that holds the tokens
+// with repl-namespace-enabled: a replica that applies a write of it
+// reloads them (Reload).
+const DBKey = dbKey
+
+// Reload replaces the tokens with the database's, as a replica does after
+// it applied its master's (with repl-namespace-enabled; otherwise it does
+// nothing).
+func (r *Registry) Reload() error {
+	if !r.inDB() {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	stored, err := r.load()
+	if err != nil {
+		return err
+	}
+	want := make(map[string]string, len(stored))
+	for token, ns := range stored {
+		want[ns] = token
+	}
+	for ns := range r.cfg.Namespaces() {
+		if _, ok := want[ns]; !ok {
+			r.cfg.DeleteNamespace(ns)
+		}
+	}
+	for ns, token := range want {
+		r.cfg.SetNamespace(ns, token)
+	}
+	return nil
+}
+
 // Lookup returns the namespace of token. It compares in constant time
 // with every token, so the time it takes says nothing about them.
 func (r *Registry) Lookup(token []byte) (string, bool) {

@@ -106,6 +106,20 @@ func (w *Writer) Simple(s string) {
 	w.buf = append(w.buf, '\r', '\n')
 }
 
+// RawLine writes s and CRLF with no RESP type prefix: how Kvrocks's
+// replication commands (_db_name, _fetch_meta) answer. Line breaks in s
+// become spaces.
+func (w *Writer) RawLine(s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		w.buf = append(w.buf, c)
+	}
+	w.buf = append(w.buf, '\r', '\n')
+}
+
 // OK writes +OK.
 func (w *Writer) OK() { w.buf = append(w.buf, "+OK\r\n"...) }
 

@@ -83,6 +83,15 @@ func (c *conn) loop() {
 			return
 		}
 		c.s.env.Dispatch(c.cl, args)
+		if take := c.cl.TakeOver; take != nil {
+			// The connection now belongs to replication, which writes
+			// its own bytes: the replies so far go out first.
+			c.cl.TakeOver = nil
+			c.flush()
+			c.stopPusher()
+			take(c.nc)
+			return
+		}
 		if c.cl.CloseAfterReply {
 			c.flush()
 			c.stopPusher()

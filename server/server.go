@@ -93,6 +93,10 @@ func Run(cfg *config.Config) error {
 	if err := writePidfile(cfg.Pidfile.Get()); err != nil {
 		return abort(err)
 	}
+	// A replica follows its master once it serves: the slaveof setting.
+	if err := env.Repl.Start(); err != nil {
+		return abort(err)
+	}
 	stop := make(chan struct{})
 	var once sync.Once
 	env.Shutdown = func() { once.Do(func() { close(stop) }) }
@@ -120,6 +124,7 @@ func Run(cfg *config.Config) error {
 		slog.Info("SHUTDOWN received, shutting down")
 	}
 	env.Shutdown()
+	env.Repl.Close()
 	st.StopCompactions()
 	s.closeListeners()
 	s.conns.Wait()
@@ -241,7 +246,7 @@ func (s *Server) idleLoop(stop <-chan struct{}) {
 				continue
 			}
 			for _, cl := range s.env.Clients.List() {
-				if now.Sub(cl.IdleSince()) > timeout {
+				if now.Sub(cl.IdleSince()) > timeout && !cl.FeedsReplica() {
 					cl.Kill()
 				}
 			}

@@ -1,0 +1,286 @@
+package commands
+
+import (
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdb/basalt/namespace"
+	"github.com/basaltdb/basalt/replication"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Replication commands (REPLICATION.md §2, §6). The master side's
+// commands are Kvrocks's internal ones, which a replica sends: _db_name,
+// REPLCONF, PSYNC, _fetch_meta, _fetch_file. PSYNC and the _fetch_*
+// commands hand the connection over to the replication package once they
+// accepted.
+
+func init() {
+	register(
+		&Command{Name: "slaveof", Arity: 3, Flags: ReadOnly | Admin | Exclusive | KvrocksOnly, Handler: cmdSlaveOf},
+		// Redis's name of SLAVEOF, which Kvrocks lacks.
+		&Command{Name: "replicaof", Arity: 3, Flags: ReadOnly | Admin | Exclusive, Handler: cmdSlaveOf},
+		&Command{Name: "role", Arity: 1, Flags: ReadOnly | Loading | Fast, Handler: cmdRole},
+		&Command{Name: "replconf", Arity: -3, Flags: ReadOnly | KvrocksOnly, Handler: cmdReplConf},
+		// Kvrocks lets any user PSYNC, which streams every namespace's
+		// writes; here only the admin may, as with POLLUPDATES.
+		&Command{Name: "psync", Arity: -2, Flags: ReadOnly | Admin | NoMulti | KvrocksOnly, Handler: cmdPSync},
+		&Command{Name: "_db_name", Arity: 1, Flags: ReadOnly | NoMulti | KvrocksOnly, Handler: cmdDBName},
+	)
+}
+
+// Kvrocks's refusals on a replica (REPLICATION.md §6.4); the READONLY text
+// is Redis 7's, as the replication issue asks.
+const (
+	errReadOnlyReplica = "READONLY You can't write against a read only replica."
+	errMasterDown      = "MASTERDOWN Link with MASTER is down and slave-serve-stale-data is set to 'no'."
+)
+
+// replicaRefusal returns the error that stops a command on a replica, or
+// "": a write while slave-read-only is on, and anything but INFO and
+// SLAVEOF while the link is down and slave-serve-stale-data is off.
+func (e *Env) replicaRefusal(cmd *Command, writes bool) string {
+	if !e.Repl.IsReplica() {
+		return ""
+	}
+	if writes && e.Config.SlaveReadOnly.Get() {
+		return errReadOnlyReplica
+	}
+	if !e.Config.SlaveServeStaleData.Get() && cmd.Name != "info" && cmd.Name != "slaveof" && cmd.Name != "replicaof" {
+		if link, ok := e.Repl.Replica(); ok && !link.Up() {
+			return errMasterDown
+		}
+	}
+	return ""
+}
+
+// SLAVEOF host port | SLAVEOF NO ONE
+//
+// Admin only. The checks come in Kvrocks's order: the port, cluster
+// mode, disable_wal, then the address. It replies before any connection
+// to the master is tried.
+func cmdSlaveOf(c *Ctx) {
+	host, portArg := string(c.Args[1]), string(c.Args[2])
+	noOne := strings.EqualFold(host, "no") && strings.EqualFold(portArg, "one")
+	port := 0
+	if !noOne {
+		p, err := strconv.ParseUint(portArg, 10, 32)
+		if err != nil {
+			c.ErrorString("ERR port should be number")
+			return
+		}
+		port = int(p)
+	}
+	switch {
+	case c.Env.Config.ClusterEnabled.Get():
+		c.ErrorString("ERR can't change to slave in cluster mode")
+		return
+	case c.Env.Config.RocksDB.DisableWAL.Get():
+		c.ErrorString("ERR slaveof doesn't work with disable_wal option")
+		return
+	}
+	if noOne {
+		c.Env.Repl.RemoveMaster()
+		c.W.OK()
+		return
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil || len(ips) == 0 {
+		c.ErrorString("ERR Can not resolve hostname: " + host)
+		return
+	}
+	if replication.IsSelf(host, port, c.Env.Config.BindAddrs(), int(c.Env.Config.Port.Get())) {
+		c.ErrorString("ERR can't replicate itself")
+		return
+	}
+	for _, r := range c.Env.Repl.Master.Replicas() {
+		if r.ListeningPort == port && sameHost(r.IP, ips) {
+			c.ErrorString("ERR can't replicate your own replicas")
+			return
+		}
+	}
+	c.Env.Repl.AddMaster(host, port, false)
+	c.W.OK()
+}
+
+// sameHost reports whether ip is one of ips.
+func sameHost(ip string, ips []net.IP) bool {
+	parsed := net.ParseIP(ip)
+	for _, x := range ips {
+		if parsed != nil && parsed.Equal(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// ROLE
+//
+// Kvrocks's shape: on a replica five bulk strings (slave, host, port,
+// state, offset); on a master "master" and its offset, then, with
+// replicas, an array of [ip, port, offset] for each, all bulk strings.
+func cmdRole(c *Ctx) {
+	seq := strconv.FormatUint(c.Env.Storage.LatestSequence(), 10)
+	if link, ok := c.Env.Repl.Replica(); ok {
+		state := "connecting"
+		switch {
+		case link.Up():
+			state = "connected"
+		case link.Syncing():
+			state = "sync"
+		}
+		c.W.BulkStrings([]string{"slave", link.Host, strconv.Itoa(link.Port), state, seq})
+		return
+	}
+	replicas := c.Env.Repl.Master.Replicas()
+	if len(replicas) == 0 {
+		c.W.BulkStrings([]string{"master", seq})
+		return
+	}
+	c.W.Array(3)
+	c.W.BulkString("master")
+	c.W.BulkString(seq)
+	c.W.Array(len(replicas))
+	for _, r := range replicas {
+		c.W.BulkStrings([]string{r.IP, strconv.Itoa(r.ListeningPort), strconv.FormatUint(r.Offset, 10)})
+	}
+}
+
+// REPLCONF option value [option value ...]
+//
+// A replica announces its listening-port and ip-address, which INFO and
+// ROLE show.
+func cmdReplConf(c *Ctx) {
+	if len(c.Args)%2 == 0 {
+		c.ErrorString("ERR wrong number of arguments")
+		return
+	}
+	port, ip := c.Client.replPort, c.Client.replIP
+	for i := 1; i < len(c.Args); i += 2 {
+		v := string(c.Args[i+1])
+		switch {
+		case c.is(i, "listening-port"):
+			p, err := strconv.ParseUint(v, 10, 32)
+			if err != nil || p == 0 || p > 65534 {
+				c.ErrorString("ERR listening-port should be number or out of range")
+				return
+			}
+			port = int(p)
+		case c.is(i, "ip-address"):
+			if v == "" {
+				c.ErrorString("ERR ip-address should not be empty")
+				return
+			}
+			ip = v
+		default:
+			c.ErrorString("ERR unknown option")
+			return
+		}
+	}
+	c.Client.replPort, c.Client.replIP = port, ip
+	c.W.OK()
+}
+
+// PSYNC next-sequence | PSYNC replication-id next-sequence
+//
+// Accepted when the WAL still holds next-sequence (or it is the one after
+// the latest): the connection then streams the write batches from there.
+// Otherwise the replica must do a full sync.
+func cmdPSync(c *Ctx) {
+	replid, seqArg := "", c.Args[1]
+	if len(c.Args) == 3 {
+		replid, seqArg = string(c.Args[1]), c.Args[2]
+	}
+	// As Kvrocks's strtoull, a negative number wraps around.
+	next, msg := kvrocksUint(string(seqArg))
+	if msg != "" {
+		c.ErrorString("ERR value is not an unsigned long long or out of range")
+		return
+	}
+	if len(c.Args) == 3 && len(replid) != 16 {
+		c.ErrorString("ERR Wrong replication id length")
+		return
+	}
+	if c.Client.Pushing() {
+		// The push stream owns the socket.
+		c.ErrorString("ERR PSYNC is not allowed to a client with subscriptions or MONITOR")
+		return
+	}
+	master := c.Env.Repl.Master
+	if err := master.CheckPSync(replid, next); err != nil {
+		c.ErrorString(err.Error())
+		return
+	}
+	cl := c.Client
+	port, ip := cl.replPort, cl.replIP
+	cl.replica.Store(true)
+	cl.TakeOver = func(nc net.Conn) { master.Serve(nc, next, port, ip) }
+}
+
+// _db_name
+//
+// The db-name setting, as a raw line (no RESP type): a replica compares
+// it with its own.
+func cmdDBName(c *Ctx) { c.W.RawLine(c.Env.Config.DBName.Get()) }
+
+// replicaApplied follows a batch this node applied as a replica: a new
+// set of namespace tokens (with repl-namespace-enabled, the master's
+// NAMESPACE commands write them to the database) is loaded, as Kvrocks
+// reloads them.
+func (e *Env) replicaApplied(batch []byte) {
+	if !e.Config.ReplNamespaceEnabled.Get() {
+		return
+	}
+	records, err := e.Storage.WALRecords(batch)
+	if err != nil {
+		return
+	}
+	for _, r := range records {
+		if (r.Kind == storage.RecordPut || r.Kind == storage.RecordDelete) && r.CF == storage.CFPropagate && string(r.Key) == namespace.DBKey {
+			if err := e.Namespaces.Reload(); err != nil {
+				slog.Warn("replication: reloading the namespace tokens", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// infoReplication writes INFO's replication section as Kvrocks does: on a
+// replica the link to its master first.
+func infoReplication(e *Env, ns string, b *infoBuilder) {
+	seq := e.Storage.LatestSequence()
+	if link, ok := e.Repl.Replica(); ok {
+		b.field("role", "slave")
+		b.field("master_host", link.Host)
+		b.field("master_port", link.Port)
+		b.field("master_link_status", map[bool]string{true: "up", false: "down"}[link.Up()])
+		b.field("master_sync_unrecoverable_error", map[bool]string{true: "yes", false: "no"}[link.State == replication.StateError])
+		syncing := 0
+		if link.Syncing() {
+			syncing = 1
+		}
+		b.field("master_sync_in_progress", syncing)
+		// Before the first byte, Kvrocks counts from the epoch.
+		ago := time.Now().Unix()
+		if !link.LastIO.IsZero() {
+			ago = int64(time.Since(link.LastIO).Seconds())
+		}
+		b.field("master_last_io_seconds_ago", ago)
+		b.field("slave_repl_offset", seq)
+		b.field("slave_priority", e.Config.SlavePriority.Get())
+	} else {
+		b.field("role", "master")
+	}
+	b.field("connected_slaves", e.Repl.Master.Connected())
+	for i, r := range e.Repl.Master.Replicas() {
+		lag := uint64(0)
+		if seq > r.Offset {
+			lag = seq - r.Offset
+		}
+		b.field("slave"+strconv.Itoa(i), "ip="+r.IP+",port="+strconv.Itoa(r.Port)+",offset="+strconv.FormatUint(r.Offset, 10)+",lag="+strconv.FormatUint(lag, 10))
+	}
+	b.field("master_repl_offset", seq)
+}

@@ -1,0 +1,275 @@
+package replication
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/storage"
+)
+
+// The master side of incremental sync (REPLICATION.md §2.3, §2.4): PSYNC
+// is accepted when the replica's next sequence number is the one after
+// the latest, or begins a batch the WAL still holds; the connection then
+// becomes a feed that writes "+OK\r\n" and streams every committed batch
+// from there, each as a RESP bulk string of RocksDB's WriteBatch bytes.
+
+// PSYNC refusals, with Kvrocks's texts (the server renders them after
+// "-").
+var (
+	ErrSeqOutOfRange = errors.New("ERR sequence out of range, please use fullsync")
+	ErrWrongReplID   = errors.New("ERR wrong replication id of the last log")
+)
+
+// Stream framing constants (Kvrocks's replication.h): a group of batches
+// is sent once it holds this many bytes or batches, and at once when it
+// reaches the tail of the WAL.
+const (
+	flushBytes   = 16 << 10
+	flushBatches = 16
+	tailDistance = 16
+	// pollEvery is how often an idle feed looks for new batches, and
+	// pingAfter how long it stays silent before it sends the heartbeat.
+	pollEvery = 2 * time.Millisecond
+	pingAfter = 2 * time.Second
+)
+
+// heartbeat is the bulk string "ping" a master sends while idle.
+var heartbeat = []byte("$4\r\nping\r\n")
+
+// ReplicaInfo describes one replica a master feeds, for INFO and ROLE.
+type ReplicaInfo struct {
+	IP string
+	// Port is the replica's REPLCONF listening-port, else the peer's
+	// source port; ListeningPort is 0 when REPLCONF did not set one.
+	Port, ListeningPort int
+	// Offset is the last sequence number sent (read from the WAL).
+	Offset uint64
+}
+
+// feed is one replica's stream.
+type feed struct {
+	nc      net.Conn
+	info    ReplicaInfo
+	next    atomic.Uint64 // the next sequence number to send
+	stopped atomic.Bool
+}
+
+// Master is the master side of a node: its feeds and the counters INFO
+// shows. It is safe for concurrent use.
+type Master struct {
+	st *storage.Storage
+	// SyncFull counts _fetch_meta requests; SyncPartialOK and
+	// SyncPartialErr accepted and refused PSYNCs (INFO stats).
+	SyncFull, SyncPartialOK, SyncPartialErr atomic.Int64
+
+	mu struct {
+		sync.Mutex
+		feeds map[*feed]struct{}
+	}
+}
+
+// NewMaster returns the master side over st.
+func NewMaster(st *storage.Storage) *Master {
+	m := &Master{st: st}
+	m.mu.feeds = map[*feed]struct{}{}
+	return m
+}
+
+// CheckPSync decides a PSYNC for next (the first sequence number the
+// replica lacks): nil when the WAL can serve it from there, else
+// ErrSeqOutOfRange. It counts the outcome. replid, when not empty, is the
+// replica's replication id; Basalt logs none (use-rsid-psync no), so it
+// is not compared, as Kvrocks does with that setting.
+func (m *Master) CheckPSync(replid string, next uint64) error {
+	err := m.checkPSync(next)
+	if err != nil {
+		m.SyncPartialErr.Add(1)
+		return err
+	}
+	m.SyncPartialOK.Add(1)
+	return nil
+}
+
+func (m *Master) checkPSync(next uint64) error {
+	latest := m.st.LatestSequence()
+	switch {
+	case next == latest+1:
+		return nil
+	case next > latest+1 || next == 0:
+		return ErrSeqOutOfRange
+	}
+	found := false
+	_, err := m.st.ReadWALBatches(next-1, func(b storage.WALBatch) error {
+		found = b.Seq == next
+		return storage.ErrStopWAL
+	})
+	if err != nil || !found {
+		return ErrSeqOutOfRange
+	}
+	return nil
+}
+
+// Serve feeds the replica on nc from sequence number next, after a PSYNC
+// CheckPSync accepted: it writes "+OK\r\n" and then the batches, until the
+// replica goes away, a write fails, the WAL cannot serve the next batch or
+// the feed is stopped (StopFeeds). listeningPort and ip are what REPLCONF
+// said (0 and "" when it did not). It closes nc.
+func (m *Master) Serve(nc net.Conn, next uint64, listeningPort int, ip string) {
+	f := &feed{nc: nc}
+	f.next.Store(next)
+	peerIP, peerPort := splitAddr(nc.RemoteAddr())
+	f.info = ReplicaInfo{IP: ip, Port: listeningPort, ListeningPort: listeningPort}
+	if f.info.IP == "" {
+		f.info.IP = peerIP
+	}
+	if f.info.Port == 0 {
+		f.info.Port = peerPort
+	}
+	m.mu.Lock()
+	m.mu.feeds[f] = struct{}{}
+	m.mu.Unlock()
+	defer func() {
+		f.stopped.Store(true)
+		nc.Close()
+		m.mu.Lock()
+		delete(m.mu.feeds, f)
+		m.mu.Unlock()
+	}()
+	// The replica sends nothing after PSYNC: reading only notices that it
+	// went away, which then fails the next write.
+	go func() {
+		io.Copy(io.Discard, nc)
+		nc.Close()
+	}()
+	if err := m.stream(f); err != nil && !f.stopped.Load() {
+		slog.Info("replica feed ended", "replica", nc.RemoteAddr().String(), "err", err)
+	}
+}
+
+// stream writes +OK and the batches; see Serve.
+func (m *Master) stream(f *feed) error {
+	w := bufio.NewWriterSize(f.nc, 64<<10)
+	if _, err := w.WriteString("+OK\r\n"); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	first := true
+	lastWrite := time.Now()
+	for !f.stopped.Load() {
+		next := f.next.Load()
+		latest := m.st.LatestSequence()
+		if next > latest {
+			if time.Since(lastWrite) >= pingAfter {
+				if _, err := f.nc.Write(heartbeat); err != nil {
+					return err
+				}
+				lastWrite = time.Now()
+			}
+			time.Sleep(pollEvery)
+			continue
+		}
+		pending, batches := 0, 0
+		_, err := m.st.ReadWALBatches(next-1, func(b storage.WALBatch) error {
+			if b.Seq != f.next.Load() {
+				return errDiscrete{want: f.next.Load(), got: b.Seq}
+			}
+			w.WriteString("$")
+			w.WriteString(strconv.Itoa(len(b.Data)))
+			w.WriteString("\r\n")
+			w.Write(b.Data)
+			if _, err := w.WriteString("\r\n"); err != nil {
+				return err
+			}
+			f.next.Store(b.Seq + b.Count)
+			pending += len(b.Data)
+			batches++
+			if first || pending >= flushBytes || batches >= flushBatches || latest <= b.Seq+tailDistance {
+				first, pending, batches = false, 0, 0
+				if err := w.Flush(); err != nil {
+					return err
+				}
+				lastWrite = time.Now()
+			}
+			if f.stopped.Load() {
+				return storage.ErrStopWAL
+			}
+			return nil
+		})
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return err
+		}
+		lastWrite = time.Now()
+	}
+	return nil
+}
+
+// errDiscrete ends a feed whose WAL skips sequence numbers.
+type errDiscrete struct{ want, got uint64 }
+
+func (e errDiscrete) Error() string {
+	return "replication: the WAL is discrete: wanted sequence " + strconv.FormatUint(e.want, 10) + ", got " + strconv.FormatUint(e.got, 10)
+}
+
+// Replicas returns the replicas being fed, in no particular order;
+// stopped feeds are left out.
+func (m *Master) Replicas() []ReplicaInfo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]ReplicaInfo, 0, len(m.mu.feeds))
+	for f := range m.mu.feeds {
+		if f.stopped.Load() {
+			continue
+		}
+		info := f.info
+		if next := f.next.Load(); next > 0 {
+			info.Offset = next - 1
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Connected returns the number of feeds, stopped ones not yet gone
+// included (INFO connected_slaves).
+func (m *Master) Connected() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.mu.feeds)
+}
+
+// StopFeeds stops every feed and closes its connection (CLIENT KILL TYPE
+// slave, a full sync replacing the data they read).
+func (m *Master) StopFeeds() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for f := range m.mu.feeds {
+		f.stopped.Store(true)
+		f.nc.Close()
+	}
+}
+
+// splitAddr returns the IP and port of a TCP address ("" and 0
+// otherwise).
+func splitAddr(a net.Addr) (string, int) {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		return tcp.IP.String(), tcp.Port
+	}
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String(), 0
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p
+}

@@ -1,0 +1,176 @@
+package replication
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Node is a server's replication: the master side, always serving, and
+// the replica side while the node follows a master (the role is replica
+// iff a master is set, as in Kvrocks). It is safe for concurrent use.
+type Node struct {
+	cfg    *config.Config
+	st     *storage.Storage
+	Master *Master
+	// OnApplied, when set before Start, is called with every batch a
+	// replica applied (pub/sub messages reach local subscribers through
+	// it). The bytes are valid during the call only.
+	OnApplied func(batch []byte)
+
+	// replica is the replica side, nil on a master; mu serialises its
+	// changes.
+	replica atomic.Pointer[Replica]
+	mu      sync.Mutex
+}
+
+// NewNode returns the replication of a server over st.
+func NewNode(cfg *config.Config, st *storage.Storage) *Node {
+	return &Node{cfg: cfg, st: st, Master: NewMaster(st)}
+}
+
+func (n *Node) storage() *storage.Storage { return n.st }
+
+// Start follows the master of the slaveof setting, if any.
+func (n *Node) Start() error {
+	v := strings.TrimSpace(n.cfg.SlaveOf.Get())
+	if v == "" || strings.EqualFold(strings.Join(strings.Fields(v), " "), "no one") {
+		return nil
+	}
+	host, port, err := ParseSlaveOf(v)
+	if err != nil {
+		return err
+	}
+	n.AddMaster(host, port, true)
+	return nil
+}
+
+// ParseSlaveOf reads the slaveof setting: "<host> <port>".
+func ParseSlaveOf(v string) (string, int, error) {
+	f := strings.Fields(v)
+	if len(f) != 2 {
+		return "", 0, fmt.Errorf("slaveof: want <host> <port>, got %q", v)
+	}
+	port, err := strconv.Atoi(f[1])
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("slaveof: bad port %q", f[1])
+	}
+	return f[0], port, nil
+}
+
+// AddMaster makes the node a replica of host:port. Unless force is set,
+// it does nothing when it already follows that master; otherwise the
+// replication starts anew. It returns before any connection is tried.
+func (n *Node) AddMaster(host string, port int, force bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	old := n.replica.Load()
+	if old != nil && !force && old.host == host && old.port == port {
+		return
+	}
+	if old != nil {
+		old.Stop()
+	}
+	n.replica.Store(newReplica(n, host, port))
+	n.cfg.SetSlaveOf(host + " " + strconv.Itoa(port))
+}
+
+// RemoveMaster makes the node a master; it reports whether it was a
+// replica.
+func (n *Node) RemoveMaster() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r := n.replica.Load()
+	if r == nil {
+		return false
+	}
+	n.replica.Store(nil)
+	n.cfg.SetSlaveOf("no one")
+	r.Stop()
+	return true
+}
+
+// Close stops the replica side and the feeds.
+func (n *Node) Close() {
+	n.RemoveMaster()
+	n.Master.StopFeeds()
+}
+
+// Link is what a replica knows of its master, for INFO and ROLE.
+type Link struct {
+	Host  string
+	Port  int
+	State State
+	// LastIO is when the master last sent something (zero: never).
+	LastIO time.Time
+}
+
+// Up reports whether the link streams (master_link_status:up).
+func (l Link) Up() bool { return l.State == StateConnected }
+
+// Syncing reports whether a full sync runs (master_sync_in_progress).
+func (l Link) Syncing() bool { return l.State == StateFetchMeta || l.State == StateFetchSST }
+
+// Replica returns the link to the master and true when the node is a
+// replica.
+func (n *Node) Replica() (Link, bool) {
+	r := n.replica.Load()
+	if r == nil {
+		return Link{}, false
+	}
+	l := Link{Host: r.host, Port: r.port, State: r.State()}
+	if s := r.lastIO.Load(); s > 0 {
+		l.LastIO = time.Unix(s, 0)
+	}
+	return l, true
+}
+
+// IsReplica reports whether the node follows a master.
+func (n *Node) IsReplica() bool { return n.replica.Load() != nil }
+
+// IsSelf reports whether host:port is this node: its port, and an
+// address it listens on (with a wildcard bind, any address of this
+// machine).
+func IsSelf(host string, port int, bind []string, myPort int) bool {
+	if port != myPort {
+		return false
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return false
+	}
+	for _, ip := range ips {
+		for _, b := range bind {
+			bip := net.ParseIP(b)
+			switch {
+			case bip == nil:
+			case bip.Equal(ip):
+				return true
+			case bip.IsUnspecified() && (ip.IsLoopback() || localAddress(ip)):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// localAddress reports whether ip is an address of this machine.
+func localAddress(ip net.IP) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}

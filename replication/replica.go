@@ -1,0 +1,398 @@
+package replication
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+)
+
+// The replica side (REPLICATION.md §1.2-§1.4, §2, §2.5): one goroutine
+// connects to the master, handshakes (AUTH when masterauth is set,
+// _db_name, REPLCONF, PSYNC) and applies the streamed batches; a refused
+// PSYNC hands over to a full sync (fullsync.go), after which PSYNC is
+// tried again. A dropped connection is retried after 1 s, a refusal
+// (RESTART in Kvrocks) after 10 s.
+
+// State is where a replica's state machine is; the values are Kvrocks's.
+type State int32
+
+// The states, numbered as Kvrocks numbers them.
+const (
+	StateConnecting State = 1 + iota
+	StateSendAuth
+	StateCheckDBName
+	StateReplConf
+	StateSendPSync
+	StateFetchMeta
+	StateFetchSST
+	StateConnected
+	StateError
+)
+
+// Timeouts and pauses of the replica.
+const (
+	dialTimeout = 3100 * time.Millisecond
+	// replyTimeout bounds the wait for a handshake reply or for the
+	// stream's next bytes. Kvrocks sets none and relies on TCP
+	// keepalive; a master sends a heartbeat every 2 s while idle, so a
+	// silence this long means it is gone (or stopped).
+	replyTimeout  = 30 * time.Second
+	retryPause    = time.Second
+	restartPause  = 10 * time.Second
+	maxReplyLine  = 4 << 20 // a _fetch_meta file list is one line
+	maxStreamLine = 64      // "$<len>"
+)
+
+var (
+	// errRestart is Kvrocks's RESTART: the master refused a step; retry
+	// from the start after restartPause.
+	errRestart = errors.New("replication: master refused")
+	// errFullSync hands over to a full sync.
+	errFullSync = errors.New("replication: PSYNC refused, full sync needed")
+	// ErrStopped reports that the replication was stopped (SLAVEOF,
+	// shutdown) while it waited.
+	ErrStopped = errors.New("replication: stopped")
+)
+
+// Replica follows one master. Its exported methods are safe for
+// concurrent use.
+type Replica struct {
+	host string
+	port int // as given; the connection goes to port+1 with master-use-repl-port
+	node *Node
+
+	state  atomic.Int32
+	lastIO atomic.Int64 // Unix seconds of the last byte from the master
+	stop   chan struct{}
+	done   chan struct{}
+	noIP   bool // the master refused REPLCONF ip-address
+
+	mu struct {
+		sync.Mutex
+		conns map[net.Conn]struct{} // open connections to the master, closed by Stop
+	}
+}
+
+func newReplica(n *Node, host string, port int) *Replica {
+	r := &Replica{host: host, port: port, node: n, stop: make(chan struct{}), done: make(chan struct{})}
+	r.mu.conns = map[net.Conn]struct{}{}
+	r.state.Store(int32(StateConnecting))
+	go r.run()
+	return r
+}
+
+// Stop ends the replication and waits for its goroutine.
+func (r *Replica) Stop() {
+	close(r.stop)
+	r.mu.Lock()
+	for nc := range r.mu.conns {
+		nc.Close()
+	}
+	r.mu.Unlock()
+	<-r.done
+}
+
+// State returns where the state machine is.
+func (r *Replica) State() State { return State(r.state.Load()) }
+
+func (r *Replica) setState(s State) { r.state.Store(int32(s)) }
+
+func (r *Replica) stopped() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits d or until Stop.
+func (r *Replica) sleep(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.stop:
+	}
+}
+
+func (r *Replica) cfg() *config.Config { return r.node.cfg }
+
+func (r *Replica) run() {
+	defer close(r.done)
+	var lastAttempt time.Time
+	full := false
+	for !r.stopped() {
+		if time.Since(lastAttempt) < retryPause {
+			r.sleep(retryPause)
+			if r.stopped() {
+				return
+			}
+		}
+		lastAttempt = time.Now()
+		var err error
+		if full {
+			err = r.fullSync()
+			if err == nil {
+				full = false
+				lastAttempt = time.Time{} // PSYNC at once
+				continue
+			}
+		} else {
+			err = r.incremental()
+		}
+		switch {
+		case r.stopped():
+			return
+		case errors.Is(err, errFullSync):
+			slog.Info("replication: PSYNC refused, starting a full sync", "master", r.addr(), "err", err)
+			r.setState(StateError)
+			full, lastAttempt = true, time.Time{}
+		case errors.Is(err, errRestart):
+			slog.Warn("replication: master refused, retrying in 10 s", "master", r.addr(), "err", err)
+			r.setState(StateConnecting)
+			r.sleep(restartPause)
+		default:
+			slog.Info("replication: connection to the master lost, reconnecting", "master", r.addr(), "err", err)
+			r.setState(StateConnecting)
+		}
+	}
+}
+
+// addr is where the replica connects.
+func (r *Replica) addr() string {
+	port := r.port
+	if r.cfg().MasterUseReplPort.Get() {
+		port++
+	}
+	return net.JoinHostPort(r.host, strconv.Itoa(port))
+}
+
+// dial connects to the master; the connection is closed by Stop too.
+func (r *Replica) dial() (*masterConn, error) {
+	d := net.Dialer{Timeout: dialTimeout, KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: 120 * time.Second, Interval: 40 * time.Second, Count: 3}}
+	nc, err := d.Dial("tcp", r.addr())
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if r.stopped() {
+		r.mu.Unlock()
+		nc.Close()
+		return nil, ErrStopped
+	}
+	r.mu.conns[nc] = struct{}{}
+	r.mu.Unlock()
+	return &masterConn{nc: nc, rd: bufio.NewReaderSize(nc, 64<<10), r: r}, nil
+}
+
+// masterConn is one connection to the master.
+type masterConn struct {
+	nc net.Conn
+	rd *bufio.Reader
+	r  *Replica
+}
+
+func (c *masterConn) close() {
+	c.r.mu.Lock()
+	delete(c.r.mu.conns, c.nc)
+	c.r.mu.Unlock()
+	c.nc.Close()
+}
+
+// send writes a command as a RESP array of bulk strings.
+func (c *masterConn) send(args ...string) error {
+	var b bytes.Buffer
+	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
+	for _, a := range args {
+		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+	}
+	c.nc.SetWriteDeadline(time.Now().Add(replyTimeout))
+	_, err := c.nc.Write(b.Bytes())
+	return err
+}
+
+// line reads one line ending in "\r\n", without it, of at most max bytes.
+func (c *masterConn) line(max int) (string, error) {
+	c.nc.SetReadDeadline(time.Now().Add(replyTimeout))
+	var out []byte
+	for {
+		chunk, err := c.rd.ReadSlice('\n')
+		if len(out)+len(chunk) > max+2 {
+			return "", fmt.Errorf("replication: a line from the master is longer than %d bytes", max)
+		}
+		out = append(out, chunk...)
+		switch {
+		case err == nil:
+			c.r.lastIO.Store(time.Now().Unix())
+			if len(out) < 2 || out[len(out)-2] != '\r' {
+				return "", errors.New("replication: a line from the master does not end in CRLF")
+			}
+			return string(out[:len(out)-2]), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
+			return "", err
+		}
+	}
+}
+
+// request sends a command and reads its one-line reply.
+func (c *masterConn) request(args ...string) (string, error) {
+	if err := c.send(args...); err != nil {
+		return "", err
+	}
+	return c.line(maxReplyLine)
+}
+
+// auth sends AUTH masterauth when it is set; anything but +OK is a
+// refusal.
+func (c *masterConn) auth() error {
+	pass := c.r.cfg().MasterAuth.Get()
+	if pass == "" {
+		return nil
+	}
+	c.r.setState(StateSendAuth)
+	reply, err := c.request("AUTH", pass)
+	if err != nil {
+		return err
+	}
+	if reply != "+OK" {
+		return fmt.Errorf("%w: AUTH: %s", errRestart, reply)
+	}
+	return nil
+}
+
+const loadingReply = "-LOADING kvrocks is restoring the db from backup"
+
+// incremental runs the PSYNC machine on a new connection until it fails.
+func (r *Replica) incremental() error {
+	c, err := r.dial()
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if err := c.auth(); err != nil {
+		return err
+	}
+	r.setState(StateCheckDBName)
+	reply, err := c.request("_db_name")
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(reply, "-") || reply != r.cfg().DBName.Get() {
+		return fmt.Errorf("%w: _db_name: %q, mine is %q", errRestart, reply, r.cfg().DBName.Get())
+	}
+	r.setState(StateReplConf)
+	for {
+		port := r.cfg().ReplicaAnnouncePort.Get()
+		if port <= 0 {
+			port = r.cfg().Port.Get()
+		}
+		args := []string{"replconf", "listening-port", strconv.FormatInt(port, 10)}
+		ip := r.cfg().ReplicaAnnounceIP.Get()
+		if ip != "" && !r.noIP {
+			args = append(args, "ip-address", ip)
+		}
+		if reply, err = c.request(args...); err != nil {
+			return err
+		}
+		if reply == "-ERR unknown option" && len(args) > 3 {
+			r.noIP = true
+			continue
+		}
+		if strings.HasPrefix(reply, loadingReply) {
+			return fmt.Errorf("%w: REPLCONF: %s", errRestart, reply)
+		}
+		break // any other reply: go on, as Kvrocks does with old masters
+	}
+	r.setState(StateSendPSync)
+	next := r.node.storage().LatestSequence() + 1
+	if reply, err = c.request("PSYNC", strconv.FormatUint(next, 10)); err != nil {
+		return err
+	}
+	switch {
+	case reply == "+OK":
+	case strings.HasPrefix(reply, loadingReply):
+		return fmt.Errorf("%w: PSYNC: %s", errRestart, reply)
+	default:
+		return fmt.Errorf("%w: PSYNC %d: %s", errFullSync, next, reply)
+	}
+	r.setState(StateConnected)
+	slog.Info("replication: streaming from the master", "master", r.addr(), "from", next)
+	return c.applyStream()
+}
+
+// applyStream reads the bulk strings the master streams and applies each
+// batch, until the connection fails or a batch is refused.
+func (c *masterConn) applyStream() error {
+	var buf bytes.Buffer
+	st := c.r.node.storage()
+	maxBulk := int64(c.r.cfg().ProtoMaxBulkLen.Get())
+	synced := time.Now()
+	for {
+		line, err := c.line(maxStreamLine)
+		if err != nil {
+			return err
+		}
+		var n int64
+		if len(line) > 1 {
+			n, err = strconv.ParseInt(line[1:], 10, 64)
+		}
+		if len(line) <= 1 || err != nil || n <= 0 {
+			return fmt.Errorf("%w: invalid increment data size %q", errRestart, line)
+		}
+		if n > maxBulk {
+			return fmt.Errorf("%w: a batch of %d bytes is over proto-max-bulk-len", errRestart, n)
+		}
+		buf.Reset()
+		// The buffer grows with the bytes that arrive, not with what the
+		// length claims.
+		if _, err := io.CopyN(&buf, deadlineReader{c}, n+2); err != nil {
+			return err
+		}
+		c.r.lastIO.Store(time.Now().Unix())
+		data := buf.Bytes()[:n]
+		if n == 4 && string(data) == "ping" {
+			continue
+		}
+		if _, err := st.ApplyBatch(data); err != nil {
+			return fmt.Errorf("%w: apply a batch: %v", errRestart, err)
+		}
+		if c.r.node.OnApplied != nil {
+			c.r.node.OnApplied(data)
+		}
+		if c.rd.Buffered() == 0 || time.Since(synced) > durableEvery {
+			// Caught up with what arrived (or streaming for a while):
+			// make it durable, which also lets this node's own replicas
+			// read it from the WAL.
+			if err := st.Durable(st.LatestSequence()); err != nil {
+				return fmt.Errorf("%w: %v", errRestart, err)
+			}
+			synced = time.Now()
+		}
+	}
+}
+
+// durableEvery bounds how long applied batches may stay in the WAL
+// buffer while the master streams without a pause.
+const durableEvery = 100 * time.Millisecond
+
+// deadlineReader reads from the connection's buffer, each read bounded by
+// replyTimeout: a master that stalls mid-transfer is given up on.
+type deadlineReader struct{ c *masterConn }
+
+func (d deadlineReader) Read(p []byte) (int, error) {
+	d.c.nc.SetReadDeadline(time.Now().Add(replyTimeout))
+	return d.c.rd.Read(p)
+}
