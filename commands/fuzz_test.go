@@ -37,6 +37,8 @@ func FuzzCommandArgs(f *testing.F) {
 	h := newFuzzHarness(f)
 	f.Add(uint8(0), "SRANDMEMBER", []byte("s\x00-1099511627776"))
 	f.Add(uint8(fuzzRESP3|fuzzInMulti), "ZRANGE", []byte("z\x00\x01\x05\x00\x01\x03\x00BYSCORE\x00LIMIT\x00\x01\x03\x00\x01\x04"))
+	f.Add(uint8(fuzzRESP3), "GEOSEARCH", []byte("z\x00FROMMEMBER\x00d\x00BYBOX\x00\x01\x0e\x00\x01\x04\x00km\x00COUNT\x00\x01\x01\x00ANY"))
+	f.Add(uint8(0), "GEORADIUS", []byte("z\x00180\x00-85.05112878\x00inf\x00m\x00WITHCOORD\x00STOREDIST\x00dst"))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -65,6 +67,10 @@ var fuzzTokens = []string{
 	"KEEPTTL", "GET", "PERSIST", "LEFT", "RIGHT", "BEFORE", "AFTER", "MIN", "MAX", "WEIGHTS",
 	"AGGREGATE", "SUM", "IDX", "LEN", "MINMATCHLEN", "WITHMATCHLEN", "REPLACE", "DB", "NOVALUES",
 	"PAUSE", "UNPAUSE", "KILL", "LIST", "INFO", "SETNAME", "ID", "ALL", "WRITE", "*", "a*", "\x00\xff",
+	// The GEO commands' words and limits (appended: the indexes above
+	// are in the corpus).
+	"ANY", "ASC", "DESC", "STORE", "STOREDIST", "FROMMEMBER", "FROMLONLAT", "BYRADIUS", "BYBOX",
+	"WITHDIST", "WITHCOORD", "WITHHASH", "m", "km", "mi", "180", "-180", "85.05112878", "-85.05112878", "20000",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
