@@ -50,6 +50,7 @@ func main() {
 	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
 	printHeader(names(servers))
 	prefillBits(servers)
+	prefillGeo(servers)
 	for _, pipeline := range []int{1, 16} {
 		// -P 1 carries the targets; its rounds are repeated because this
 		// kind of machine drifts in speed by tens of percent within minutes.
@@ -109,6 +110,7 @@ func benchSteps(tests string) [][]string {
 	}
 	steps = append(steps, customCommands...)
 	steps = append(steps, bitCommands...)
+	steps = append(steps, geoCommands...)
 	return append(steps, []string{"-t", "zpopmin"})
 }
 

@@ -1,7 +1,5 @@
 package geohash
 
-import "math"
-
 // Coordinate limits: a point outside them cannot be added or searched
 // from (Redis's GEO_LONG_MIN/MAX and GEO_LAT_MIN/MAX, the latitudes
 // where Web Mercator ends).
@@ -124,9 +122,19 @@ func decode(lr, ar Range, h Hash) (Area, bool) {
 // geohashDecodeAreaToLongLat).
 func (a Area) center() (long, lat float64) {
 	long = (a.Long.Min + a.Long.Max) / 2
-	long = math.Min(math.Max(long, LongMin), LongMax)
+	if long > LongMax {
+		long = LongMax
+	}
+	if long < LongMin {
+		long = LongMin
+	}
 	lat = (a.Lat.Min + a.Lat.Max) / 2
-	lat = math.Min(math.Max(lat, LatMin), LatMax)
+	if lat > LatMax {
+		lat = LatMax
+	}
+	if lat < LatMin {
+		lat = LatMin
+	}
 	return long, lat
 }
 

@@ -1,6 +1,10 @@
 package storage
 
-import "github.com/basaltdb/basalt/metadata"
+import (
+	"math"
+
+	"github.com/basaltdb/basalt/metadata"
+)
 
 // ZReader reads one sorted set as of one snapshot (see ZRead). The GEO
 // searches use it: a member's score, then a few score ranges, each read
@@ -28,11 +32,30 @@ func (r ZReader) Score(member []byte) (score float64, found bool, err error) {
 // max, never reading the rest of the set. fn's member is valid only
 // during the call.
 func (r ZReader) Scan(min, max float64, fn func(member []byte, score float64) bool) error {
-	if r.v == nil {
+	if r.v == nil || !(min < max) {
 		return nil
 	}
-	rng := ZRange{By: ByScore, Min: ScoreBound{Value: min}, Max: ScoreBound{Value: max, Exclusive: true}, Count: -1}
-	return r.v.walkRange(r.v.snap, rng, fn)
+	// The iterator's bounds are the range's own, so that RocksDB stops at
+	// its end: a walk copies entries in batches, which would otherwise
+	// read up to a batch past it. (-0 sorts before 0 and equals it.)
+	prefix, _ := r.v.prefix()
+	from := min
+	if from == 0 {
+		from = math.Copysign(0, -1)
+	}
+	lower := metadata.AppendScore(prefix[:len(prefix):len(prefix)], from)
+	upper := metadata.AppendScore(prefix[:len(prefix):len(prefix)], max)
+	it := r.v.db.newIterator(CFZSetScore, lower, upper, r.v.snap)
+	defer it.close()
+	it.Seek(lower)
+	return it.walk(false, 0, func(key, _ []byte) bool {
+		sub := key[len(prefix):]
+		score := decodeScore(sub)
+		if score < min {
+			return true
+		}
+		return score < max && fn(sub[8:], score)
+	})
 }
 
 // ZRead calls fn with a reader of the sorted set at key, as of one
