@@ -227,6 +227,9 @@ func infoMemory(e *Env, ns string, b *infoBuilder) {
 	b.field("used_memory_lua", 0)
 	b.field("used_memory_lua_human", humanBytes(0))
 	b.field("used_memory_startup", e.startupMemory)
+	for _, st := range e.Storage.MemoryStats() {
+		b.field(st.Name, st.Value)
+	}
 }
 
 func infoPersistence(e *Env, ns string, b *infoBuilder) {

@@ -207,7 +207,7 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 	o.SetStatsDumpPeriodSec(uint(r.StatsDumpPeriodSec.Get()))
 	o.SetKeepLogFileNum(8)
 	o.SetEnableWriteThreadAdaptiveYield(false)
-	o.SetManualWALFlush(true) // see commit.go
+	o.SetManualWALFlush(true) // see write.go, rule 5
 	o.EnableStatistics()      // see stats.go
 	// Some RocksDB builds default to debug logging, which writes a LOG line
 	// per WAL flush.

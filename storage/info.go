@@ -126,6 +126,26 @@ var dbWide = map[string]bool{
 	"rocksdb.is-write-stopped": true, "rocksdb.actual-delayed-write-rate": true,
 }
 
+// MemoryStats returns what RocksDB holds in memory against what the config
+// lets it hold, for INFO memory: the memtables (rocksdb.write_buffer_size
+// times rocksdb.max_write_buffer_number, per column family) and the block
+// cache (rocksdb.block_cache_size, or the metadata and subkey sizes).
+func (s *Storage) MemoryStats() []Stat {
+	var memtables uint64
+	for _, h := range s.cfs {
+		v, _ := s.db.GetIntPropertyCF("rocksdb.size-all-mem-tables", h)
+		memtables += v
+	}
+	r := &s.cfg.RocksDB
+	perCF := uint64(r.WriteBufferSize.Get()) << 20 * uint64(r.MaxWriteBufferNumber.Get())
+	return []Stat{
+		{"used_memory_memtables", memtables},
+		{"memtables_budget", perCF * uint64(numCF)},
+		{"used_memory_block_cache", s.cache.GetUsage()},
+		{"block_cache_budget", s.cache.GetCapacity()},
+	}
+}
+
 // RocksDBStats returns the figures of INFO's rocksdb section, with
 // Kvrocks's field names where Kvrocks has them.
 func (s *Storage) RocksDBStats() []Stat {
