@@ -54,7 +54,7 @@ func (cp *clusterPair) do(args ...any) string {
 	cp.t.Helper()
 	var replies [2]string
 	for i, p := range cp.servers {
-		c := redis.NewClient(&redis.Options{Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+		c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 		v, err := c.Do(ctx, args...).Result()
 		c.Close()
 		replies[i] = noTimes(fmt.Sprint(v))
@@ -80,7 +80,7 @@ func (cp *clusterPair) sameNodes(when string) {
 	cp.t.Helper()
 	var texts [2]string
 	for i, p := range cp.servers {
-		c := redis.NewClient(&redis.Options{Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+		c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 		texts[i] = noTimes(c.ClusterNodes(ctx).Val())
 		c.Close()
 	}

@@ -199,7 +199,7 @@ func TestClusterSlave(t *testing.T) {
 	text := ids[0] + " 127.0.0.1 " + strconv.Itoa(nodes[0].Port) + " master - 0-16383\n" +
 		ids[1] + " 127.0.0.1 " + strconv.Itoa(nodes[1].Port) + " slave " + ids[0] + "\n"
 	pushTopology(t, nodes, text, 1)
-	c := redis.NewClient(&redis.Options{Addr: nodes[1].Addr(), PoolSize: 1, Protocol: 2})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: nodes[1].Addr(), PoolSize: 1, Protocol: 2})
 	defer c.Close()
 	// As Kvrocks, a slave sends writes to its master, so that cluster
 	// clients follow the redirect.
@@ -221,7 +221,7 @@ func TestClusterSlave(t *testing.T) {
 		t.Errorf("write on a slave after READONLY: %v", err)
 	}
 	// A cluster client writing through the slave lands on the master.
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[1].Addr()}, Protocol: 2})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addrs: []string{nodes[1].Addr()}, Protocol: 2})
 	defer cc.Close()
 	if err := cc.Set(ctx, "k", "through the slave", 0).Err(); err != nil {
 		t.Fatal(err)
@@ -250,7 +250,7 @@ func TestClusterSlave(t *testing.T) {
 func TestClusterMultiSlots(t *testing.T) {
 	nodes, ids := clusterNodes(t, 2)
 	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-8000", "8001-16383"}), 1)
-	c := redis.NewClient(&redis.Options{Addr: nodes[0].Addr(), PoolSize: 1, Protocol: 2})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: nodes[0].Addr(), PoolSize: 1, Protocol: 2})
 	defer c.Close()
 	// b (slot 3300) and c (7365) are node 0's; a (15495) is node 1's.
 	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {

@@ -101,7 +101,7 @@ func TestConfigFullKvrocksFile(t *testing.T) {
 	bPort := freePort(t)
 	bConf := fullConf(t, bDir, bPort, masterPort)
 	b := launch(t, basaltBin, []string{"-c", bConf}, bPort)
-	bc := newClient(t, &redis.Options{Addr: b.Addr(), Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	bc := newClient(t, &redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: b.Addr(), Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 
 	// Every key: the value of the file.
 	want := fullConfExpected(t, bConf)
@@ -134,7 +134,7 @@ func TestConfigFullKvrocksFile(t *testing.T) {
 	kDir, kPort := t.TempDir(), freePort(t)
 	k := launch(t, kvrocksBin(t), []string{"-c", fullConf(t, kDir, kPort, masterPort)}, kPort)
 	t.Cleanup(k.Kill) // how it stops is not tested here (see TestConfigDefaultsAsKvrocks)
-	kc := newClient(t, &redis.Options{Addr: k.Addr(), Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	kc := newClient(t, &redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: k.Addr(), Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	norm := func(v, dir string, port int) string {
 		return strings.ReplaceAll(strings.ReplaceAll(v, dir, "$DIR"), strconv.Itoa(port), "$PORT")
 	}
@@ -170,7 +170,7 @@ func TestConfigFullKvrocksFile(t *testing.T) {
 	if err != nil || st.Mode()&fs.ModeSocket == 0 || st.Mode().Perm() != 0o770 {
 		t.Fatalf("unix socket %s: %v %v", sock, st.Mode(), err)
 	}
-	uc := newClient(t, &redis.Options{Network: "unix", Addr: sock, Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	uc := newClient(t, &redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Network: "unix", Addr: sock, Password: "admin pw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	if v, err := uc.Ping(ctx).Result(); err != nil || v != "PONG" {
 		t.Fatalf("PING over the unix socket: %q %v", v, err)
 	}
@@ -433,7 +433,7 @@ func TestConfigReplNamespaceLive(t *testing.T) {
 	for _, step := range steps {
 		var replies []string
 		for _, s := range servers {
-			c := newClient(t, &redis.Options{Addr: s.p.Addr(), Password: "adminpw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+			c := newClient(t, &redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: s.p.Addr(), Password: "adminpw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 			args := make([]any, len(step))
 			for i, a := range step {
 				args[i] = a
@@ -457,7 +457,7 @@ func TestConfigReplNamespaceLive(t *testing.T) {
 	stopClean(t, b)
 	again := launch(t, basaltBin, []string{"-c", servers[0].conf, "--bind", "127.0.0.1", "--port", strconv.Itoa(b.Port), "--dir", b.Dir, "--log-dir", "stdout"}, b.Port)
 	for _, token := range []string{"tok1", "tok2"} {
-		c := newClient(t, &redis.Options{Addr: again.Addr(), Password: token, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+		c := newClient(t, &redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: again.Addr(), Password: token, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 		must(t, c.Ping(ctx).Err())
 	}
 }
@@ -591,7 +591,7 @@ func TestConfigUnixSocketOnly(t *testing.T) {
 	stale.Close()
 	port := freePort(t)
 	p := launchNoWait(t, basaltBin, []string{"--bind", "", "--port", strconv.Itoa(port), "--unixsocket", sock, "--unixsocketperm", "700", "--dir", dir, "--log-dir", "stdout"})
-	c := newClient(t, &redis.Options{Network: "unix", Addr: sock, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	c := newClient(t, &redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Network: "unix", Addr: sock, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	waitFor(t, 20*time.Second, "PING over the unix socket", func() bool { return c.Ping(ctx).Err() == nil })
 	if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o700 {
 		t.Fatalf("socket: %v %v", st.Mode(), err)

@@ -210,7 +210,7 @@ func (p *proc) Wait(timeout time.Duration) int {
 // client returns a go-redis client speaking RESP2 or RESP3, closed with the
 // test.
 func (p *proc) client(t testing.TB, protocol int) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Protocol: protocol, DisableIdentity: true, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Protocol: protocol, DisableIdentity: true, MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	return c
 }

@@ -67,7 +67,7 @@ func TestHostileClients(t *testing.T) {
 }
 
 func adminClient(t *testing.T, p *proc) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: hostileAdminPass, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: hostileAdminPass, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -280,7 +280,7 @@ func hostileSlowSubscriber(t *testing.T, p *proc, admin *redis.Client) {
 
 // hostileTenants checks a namespace user sees and touches only its own.
 func hostileTenants(t *testing.T, p *proc, admin *redis.Client) {
-	tenant := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: hostileToken, Protocol: 2, DisableIdentity: true, MaxRetries: -1, PoolSize: 1})
+	tenant := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: hostileToken, Protocol: 2, DisableIdentity: true, MaxRetries: -1, PoolSize: 1})
 	defer tenant.Close()
 	adminID := admin.ClientID(ctx).Val()
 	if v, err := admin.Do(ctx, "NAMESPACE", "GET", "__namespace").Result(); err != redis.Nil {

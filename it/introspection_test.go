@@ -218,7 +218,7 @@ func TestHello(t *testing.T) {
 	}
 	must(t, off.client(t, 2).ConfigSet(ctx, "resp3-enabled", "no").Err())
 	// go-redis v9 sends HELLO 3 and takes the RESP2 answer.
-	g := redis.NewClient(&redis.Options{Addr: off.Addr(), Protocol: 3, DisableIdentity: true})
+	g := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: off.Addr(), Protocol: 3, DisableIdentity: true})
 	defer g.Close()
 	must(t, g.HSet(ctx, "h", "f", "v").Err())
 	if m, err := g.HGetAll(ctx, "h").Result(); err != nil || m["f"] != "v" {

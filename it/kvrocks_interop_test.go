@@ -144,7 +144,7 @@ func TestKvrocksNamespaceWithoutConfigFile(t *testing.T) {
 	var replies []string
 	for _, s := range []server{kvrocksServer, basaltServer} {
 		p := s.start(t, t.TempDir(), freePort(t), "--requirepass", adminPass)
-		c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: adminPass, Protocol: 2, DisableIdentity: true})
+		c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: adminPass, Protocol: 2, DisableIdentity: true})
 		err := c.Do(ctx, "NAMESPACE", "ADD", "ns", "tok").Err()
 		c.Close()
 		replies = append(replies, fmt.Sprint(err))

@@ -48,7 +48,7 @@ func TestKvrocksWALLogData(t *testing.T) {
 }
 
 func p2client(t *testing.T, p *proc) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -118,7 +118,7 @@ func batchLogData(t *testing.T, b []byte) []string {
 // the WAL, which holds every namespace's writes.
 func TestPollUpdates(t *testing.T) {
 	p := startBasalt(t, "--requirepass", "adminpw", "--repl-namespace-enabled", "yes")
-	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "adminpw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: "adminpw", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	start := walLatest(t, c)
 	must(t, c.Set(ctx, "a", "1", 0).Err())
@@ -149,7 +149,7 @@ func TestPollUpdates(t *testing.T) {
 		t.Fatalf("STRICT from inside a batch: %v", err)
 	}
 	must(t, c.Do(ctx, "NAMESPACE", "ADD", "tenant", "tenant-token").Err())
-	tenant := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "tenant-token", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	tenant := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: "tenant-token", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	t.Cleanup(func() { tenant.Close() })
 	if err := tenant.Do(ctx, "POLLUPDATES", 0).Err(); err == nil || err.Error() != "ERR admin permission required to perform the command" {
 		t.Fatalf("tenant POLLUPDATES: %v", err)

@@ -16,7 +16,7 @@ import (
 // tenant connects to p with token, on a single connection.
 func tenant(t *testing.T, p *proc, token string) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: token, PoolSize: 1, Protocol: 2})
+	c := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: token, PoolSize: 1, Protocol: 2})
 	t.Cleanup(func() { c.Close() })
 	if err := c.Ping(ctx).Err(); err != nil {
 		t.Fatalf("AUTH with %q: %v", token, err)
@@ -67,7 +67,7 @@ func TestNamespaceCommands(t *testing.T) {
 	}
 
 	// A changed token works at once; the old one no longer does.
-	old := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "token1", PoolSize: 1, Protocol: 2})
+	old := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: "token1", PoolSize: 1, Protocol: 2})
 	defer old.Close()
 	if err := old.Ping(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "WRONGPASS") {
 		t.Errorf("AUTH with a replaced token: %v", err)
@@ -92,7 +92,7 @@ func TestNamespaceCommands(t *testing.T) {
 	if v := tenant(t, again, "token1b").Get(ctx, "k").Val(); v != "ns1 value" {
 		t.Errorf("after restart ns1's key = %q", v)
 	}
-	gone := redis.NewClient(&redis.Options{Addr: again.Addr(), Password: "token2", PoolSize: 1, Protocol: 2})
+	gone := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: again.Addr(), Password: "token2", PoolSize: 1, Protocol: 2})
 	defer gone.Close()
 	if err := gone.Ping(ctx).Err(); err == nil {
 		t.Error("a deleted namespace's token still authenticates after restart")
@@ -197,7 +197,7 @@ func TestNamespaceIsolation(t *testing.T) {
 		if got := p.cli(t, "--no-auth-warning", "-a", token, "HGET", "hash", "owner"); got != name {
 			t.Errorf("redis-cli -a %s HGET hash owner = %q", token, got)
 		}
-		hello := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 1, Protocol: 3, Username: "default", Password: token})
+		hello := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), PoolSize: 1, Protocol: 3, Username: "default", Password: token})
 		if got := hello.LRange(ctx, "list", 0, -1).Val(); len(got) != 1 || got[0] != name {
 			t.Errorf("HELLO 3 AUTH default %s: LRANGE list = %v", token, got)
 		}

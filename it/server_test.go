@@ -21,11 +21,11 @@ func TestAuth(t *testing.T) {
 	wantErr(t, c.Set(ctx, "k", "v", 0).Err(), "NOAUTH Authentication required.")
 	wantErr(t, c.Do(ctx, "AUTH", "wrong").Err(), "WRONGPASS invalid username-password pair or user is disabled.")
 
-	good := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "s3cret", Protocol: 2})
+	good := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: "s3cret", Protocol: 2})
 	defer good.Close()
 	must(t, good.Set(ctx, "k", "v", 0).Err())
 
-	resp3 := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: "s3cret", Protocol: 3})
+	resp3 := redis.NewClient(&redis.Options{ReadTimeout: longTimeout, WriteTimeout: longTimeout, Addr: p.Addr(), Password: "s3cret", Protocol: 3})
 	defer resp3.Close()
 	if v := resp3.Get(ctx, "k").Val(); v != "v" {
 		t.Fatalf("HELLO 3 AUTH client: GET = %q", v)
