@@ -19,6 +19,27 @@ func basaltMeta() []*commandMeta {
 				"arguments", args(str("batch"), optional(token("lowpri", "LOWPRI")))),
 		},
 		{
+			Name: "cad",
+			KeySpecs: []KeySpec{{Flags: []string{"RW", "delete"}, BeginSearch: "index", Index: 1,
+				FindKeys: "range", LastKey: 0, KeyStep: 1}},
+			docs: doc("summary", "Deletes a string key if it holds the given value (1), or replies 0 (another value) or -1 (no key)",
+				"group", "string", "complexity", "O(1)",
+				"arguments", args(key("key", 0), str("value"))),
+		},
+		{
+			Name: "cas",
+			KeySpecs: []KeySpec{{Flags: []string{"RW", "update"}, BeginSearch: "index", Index: 1,
+				FindKeys: "range", LastKey: 0, KeyStep: 1}},
+			docs: doc("summary", "Sets a string key to a new value if it holds the old one (1), or replies 0 (another value) or -1 (no key)",
+				"group", "string", "complexity", "O(1)",
+				"arguments", args(key("key", 0), str("old_value"), str("new_value"),
+					optional(append(doc("name", "expiration", "type", "oneof"), "$arguments", args(
+						doc("name", "seconds", "type", "integer", "token", "EX"),
+						doc("name", "milliseconds", "type", "integer", "token", "PX"),
+						doc("name", "unix-time-seconds", "type", "unix-time", "token", "EXAT"),
+						doc("name", "unix-time-milliseconds", "type", "unix-time", "token", "PXAT")))))),
+		},
+		{
 			Name: "clusterx",
 			docs: doc("summary", "Sets the cluster topology and migrates slots, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE)",
 				"group", "cluster", "complexity", "Depends on subcommand.",
@@ -28,6 +49,22 @@ func basaltMeta() []*commandMeta {
 			Name: "compact",
 			docs: doc("summary", "Compacts the whole database (a manual RocksDB compaction)",
 				"group", "server", "complexity", "O(N) where N is the size of the database"),
+		},
+		{
+			Name: "hrangebylex",
+			KeySpecs: []KeySpec{{Flags: []string{"RO", "access"}, BeginSearch: "index", Index: 1,
+				FindKeys: "range", LastKey: 0, KeyStep: 1}},
+			docs: doc("summary", "Returns the fields of a hash in a lexicographical range, with their values",
+				"group", "hash", "complexity", "O(log(N)+M) where M is the number of fields returned",
+				"arguments", args(key("key", 0), str("min"), str("max"), optional(token("rev", "REV")),
+					optional(append(doc("name", "limit", "type", "block", "token", "LIMIT"), "$arguments", args(
+						doc("name", "offset", "type", "integer"), doc("name", "count", "type", "integer")))))),
+		},
+		{
+			Name: "mpublish",
+			docs: doc("summary", "Posts several messages to a channel, replying the receivers of all of them",
+				"group", "pubsub", "complexity", "O(N*M) where N is the number of messages and M the clients subscribed to the channel",
+				"arguments", args(str("channel"), multiple(str("message")))),
 		},
 		{
 			Name: "movex",

@@ -98,6 +98,16 @@ func (c *Ctx) ok(err error) bool {
 	return true
 }
 
+// kvrocksOK is ok for Kvrocks's own commands, which answer a wrong type
+// with Kvrocks's text rather than Redis's WRONGTYPE.
+func (c *Ctx) kvrocksOK(err error) bool {
+	if errors.Is(err, storage.ErrWrongType) {
+		c.ErrorString("ERR Invalid argument: " + errWrongType)
+		return false
+	}
+	return c.ok(err)
+}
+
 // Int parses argument i as an integer, replying the Redis error if it is not.
 func (c *Ctx) Int(i int) (int64, bool) {
 	n, ok := num.ParseInt(c.Args[i])

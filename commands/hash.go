@@ -1,6 +1,9 @@
 package commands
 
 import (
+	"math"
+	"strings"
+
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -23,6 +26,7 @@ func init() {
 		&Command{Name: "hincrbyfloat", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrByFloat},
 		&Command{Name: "hscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHScan},
 		&Command{Name: "hrandfield", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRandField},
+		&Command{Name: "hrangebylex", Arity: -4, Flags: ReadOnly | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRangeByLex},
 	)
 }
 
@@ -240,4 +244,72 @@ func cmdHRandField(c *Ctx) {
 		}
 	}
 	randomReply(c, metadata.TypeHash, count, distinct, factor, write)
+}
+
+// HRANGEBYLEX key min max [REV] [LIMIT offset count], Kvrocks's: the fields
+// in a lex range ("[a", "(a", "-", "+"; with REV given as max min), with
+// their values. As Kvrocks: an option given twice counts once, the last; a
+// negative offset is 0 and a negative count no limit.
+func cmdHRangeByLex(c *Ctx) {
+	r := storage.ZRange{By: storage.ByLex, Count: -1}
+	for i := 4; i < len(c.Args); i++ {
+		switch strings.ToLower(string(c.Args[i])) {
+		case "rev":
+			r.Rev = true
+		case "limit":
+			if i+2 >= len(c.Args) {
+				c.ErrorString("ERR no more item to parse")
+				return
+			}
+			offset, msg := kvrocksInt(string(c.Args[i+1]), math.MinInt64, math.MaxInt64)
+			if msg == "" {
+				r.Count, msg = kvrocksInt(string(c.Args[i+2]), math.MinInt64, math.MaxInt64)
+			}
+			if msg != "" {
+				c.ErrorString("ERR " + msg)
+				return
+			}
+			r.Offset = max(offset, 0)
+			i += 2
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	minArg, maxArg := c.Args[2], c.Args[3]
+	if r.Rev {
+		minArg, maxArg = maxArg, minArg
+	}
+	var msg string
+	if r.LexMin, msg = kvrocksLexBound(minArg, "min"); msg == "" {
+		r.LexMax, msg = kvrocksLexBound(maxArg, "max")
+	}
+	if msg != "" {
+		c.ErrorString(msg)
+		return
+	}
+	var fields [][]byte
+	err := c.DB.HRangeByLex(c.Args[1], r, func(field, value []byte) bool {
+		fields = append(fields, append([]byte(nil), field...), append([]byte(nil), value...))
+		return true
+	})
+	if c.kvrocksOK(err) {
+		c.W.Array(len(fields))
+		for _, f := range fields {
+			c.W.Bulk(f)
+		}
+	}
+}
+
+// kvrocksLexBound reads one end of an HRANGEBYLEX range as Kvrocks does: an
+// infinity at the wrong end is "min > max", anything else unknown illegal.
+func kvrocksLexBound(arg []byte, end string) (storage.LexBound, string) {
+	b, ok := parseLexBound(arg)
+	switch {
+	case !ok:
+		return b, "ERR the " + end + " is illegal"
+	case (end == "min" && b.Inf == 1) || (end == "max" && b.Inf == -1):
+		return b, "ERR min > max"
+	}
+	return b, ""
 }

@@ -17,6 +17,7 @@ func init() {
 		&Command{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Handler: cmdDel},
 		&Command{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
 		&Command{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
+		&Command{Name: "move", Arity: 3, Flags: Write | Fast | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdMove},
 		&Command{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdType},
 		&Command{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpire},
 		&Command{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpire},
@@ -48,6 +49,19 @@ func cmdDel(c *Ctx) {
 // EXISTS key [key ...] and TOUCH key [key ...]
 func cmdExists(c *Ctx) {
 	n, err := c.DB.Exists(c.Args[1:])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// MOVE key db, as Kvrocks, whose namespace is one database: nothing
+// moves; 1 when the key exists, 0 when not.
+func cmdMove(c *Ctx) {
+	if _, msg := kvrocksInt(string(c.Args[2]), math.MinInt64, math.MaxInt64); msg != "" {
+		c.ErrorString("ERR " + msg)
+		return
+	}
+	n, err := c.DB.Exists(c.Args[1:2])
 	if c.ok(err) {
 		c.W.Int(n)
 	}

@@ -20,6 +20,7 @@ func init() {
 		&Command{Name: "sunsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSUnsubscribe},
 		&Command{Name: "publish", Arity: 3, Flags: Fast, Handler: cmdPublish},
 		&Command{Name: "spublish", Arity: 3, Flags: Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPublish},
+		&Command{Name: "mpublish", Arity: -3, Flags: Fast | KvrocksOnly, Handler: cmdMPublish},
 		&Command{Name: "pubsub", Arity: -2, Handler: cmdPubSub},
 	)
 }
@@ -313,6 +314,16 @@ func cmdSUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindShard, c.Args[1:]) }
 // PUBLISH channel message
 func cmdPublish(c *Ctx) {
 	c.W.Int(c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), c.Args[2], false))
+}
+
+// MPUBLISH channel message [message ...], Kvrocks's: each message in turn,
+// replying the receivers of all of them together.
+func cmdMPublish(c *Ctx) {
+	var receivers int64
+	for _, msg := range c.Args[2:] {
+		receivers += c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), msg, false)
+	}
+	c.W.Int(receivers)
 }
 
 // SPUBLISH shardchannel message

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/basaltdb/basalt/storage"
@@ -31,6 +32,8 @@ func init() {
 		&Command{Name: "substr", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGetRange},
 		&Command{Name: "setrange", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdSetRange},
 		&Command{Name: "lcs", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 2, Handler: cmdLCS},
+		&Command{Name: "cas", Arity: -4, Flags: Write | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAS},
+		&Command{Name: "cad", Arity: 3, Flags: Write | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAD},
 	)
 }
 
@@ -386,4 +389,66 @@ func cmdSetRange(c *Ctx) {
 	if c.ok(err) {
 		c.W.Int(n)
 	}
+}
+
+// CAS key old new [EX seconds|PX ms|EXAT unix-seconds|PXAT unix-ms], as
+// Kvrocks: 1 set, 0 the key holds another value, -1 no such key. An option
+// given twice counts once, the last; two different ones are a syntax error.
+func cmdCAS(c *Ctx) {
+	var expire int64
+	var unit string
+	for i := 4; i < len(c.Args); i += 2 {
+		opt := strings.ToLower(string(c.Args[i]))
+		u, known := casUnits[opt]
+		if !known || (unit != "" && unit != opt) {
+			c.ErrorString(errSyntax)
+			return
+		}
+		if i+1 == len(c.Args) {
+			c.ErrorString("ERR no more item to parse")
+			return
+		}
+		n, msg := kvrocksInt(string(c.Args[i+1]), 1, math.MaxInt64)
+		if msg == "" {
+			expire, msg = u.absoluteMs(n)
+		}
+		if msg != "" {
+			c.ErrorString("ERR " + msg)
+			return
+		}
+		unit = opt
+	}
+	n, err := c.DB.CompareAndSwap(c.Args[1], c.Args[2], c.Args[3], expire)
+	if c.kvrocksOK(err) {
+		c.W.Int(n)
+	}
+}
+
+// CAD key value, as Kvrocks: 1 deleted, 0 the key holds another value, -1
+// no such key.
+func cmdCAD(c *Ctx) {
+	n, err := c.DB.CompareAndDelete(c.Args[1], c.Args[2])
+	if c.kvrocksOK(err) {
+		c.W.Int(n)
+	}
+}
+
+var casUnits = map[string]expireUnit{"ex": unitEX, "px": unitPX, "exat": unitEXAT, "pxat": unitPXAT}
+
+// absoluteMs turns a positive expiry argument into an absolute time in ms,
+// or returns Kvrocks's range error when it does not fit (Kvrocks lets it
+// wrap and the key expires at once).
+func (u expireUnit) absoluteMs(n int64) (int64, string) {
+	if n > math.MaxInt64/u.ms {
+		return 0, "out of numeric range"
+	}
+	n *= u.ms
+	if !u.absolute {
+		now := time.Now().UnixMilli()
+		if n > math.MaxInt64-now {
+			return 0, "out of numeric range"
+		}
+		n += now
+	}
+	return n, ""
 }

@@ -198,6 +198,19 @@ func (c *collection) fieldIfExists(field []byte) ([]byte, bool, error) {
 	return c.getElement(CFDefault, field)
 }
 
+// HRangeByLex calls fn with the fields of a hash in lex range r (LexMin,
+// LexMax, Rev, Offset, Count as for sorted sets) and their values, as of
+// one snapshot, until fn returns false. Arguments point into the iterator.
+func (db DB) HRangeByLex(key []byte, r ZRange, fn func(field, value []byte) bool) error {
+	v, err := db.readView(key, metadata.TypeHash)
+	if err != nil || v == nil {
+		return err
+	}
+	defer v.release()
+	r.By = ByLex
+	return v.walkSubkeysByLex(v.snap, r, fn)
+}
+
 // Walk calls fn for every element (and its value) of a collection of type
 // t as of one snapshot: HGETALL, HKEYS, HVALS, SMEMBERS. fn's arguments are
 // valid only during the call. found is false when the key does not exist.

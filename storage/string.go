@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 )
@@ -101,6 +103,43 @@ func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 	}
 	res.Written = true
 	return res, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, expire))
+}
+
+// CompareAndSwap is Kvrocks's CAS: it sets a string key to value when it
+// holds old, and returns 1; 0 when it holds another value, -1 when it is
+// absent. The key gets expiry expire (absolute ms, 0: none), so a CAS
+// without one drops the key's TTL, as Kvrocks's does.
+func (db DB) CompareAndSwap(key, old, value []byte, expire int64) (int64, error) {
+	nsKey := db.nsKey(key)
+	if held, err := db.compareString(nsKey, old); held != 1 || err != nil {
+		return held, err
+	}
+	return 1, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, expire))
+}
+
+// CompareAndDelete is Kvrocks's CAD: it deletes a string key that holds
+// value, with CompareAndSwap's replies.
+func (db DB) CompareAndDelete(key, value []byte) (int64, error) {
+	nsKey := db.nsKey(key)
+	if held, err := db.compareString(nsKey, value); held != 1 || err != nil {
+		return held, err
+	}
+	return 1, db.delete(logDelete, CFMetadata, nsKey)
+}
+
+// compareString returns 1 when the string at nsKey holds value, 0 when it
+// holds another, -1 when it is absent.
+func (db DB) compareString(nsKey, value []byte) (int64, error) {
+	rec, found, err := db.lookupType(nsKey, metadata.TypeString)
+	switch {
+	case err != nil:
+		return 0, err
+	case !found:
+		return -1, nil
+	case !bytes.Equal(rec.rest, value):
+		return 0, nil
+	}
+	return 1, nil
 }
 
 // MSet sets every key/value pair in one batch. With nx it writes nothing

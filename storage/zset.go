@@ -313,6 +313,12 @@ func (c *collection) walkRange(snap *grocksdb.Snapshot, r ZRange, fn func(member
 
 // walkLex walks members in lex order through the default column family.
 func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member []byte, score float64) bool) error {
+	return c.walkSubkeysByLex(snap, r, func(m, value []byte) bool { return fn(m, decodeScore(value)) })
+}
+
+// walkSubkeysByLex walks the subkeys of the default column family (zset
+// members, hash fields) in range r by lex, with their values.
+func (c *collection) walkSubkeysByLex(snap *grocksdb.Snapshot, r ZRange, fn func(sub, value []byte) bool) error {
 	lower, upper := c.prefix()
 	it := c.db.newIterator(CFDefault, lower, upper, snap)
 	defer it.close()
@@ -343,7 +349,7 @@ func (c *collection) walkLex(snap *grocksdb.Snapshot, r ZRange, fn func(member [
 			skip--
 			return true
 		}
-		if !fn(m, decodeScore(value)) {
+		if !fn(m, value) {
 			return false
 		}
 		left--
