@@ -64,6 +64,15 @@ func TestGeoDiff(t *testing.T) {
 			p := newBitsPair(t, b, r, proto)
 			g := newGeoGen(seed)
 			p.same("SET", "str", "x")
+			// A set of 5000 points in the region the searches look at,
+			// so that a cell holds hundreds and the order of the cells
+			// and of the members in them shows.
+			big := []string{"GEOADD", "gbig"}
+			for i := 0; i < 5000; i++ {
+				l, a := g.coord()
+				big = append(big, l, a, "b"+strconv.Itoa(i))
+			}
+			p.same(big...)
 			kinds := map[byte]int{}
 			nonEmpty := 0
 			for i := 0; i < steps; i++ {
@@ -88,8 +97,8 @@ func TestGeoDiff(t *testing.T) {
 }
 
 // geoKeys are the sets of the random streams; d0 and d1 are what STORE
-// and GEOSEARCHSTORE write.
-var geoKeys = []string{"g0", "g1", "d0", "d1"}
+// and GEOSEARCHSTORE write, gbig a set of 5000 points.
+var geoKeys = []string{"g0", "g1", "d0", "d1", "gbig"}
 
 // geoGen draws random GEO commands over a few dozen members placed in a
 // region a few hundred kilometers wide (so that searches find some), a
@@ -123,6 +132,8 @@ func (g *geoGen) key() string {
 		return g.pick("str", "nokey")
 	case 1, 2:
 		return g.pick("d0", "d1")
+	case 3, 4, 5:
+		return "gbig"
 	}
 	return g.pick("g0", "g1")
 }
