@@ -95,6 +95,17 @@ func basaltMeta() []*commandMeta {
 				"group", "server", "complexity", "O(1)"),
 		},
 		{
+			Name: "_fetch_meta",
+			docs: doc("summary", "Starts a full sync: the names of the files of a checkpoint of the database, then the connection closes",
+				"group", "server", "complexity", "O(N) where N is the number of files"),
+		},
+		{
+			Name: "_fetch_file",
+			docs: doc("summary", "Sends files of the checkpoint _fetch_meta made, each as its size and its bytes",
+				"group", "server", "complexity", "O(N) where N is the size of the files",
+				"arguments", args(str("files"))),
+		},
+		{
 			// Redis 7.2's.
 			Name: "client|setinfo", Arity: 4, Flags: []string{"noscript", "loading", "stale"},
 			ACL: []string{"@slow", "@connection"},

@@ -77,6 +77,8 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 	s.SetWatcher(e)
 	e.startupMemory = goHeapBytes()
 	e.watchClusterPersist()
+	e.Repl.Quiesce = e.quiesce
+	e.Repl.OnRestored = e.replicaRestored
 	e.Repl.OnApplied = e.replicaApplied
 	go e.sampleLoop()
 	return e

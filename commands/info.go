@@ -79,6 +79,8 @@ type InfoField struct{ Section, Key, Value string }
 // InfoFields returns every field of INFO ALL as the default namespace
 // sees it: what /metrics exports.
 func (e *Env) InfoFields() []InfoField {
+	e.gate.RLock()
+	defer e.gate.RUnlock()
 	return e.info(metadata.DefaultNamespace, []string{"all"}).fields
 }
 

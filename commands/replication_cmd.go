@@ -29,6 +29,8 @@ func init() {
 		// writes; here only the admin may, as with POLLUPDATES.
 		&Command{Name: "psync", Arity: -2, Flags: ReadOnly | Admin | NoMulti | KvrocksOnly, Handler: cmdPSync},
 		&Command{Name: "_db_name", Arity: 1, Flags: ReadOnly | NoMulti | KvrocksOnly, Handler: cmdDBName},
+		&Command{Name: "_fetch_meta", Arity: 1, Flags: ReadOnly | Admin | NoMulti | KvrocksOnly, Handler: cmdFetchMeta},
+		&Command{Name: "_fetch_file", Arity: 2, Flags: ReadOnly | Admin | NoMulti | KvrocksOnly, Handler: cmdFetchFile},
 	)
 }
 
@@ -246,6 +248,71 @@ func (e *Env) replicaApplied(batch []byte) {
 			return
 		}
 	}
+}
+
+// _fetch_meta
+//
+// A full sync begins: the names of the files of a checkpoint of the
+// database, comma-separated on a raw line, then the connection closes.
+func cmdFetchMeta(c *Ctx) {
+	names, err := c.Env.Repl.Master.FetchMeta()
+	if err != nil {
+		c.ErrorString("can't create db checkpoint")
+	} else {
+		c.W.RawLine(strings.Join(names, ","))
+	}
+	c.Client.CloseAfterReply = true
+}
+
+// _fetch_file name[,name...]
+//
+// The files of the checkpoint, each as its size on a raw line and its
+// bytes; then the connection closes.
+func cmdFetchFile(c *Ctx) {
+	if c.Client.Pushing() {
+		c.ErrorString("ERR _fetch_file is not allowed to a client with subscriptions or MONITOR")
+		return
+	}
+	var names []string
+	for _, name := range strings.Split(string(c.Args[1]), ",") {
+		if name != "" {
+			names = append(names, name)
+		}
+	}
+	master := c.Env.Repl.Master
+	c.Client.TakeOver = func(nc net.Conn) { master.ServeFiles(nc, names) }
+}
+
+// replicaRestored follows a full sync: the namespace tokens are the
+// master's now (with repl-namespace-enabled).
+func (e *Env) replicaRestored() {
+	if err := e.Namespaces.Reload(); err != nil {
+		slog.Warn("replication: reloading the namespace tokens after a full sync", "err", err)
+	}
+}
+
+// quiesce runs fn while no command runs and no background walk reads the
+// database: a replica's full sync swaps the database in it. It gives up,
+// with replication.ErrStopped, when stop is closed first: the command
+// that stops the replication (SLAVEOF) may hold the gate.
+func (e *Env) quiesce(stop <-chan struct{}, fn func() error) error {
+	locked := make(chan struct{})
+	go func() {
+		e.gate.Lock()
+		close(locked)
+	}()
+	select {
+	case <-locked:
+	case <-stop:
+		go func() {
+			<-locked
+			e.gate.Unlock()
+		}()
+		return replication.ErrStopped
+	}
+	defer e.gate.Unlock()
+	e.background.Wait()
+	return fn()
 }
 
 // infoReplication writes INFO's replication section as Kvrocks does: on a

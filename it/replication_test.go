@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"net"
 	"strconv"
@@ -75,6 +76,13 @@ func slaveOf(t testing.TB, replica *redis.Client, master *proc) {
 // returns once they are done; any error reply fails the test.
 func writeLoad(t testing.TB, addr string, clients, ops int, seed int64) {
 	t.Helper()
+	if err := runWriteLoad(addr, clients, ops, seed); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runWriteLoad is writeLoad, returning the first error.
+func runWriteLoad(addr string, clients, ops int, seed int64) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := 0; i < clients; i++ {
@@ -119,24 +127,21 @@ func writeLoad(t testing.TB, addr string, clients, ops int, seed int64) {
 	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	return <-errs
 }
 
 // replicationLoad writes the interop workload and a concurrent random
 // load through master.
 func replicationLoad(t *testing.T, master *proc, seed int64, keys, ops int) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		w := newWorkload(seed)
-		w.phaseMain(keys)
-		runCommands(t, interopClient(t, master, "", 60*time.Second), "master workload", w.take())
-	}()
-	writeLoad(t, master.Addr(), 4, ops, seed)
-	<-done
+	loaded := make(chan error, 1)
+	go func() { loaded <- runWriteLoad(master.Addr(), 4, ops, seed) }()
+	w := newWorkload(seed)
+	w.phaseMain(keys)
+	runCommands(t, interopClient(t, master, "", 60*time.Second), "master workload", w.take())
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
 }
 
 func replicationSizes() (keys, ops int) {
@@ -343,6 +348,11 @@ func TestReplicationBadInput(t *testing.T) {
 		{c, []any{"REPLCONF", "ip-address", ""}, "ERR ip-address should not be empty"},
 		{c, []any{"REPLCONF", "capa", "eof"}, "ERR unknown option"},
 		{c, []any{"_db_name", "x"}, "ERR wrong number of arguments"},
+		{c, []any{"_fetch_meta", "x"}, "ERR wrong number of arguments"},
+		{c, []any{"_fetch_file"}, "ERR wrong number of arguments"},
+		{c, []any{"_fetch_file", "a", "b"}, "ERR wrong number of arguments"},
+		{tenant, []any{"_fetch_meta"}, "ERR admin permission required to perform the command"},
+		{tenant, []any{"_fetch_file", "CURRENT"}, "ERR admin permission required to perform the command"},
 	} {
 		err := tc.c.Do(ctx, tc.args...).Err()
 		if err == nil || err.Error() != tc.want {
@@ -367,6 +377,26 @@ func TestReplicationBadInput(t *testing.T) {
 	for _, want := range []string{"+OK\r\n", "+OK\r\n", "bad.input.db\r\n"} {
 		if line, err := rd.ReadString('\n'); err != nil || line != want {
 			t.Errorf("AUTH, AUTH, _db_name: %q %v, want %q", line, err, want)
+		}
+	}
+
+	// _fetch_file sends nothing but the files of the checkpoint: a path
+	// ends the connection before any byte.
+	for _, names := range []string{"../../../etc/passwd", "CURRENT,../db/CURRENT", "/etc/passwd", "..", ".", "no-such-file"} {
+		nc, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc.SetDeadline(time.Now().Add(30 * time.Second))
+		fmt.Fprintf(nc, "*2\r\n$4\r\nAUTH\r\n$5\r\nadmin\r\n*2\r\n$11\r\n_fetch_file\r\n$%d\r\n%s\r\n", len(names), names)
+		rd := bufio.NewReader(nc)
+		if line, err := rd.ReadString('\n'); err != nil || line != "+OK\r\n" {
+			t.Fatalf("AUTH: %q %v", line, err)
+		}
+		rest, err := io.ReadAll(rd)
+		nc.Close()
+		if err != nil || len(rest) != 0 {
+			t.Errorf("_fetch_file %s: %q %v, want the connection closed", names, rest, err)
 		}
 	}
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -64,7 +65,8 @@ type feed struct {
 // Master is the master side of a node: its feeds and the counters INFO
 // shows. It is safe for concurrent use.
 type Master struct {
-	st *storage.Storage
+	st  *storage.Storage
+	cfg *config.Config
 	// SyncFull counts _fetch_meta requests; SyncPartialOK and
 	// SyncPartialErr accepted and refused PSYNCs (INFO stats).
 	SyncFull, SyncPartialOK, SyncPartialErr atomic.Int64
@@ -73,11 +75,20 @@ type Master struct {
 		sync.Mutex
 		feeds map[*feed]struct{}
 	}
+	// running counts the feeds' goroutines, which StopFeeds waits for.
+	running sync.WaitGroup
+	// cp is the checkpoint replicas fetch (checkpoint.go).
+	cp struct {
+		sync.Mutex
+		created, accessed time.Time
+		seq               uint64 // a sequence number the checkpoint holds
+		fetchers          int    // _fetch_file connections sending from it
+	}
 }
 
 // NewMaster returns the master side over st.
-func NewMaster(st *storage.Storage) *Master {
-	m := &Master{st: st}
+func NewMaster(cfg *config.Config, st *storage.Storage) *Master {
+	m := &Master{st: st, cfg: cfg}
 	m.mu.feeds = map[*feed]struct{}{}
 	return m
 }
@@ -134,7 +145,9 @@ func (m *Master) Serve(nc net.Conn, next uint64, listeningPort int, ip string) {
 	}
 	m.mu.Lock()
 	m.mu.feeds[f] = struct{}{}
+	m.running.Add(1)
 	m.mu.Unlock()
+	defer m.running.Done()
 	defer func() {
 		f.stopped.Store(true)
 		nc.Close()
@@ -249,15 +262,16 @@ func (m *Master) Connected() int {
 	return len(m.mu.feeds)
 }
 
-// StopFeeds stops every feed and closes its connection (CLIENT KILL TYPE
-// slave, a full sync replacing the data they read).
+// StopFeeds stops every feed, closes its connection and waits until none
+// reads the WAL any more (a full sync replaces the data they read).
 func (m *Master) StopFeeds() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	for f := range m.mu.feeds {
 		f.stopped.Store(true)
 		f.nc.Close()
 	}
+	m.mu.Unlock()
+	m.running.Wait()
 }
 
 // splitAddr returns the IP and port of a TCP address ("" and 0

@@ -24,6 +24,17 @@ type Node struct {
 	// replica applied (pub/sub messages reach local subscribers through
 	// it). The bytes are valid during the call only.
 	OnApplied func(batch []byte)
+	// Quiesce, when set before Start, runs fn while no command runs (a
+	// full sync swaps the database in it), unless stop is closed first;
+	// it then returns ErrStopped.
+	Quiesce func(stop <-chan struct{}, fn func() error) error
+
+	// OnRestored, when set before Start, is called once a full sync
+	// swapped in the master's data, while no command runs.
+	OnRestored func()
+
+	stop      chan struct{} // closed by Close: ends the checkpoint janitor
+	closeOnce sync.Once
 
 	// replica is the replica side, nil on a master; mu serialises its
 	// changes.
@@ -33,13 +44,15 @@ type Node struct {
 
 // NewNode returns the replication of a server over st.
 func NewNode(cfg *config.Config, st *storage.Storage) *Node {
-	return &Node{cfg: cfg, st: st, Master: NewMaster(st)}
+	return &Node{cfg: cfg, st: st, Master: NewMaster(cfg, st), stop: make(chan struct{})}
 }
 
 func (n *Node) storage() *storage.Storage { return n.st }
 
-// Start follows the master of the slaveof setting, if any.
+// Start starts the checkpoint janitor and follows the master of the
+// slaveof setting, if any.
 func (n *Node) Start() error {
+	go n.Master.janitor(n.stop)
 	v := strings.TrimSpace(n.cfg.SlaveOf.Get())
 	if v == "" || strings.EqualFold(strings.Join(strings.Fields(v), " "), "no one") {
 		return nil
@@ -99,8 +112,28 @@ func (n *Node) RemoveMaster() bool {
 
 // Close stops the replica side and the feeds.
 func (n *Node) Close() {
+	n.closeOnce.Do(func() { close(n.stop) })
 	n.RemoveMaster()
 	n.Master.StopFeeds()
+}
+
+// restore swaps in a fetched checkpoint while no command runs and no feed
+// reads the WAL; it gives up when stop is closed first.
+func (n *Node) restore(stop <-chan struct{}, dir string) error {
+	swap := func() error {
+		n.Master.StopFeeds()
+		if err := n.st.Restore(dir); err != nil {
+			return err
+		}
+		if n.OnRestored != nil {
+			n.OnRestored()
+		}
+		return nil
+	}
+	if n.Quiesce != nil {
+		return n.Quiesce(stop, swap)
+	}
+	return swap()
 }
 
 // Link is what a replica knows of its master, for INFO and ROLE.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,6 +132,9 @@ func (r *Replica) cfg() *config.Config { return r.node.cfg }
 
 func (r *Replica) run() {
 	defer close(r.done)
+	// As Kvrocks, a new replication starts with a clean staging area: a
+	// full sync a crash interrupted is done again from the start.
+	os.RemoveAll(r.stagingDir())
 	var lastAttempt time.Time
 	full := false
 	for !r.stopped() {

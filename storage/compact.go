@@ -56,6 +56,8 @@ var compactOrder = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream, CFPubSub, 
 // Compact compacts every column family down to the last level, running the
 // compaction filters over every record, and returns when done.
 func (s *Storage) Compact() error {
+	s.life.RLock()
+	defer s.life.RUnlock()
 	s.compacting.Add(1)
 	defer s.compacting.Add(-1)
 	s.filters.subkey.Reset()
@@ -84,6 +86,8 @@ const checkSample = 32
 // propagate column families, which hold nothing lasting, are compacted
 // whole when they have files. It returns how many ranges it compacted.
 func (s *Storage) CheckCompaction(minPct int64, maxAge time.Duration) int {
+	s.life.RLock()
+	defer s.life.RUnlock()
 	s.compacting.Add(1)
 	defer s.compacting.Add(-1)
 	type candidate struct {

@@ -85,6 +85,10 @@ type Storage struct {
 	unhooks       []func() // remove the config hooks of live options
 
 	closeOnce sync.Once
+	// life is held exclusively by Restore and Close while RocksDB is
+	// closed or reopened, and shared by what uses the database outside
+	// commands (see restore.go).
+	life sync.RWMutex
 }
 
 // Open opens (creating when missing) the database in <dir>/db with every
@@ -94,12 +98,22 @@ func Open(cfg *config.Config) (*Storage, error) {
 	if err := checkWritable(dir); err != nil {
 		return nil, err
 	}
+	RecoverRestore(dir)
 	s := &Storage{
 		cfg:      cfg,
 		layout:   metadata.Layout{Cluster: cfg.ClusterEnabled.Get()},
 		versions: metadata.NewVersionGenerator(),
 		dir:      filepath.Join(dir, "db"),
 	}
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open opens RocksDB in s.dir and builds everything that goes with it:
+// what Open does after the fields that outlive a Restore are set.
+func (s *Storage) open() error {
 	s.dbOpts = s.newDBOptions()
 	names := existingColumnFamilies(s.dbOpts, s.dir)
 	s.filters = s.newFilters()
@@ -110,7 +124,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 	db, handles, err := grocksdb.OpenDbColumnFamilies(s.dbOpts, s.dir, names, opts)
 	if err != nil {
 		s.destroyOptions()
-		return nil, fmt.Errorf("storage: open %s: %w", s.dir, err)
+		return fmt.Errorf("storage: open %s: %w", s.dir, err)
 	}
 	s.db = db
 	for i, name := range names {
@@ -131,15 +145,17 @@ func Open(cfg *config.Config) (*Storage, error) {
 	}
 	// delayed_write_rate has no setter in RocksDB's C API before it
 	// opens: set it as CONFIG SET does.
-	if rate := cfg.RocksDB.DelayedWriteRate.Get(); rate != 0 {
+	if rate := s.cfg.RocksDB.DelayedWriteRate.Get(); rate != 0 {
 		if err := s.setDBOptions("delayed_write_rate", fmt.Sprint(rate)); err != nil {
 			slog.Warn("rocksdb.delayed_write_rate not applied", "err", err)
 		}
 	}
 	s.hookLiveOptions()
 	s.dbSize.init(s)
+	s.hints.reset()
+	s.closing.Store(false)
 	s.ready.Store(true)
-	return s, nil
+	return nil
 }
 
 // checkWritable makes sure the data directory exists and can be written,
@@ -284,33 +300,44 @@ func (s *Storage) newCFOptions(name string) *grocksdb.Options {
 // It is safe to call more than once.
 func (s *Storage) Close() {
 	s.closeOnce.Do(func() {
-		for _, unhook := range s.unhooks {
-			unhook()
-		}
-		s.dbSize.unhook()
-		if err := s.db.FlushWAL(true); err != nil {
-			slog.Error("flush WAL at close", "err", err)
-		}
-		// Compaction filters read metadata through the column family
-		// handles: no compaction may run once those are freed.
-		s.StopCompactions()
-		s.db.CancelAllBackgroundWork(true)
-		for _, h := range s.cfs {
-			if h != nil {
-				h.Destroy()
-			}
-		}
-		for _, h := range s.foreign {
+		s.life.Lock()
+		defer s.life.Unlock()
+		s.closeEngine()
+	})
+}
+
+// closeEngine closes RocksDB and frees everything open built.
+func (s *Storage) closeEngine() {
+	for _, unhook := range s.unhooks {
+		unhook()
+	}
+	s.unhooks = nil
+	s.dbSize.unhook()
+	if err := s.db.FlushWAL(true); err != nil {
+		slog.Error("flush WAL at close", "err", err)
+	}
+	// Compaction filters read metadata through the column family
+	// handles: no compaction may run once those are freed.
+	s.StopCompactions()
+	s.ready.Store(false)
+	s.db.CancelAllBackgroundWork(true)
+	for i, h := range s.cfs {
+		if h != nil {
 			h.Destroy()
 		}
-		s.db.Close()
-		s.writeBatches.close()
-		s.readOpts.Destroy()
-		for _, wo := range s.writeOpts {
-			wo.Destroy()
-		}
-		s.destroyOptions()
-	})
+		s.cfs[i] = nil
+	}
+	for _, h := range s.foreign {
+		h.Destroy()
+	}
+	s.foreign = nil
+	s.db.Close()
+	s.writeBatches.close()
+	s.readOpts.Destroy()
+	for _, wo := range s.writeOpts {
+		wo.Destroy()
+	}
+	s.destroyOptions()
 }
 
 func (s *Storage) destroyOptions() {
@@ -320,10 +347,12 @@ func (s *Storage) destroyOptions() {
 	for _, t := range s.bbto {
 		t.Destroy()
 	}
+	s.cfOpts, s.bbto = nil, nil
 	s.dbOpts.Destroy()
 	s.cache.Destroy()
 	if s.rowCache != nil {
 		s.rowCache.Destroy()
+		s.rowCache = nil
 	}
 }
 

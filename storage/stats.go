@@ -13,6 +13,8 @@ import (
 // a histogram its number of samples under name and their sum under
 // name+".sum".
 func (s *Storage) Tickers() map[string]uint64 {
+	s.life.RLock()
+	defer s.life.RUnlock()
 	return parseStatistics(s.dbOpts.GetStatisticsString())
 }
 

@@ -122,6 +122,8 @@ func (s *Storage) Durable(target uint64) error {
 	if s.wal.flushed.Load() >= target {
 		return nil
 	}
+	s.life.RLock()
+	defer s.life.RUnlock()
 	// Let the goroutines that are about to write run first, so that one
 	// flush covers their writes too: under load this makes one flush serve
 	// many commands, at the cost of one scheduler yield.

@@ -1,0 +1,169 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The master side of full sync (REPLICATION.md §3.1): _fetch_meta makes
+// (or reuses, while it is young and its sequence still in the WAL) a
+// RocksDB checkpoint in <dir>/checkpoint and answers the names of its
+// files; _fetch_file sends files of it, each as "<size>\r\n" and the raw
+// bytes. A checkpoint nobody fetched from for 30 s, or older than a day,
+// is removed.
+
+const (
+	checkpointIdle   = 30 * time.Second
+	checkpointMaxAge = 24 * time.Hour
+	janitorEvery     = 10 * time.Second
+)
+
+// checkpointDir is where a master keeps the checkpoint replicas fetch.
+func (m *Master) checkpointDir() string { return filepath.Join(m.cfg.Dir.Get(), "checkpoint") }
+
+// reuseWindow is how long a checkpoint is reused: half the WAL's TTL,
+// between 10 minutes and an hour, as Kvrocks.
+func (m *Master) reuseWindow() time.Duration {
+	s := min(max(m.cfg.RocksDB.WALTTLSeconds.Get()/2, 600), 3600)
+	return time.Duration(s) * time.Second
+}
+
+// FetchMeta returns the files of the checkpoint, making it when there is
+// none usable. It counts a full sync.
+func (m *Master) FetchMeta() ([]string, error) {
+	m.SyncFull.Add(1)
+	cp := &m.cp
+	cp.Lock()
+	defer cp.Unlock()
+	dir := m.checkpointDir()
+	if _, err := os.Stat(dir); err == nil {
+		young := !cp.created.IsZero() && time.Since(cp.created) <= m.reuseWindow()
+		if !young || m.checkPSync(cp.seq+1) != nil {
+			if cp.fetchers > 0 {
+				return nil, errors.New("replication: the checkpoint is too old but still being fetched")
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		seq, err := m.st.Checkpoint(dir)
+		if err != nil {
+			slog.Error("replication: cannot create a checkpoint", "err", err)
+			return nil, err
+		}
+		cp.created, cp.seq = time.Now(), seq
+		slog.Info("replication: checkpoint created for a full sync", "dir", dir, "sequence", seq)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	cp.accessed = time.Now()
+	return names, nil
+}
+
+// validFileName reports whether name can only name a file directly in a
+// checkpoint directory.
+func validFileName(name string) bool {
+	return name != "" && name != "." && name != ".." && len(name) <= 255 && !strings.ContainsAny(name, "/\\\x00")
+}
+
+// ServeFiles sends the files names of the checkpoint on nc, after a
+// _fetch_file, and closes nc. It stops at the first name that is not a
+// file of the checkpoint: the replica then sees the connection end.
+func (m *Master) ServeFiles(nc net.Conn, names []string) {
+	defer nc.Close()
+	cp := &m.cp
+	cp.Lock()
+	cp.fetchers++
+	cp.Unlock()
+	defer func() {
+		cp.Lock()
+		cp.fetchers--
+		cp.accessed = time.Now()
+		cp.Unlock()
+	}()
+	dir := m.checkpointDir()
+	for _, name := range names {
+		if !validFileName(name) {
+			slog.Warn("replication: _fetch_file of a bad name", "name", name, "replica", nc.RemoteAddr().String())
+			return
+		}
+		if err := m.sendFile(nc, filepath.Join(dir, name)); err != nil {
+			slog.Info("replication: sending a checkpoint file failed", "file", name, "err", err)
+			return
+		}
+	}
+}
+
+// sendFile writes "<size>\r\n" and the file's bytes, at most
+// max-replication-mb per second shared by the fetches running.
+func (m *Master) sendFile(nc net.Conn, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("replication: %s is not a file", path)
+	}
+	start := time.Now()
+	nc.SetWriteDeadline(time.Now().Add(10 * time.Minute))
+	if _, err := io.WriteString(nc, strconv.FormatInt(st.Size(), 10)+"\r\n"); err != nil {
+		return err
+	}
+	// From a file to a TCP connection, io.Copy uses sendfile.
+	if n, err := io.Copy(nc, io.LimitReader(f, st.Size())); err != nil || n != st.Size() {
+		return fmt.Errorf("replication: sent %d of %d bytes of %s: %v", n, st.Size(), path, err)
+	}
+	if mb := m.cfg.MaxReplicationMB.Get(); mb > 0 {
+		m.cp.Lock()
+		fetchers := max(m.cp.fetchers, 1)
+		m.cp.Unlock()
+		budget := float64(mb<<20) / float64(fetchers) // bytes per second
+		due := time.Duration(float64(st.Size()) / budget * float64(time.Second))
+		if wait := due - time.Since(start); wait > 0 {
+			time.Sleep(wait)
+		}
+	}
+	return nil
+}
+
+// janitor removes the checkpoint once it is idle or old, until stop is
+// closed. A checkpoint left by an earlier run goes at once.
+func (m *Master) janitor(stop <-chan struct{}) {
+	t := time.NewTicker(janitorEvery)
+	defer t.Stop()
+	for {
+		m.cp.Lock()
+		dir := m.checkpointDir()
+		if _, err := os.Stat(dir); err == nil && m.cp.fetchers == 0 &&
+			(m.cp.created.IsZero() || time.Since(m.cp.accessed) > checkpointIdle || time.Since(m.cp.created) > checkpointMaxAge) {
+			if err := os.RemoveAll(dir); err != nil {
+				slog.Warn("replication: cannot remove the checkpoint", "dir", dir, "err", err)
+			}
+			m.cp.created = time.Time{}
+		}
+		m.cp.Unlock()
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
