@@ -163,14 +163,14 @@ func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Ty
 		}
 		mark := c.W.Len()
 		try()
-		if isNull(c.W.Bytes()[mark:]) {
+		if c.W.NullSince(mark) {
 			c.W.Truncate(mark)
 		}
 		return
 	}
 	mark := c.W.Len()
 	try()
-	if reply := c.W.Bytes()[mark:]; len(reply) > 0 && !isNull(reply) {
+	if c.W.Len() > mark && !c.W.NullSince(mark) {
 		if w != nil {
 			// The waiter ran its command again itself (a write came
 			// while it got ready to wait) and got its element.
@@ -184,10 +184,6 @@ func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Ty
 		return
 	}
 	c.Env.blocking.wait(c, args, keys, timeout, null, serve)
-}
-
-func isNull(reply []byte) bool {
-	return bytes.Equal(reply, []byte("*-1\r\n")) || bytes.Equal(reply, []byte("$-1\r\n")) || bytes.Equal(reply, []byte("_\r\n"))
 }
 
 // parseTimeout reads a timeout in seconds (decimals allowed, 0: none).

@@ -26,10 +26,14 @@ type Writer struct {
 	// told each one (INFO errorstats).
 	errors  int64
 	onError func(msg string)
+
+	// nullAt and nullEnd delimit the last null reply written (see
+	// NullSince); nullAt is -1 when none is in the buffer.
+	nullAt, nullEnd int
 }
 
 // NewWriter returns a RESP2 writer.
-func NewWriter() *Writer { return &Writer{proto: 2, buf: make([]byte, 0, 512)} }
+func NewWriter() *Writer { return &Writer{proto: 2, buf: make([]byte, 0, 512), nullAt: -1} }
 
 // SetProtocol selects RESP2 (2) or RESP3 (3).
 func (w *Writer) SetProtocol(p int) { w.proto = p }
@@ -47,7 +51,7 @@ func (w *Writer) Len() int { return len(w.buf) }
 // Reset discards the buffered replies, keeping the capacity unless it grew
 // beyond what an ordinary batch needs, and clears a failure.
 func (w *Writer) Reset() {
-	w.open, w.failed = 0, false
+	w.open, w.failed, w.nullAt = 0, false, -1
 	if cap(w.buf) > 1<<20 {
 		w.buf = make([]byte, 0, 512)
 		return
@@ -166,21 +170,24 @@ func (w *Writer) BulkInt(n int64) {
 }
 
 // Null writes the null reply ($-1 in RESP2, _ in RESP3).
-func (w *Writer) Null() {
-	if w.proto == 3 {
-		w.buf = append(w.buf, "_\r\n"...)
-		return
-	}
-	w.buf = append(w.buf, "$-1\r\n"...)
-}
+func (w *Writer) Null() { w.null("$-1\r\n") }
 
 // NullArray writes a null array (*-1 in RESP2, _ in RESP3).
-func (w *Writer) NullArray() {
+func (w *Writer) NullArray() { w.null("*-1\r\n") }
+
+func (w *Writer) null(resp2 string) {
 	if w.proto == 3 {
-		w.buf = append(w.buf, "_\r\n"...)
-		return
+		resp2 = "_\r\n"
 	}
-	w.buf = append(w.buf, "*-1\r\n"...)
+	w.nullAt = len(w.buf)
+	w.buf = append(w.buf, resp2...)
+	w.nullEnd = len(w.buf)
+}
+
+// NullSince reports whether what was written since mark (a Len) is one
+// null reply and nothing else: how a command says it found nothing.
+func (w *Writer) NullSince(mark int) bool {
+	return w.nullAt == mark && w.nullEnd > mark && w.nullEnd == len(w.buf)
 }
 
 // Array starts an array of n elements; the caller writes them next.
@@ -345,7 +352,12 @@ func (w *Writer) DeferSet() Deferred {
 }
 
 // Truncate drops what was written after the first n bytes.
-func (w *Writer) Truncate(n int) { w.buf = w.buf[:n] }
+func (w *Writer) Truncate(n int) {
+	w.buf = w.buf[:n]
+	if n < w.nullEnd {
+		w.nullAt = -1
+	}
+}
 
 // Abandon drops everything written since d, so that an error can be
 // replied instead of the aggregate.

@@ -118,3 +118,43 @@ func TestWriterSpill(t *testing.T) {
 		t.Fatal("Reset did not clear the failure")
 	}
 }
+
+// TestNullSince checks how a command tells that it replied "nothing": one
+// null and nothing else since the mark, in either protocol.
+func TestNullSince(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		w := NewWriter()
+		w.SetProtocol(proto)
+		w.OK()
+		mark := w.Len()
+		if w.NullSince(mark) {
+			t.Errorf("RESP%d: nothing written counts as a null", proto)
+		}
+		w.Null()
+		if !w.NullSince(mark) {
+			t.Errorf("RESP%d: a null bulk is not seen", proto)
+		}
+		w.Truncate(mark)
+		if w.NullSince(mark) {
+			t.Errorf("RESP%d: a truncated null still counts", proto)
+		}
+		w.NullArray()
+		if !w.NullSince(mark) {
+			t.Errorf("RESP%d: a null array is not seen", proto)
+		}
+		w.Int(1)
+		if w.NullSince(mark) {
+			t.Errorf("RESP%d: a null followed by more counts as a null", proto)
+		}
+		w.Truncate(mark)
+		w.Array(1)
+		w.Null()
+		if w.NullSince(mark) {
+			t.Errorf("RESP%d: an array holding a null counts as a null", proto)
+		}
+		w.Reset()
+		if w.NullSince(0) {
+			t.Errorf("RESP%d: a null survives Reset", proto)
+		}
+	}
+}
