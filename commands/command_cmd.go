@@ -302,12 +302,15 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 	}
 	if m != nil && len(m.KeySpecs) > 0 {
 		var ok bool
-		refs, ok = keysBySpecs(m.KeySpecs, args, arity < 0, false)
-		if !ok {
+		switch refs, ok = keysBySpecs(m.KeySpecs, args, arity < 0, false); {
+		case ok:
+			for _, r := range refs {
+				keys = append(keys, args[r.pos])
+			}
+		case hasUnknownSpec(m.KeySpecs):
+			keys, refs = tableKeyRefs(cmd, m.KeySpecs, args)
+		default:
 			refs = nil
-		}
-		for _, r := range refs {
-			keys = append(keys, args[r.pos])
 		}
 	} else {
 		keys = cmd.keys(args)
@@ -340,6 +343,34 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 			c.W.Simple(f)
 		}
 	}
+}
+
+// tableKeyRefs finds the keys of a command whose specifications cannot
+// (SORT's STORE may come anywhere) as Redis's own key function does: from
+// the table. The first key takes the first specification's flags, the
+// others the last one's (SORT: the STORE destination).
+func tableKeyRefs(cmd *Command, specs []KeySpec, args [][]byte) ([][]byte, []keyRef) {
+	keys := cmd.keys(args)
+	refs := make([]keyRef, len(keys))
+	for i := range keys {
+		spec := &specs[0]
+		if i > 0 {
+			spec = &specs[len(specs)-1]
+		}
+		refs[i].flags = spec.Flags
+	}
+	return keys, refs
+}
+
+// hasUnknownSpec reports whether a specification cannot be followed
+// (begin_search "unknown").
+func hasUnknownSpec(specs []KeySpec) bool {
+	for i := range specs {
+		if specs[i].BeginSearch == "unknown" {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

@@ -439,3 +439,22 @@ func (db DB) LMove(src, dst []byte, srcLeft, dstLeft bool) (elem []byte, found b
 	}
 	return values[0], true, b.commit()
 }
+
+// ListStore replaces dst, of any type, by a list of elems (SORT ... STORE):
+// a new version without TTL, or no key at all when elems is empty. It
+// returns the length.
+func (db DB) ListStore(dst []byte, elems [][]byte) (int64, error) {
+	c := &collection{db: db, nsKey: db.nsKey(dst), key: dst, writer: true}
+	_, found, err := db.lookup(c.nsKey)
+	if err != nil {
+		return 0, err
+	}
+	// Nothing onto nothing writes nothing (saveMeta), so that, as in
+	// Redis, a WATCH of dst is not touched.
+	c.exists = found
+	c.meta = metadata.New(metadata.TypeList, db.s.versions.Next(nowTime()))
+	b := db.newBatch(logRightPush)
+	c.push(b, elems, false)
+	c.saveMeta(b)
+	return int64(len(elems)), b.commit()
+}
