@@ -74,6 +74,8 @@ type Client struct {
 	// spillable is set while a command whose reply may be sent in parts
 	// runs: a read outside a transaction, holding the gate shared.
 	spillable bool
+	// replies is CLIENT REPLY's state.
+	replies replyMode
 	// noEvict is set by CLIENT NO-EVICT on: maxmemory-clients spares it.
 	noEvict atomic.Bool
 	// Buffer sizes for CLIENT LIST and INFO, kept by the server:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/resp"
 )
 
 func init() {
@@ -231,6 +232,7 @@ var clientSubcommands = map[string]subcommand{
 		}
 	}},
 	"setinfo": {4, clientSetInfo},
+	"reply":   {3, clientReply},
 	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Client.describe(c.Client, time.Now())) }},
 	"list":    {-2, clientList},
 	"kill":    {-3, clientKill},
@@ -243,10 +245,45 @@ var clientSubcommands = map[string]subcommand{
 		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME.",
 		"LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
 		"NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction by maxmemory-clients.",
+		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
 		"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
 		"HELP", "    Print this help.",
 	),
+}
+
+// replyMode is CLIENT REPLY's state, used by the client's own goroutine
+// only: replies are dropped while off, or for the one command after SKIP.
+type replyMode struct {
+	off, skip, skipNext bool
+}
+
+func (m *replyMode) suppressed() bool { return m.off || m.skip }
+
+// done ends a command whose reply began at *from in w: it drops the reply
+// when replies are suppressed, then moves SKIP on to the next command, as
+// Redis's resetClient does.
+func (m *replyMode) done(w *resp.Writer, from *int) {
+	if m.suppressed() && w.Len() >= *from {
+		w.Truncate(*from)
+	}
+	m.skip, m.skipNext = m.skipNext, false
+}
+
+// CLIENT REPLY ON | OFF | SKIP
+func clientReply(c *Ctx) {
+	m := &c.Client.replies
+	switch strings.ToLower(string(c.Args[2])) {
+	case "on":
+		m.off, m.skip = false, false
+		c.W.OK()
+	case "off":
+		m.off = true
+	case "skip":
+		m.skipNext = !m.off
+	default:
+		c.ErrorString(errSyntax)
+	}
 }
 
 // CLIENT SETINFO LIB-NAME libname | LIB-VER libver

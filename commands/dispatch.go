@@ -22,6 +22,8 @@ import (
 // key ready serves it (serveBlocked, on that command's goroutine, before
 // that command's reply is sent), or its timeout or CLIENT UNBLOCK.
 func (e *Env) Dispatch(cl *Client, args [][]byte) {
+	replyFrom := cl.W.Len()
+	defer cl.replies.done(cl.W, &replyFrom)
 	e.dispatch(cl, args)
 	for cl.blocked {
 		cl.blocked = false
@@ -30,6 +32,7 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		// waits.
 		if cl.Flush != nil {
 			cl.Flush()
+			replyFrom = 0
 		}
 		cl.blockedNow.Store(true)
 		outcome := w.await()
@@ -106,7 +109,7 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		defer e.gate.RUnlock()
 	}
 	// A read's reply may be sent in parts as it grows (Client.SpillReply).
-	cl.spillable = !writes && cmd.Flags&Exclusive == 0
+	cl.spillable = !writes && cmd.Flags&Exclusive == 0 && !cl.replies.suppressed()
 	e.execute(&cl.ctx, cmd, args)
 	cl.spillable = false
 }

@@ -1,0 +1,48 @@
+package it
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestClientReplyDiff sends scripts of commands, each in one write, to
+// redis-server and to Basalt, and compares every byte they answer up to a
+// final PONG: CLIENT REPLY OFF silences what follows until ON, SKIP the
+// next command only, and a bad mode is a syntax error.
+func TestClientReplyDiff(t *testing.T) {
+	b, r := startBasalt(t), startRedis(t)
+	scripts := [][]string{
+		{"CLIENT REPLY OFF", "SET a 1", "GET a", "CLIENT REPLY ON", "GET a"},
+		{"CLIENT REPLY SKIP", "SET b 2", "GET b"},
+		{"CLIENT REPLY SKIP", "CLIENT REPLY SKIP", "GET b", "GET b"},
+		{"CLIENT REPLY OFF", "CLIENT REPLY SKIP", "GET b", "CLIENT REPLY ON", "GET b"},
+		{"CLIENT REPLY SKIP", "CLIENT REPLY ON", "GET b"},
+		{"CLIENT REPLY OFF", "NOSUCHCOMMAND x", "GET", "INCR b x", "CLIENT REPLY ON", "INCR b"},
+		{"CLIENT REPLY FOO", "CLIENT REPLY", "CLIENT REPLY ON EXTRA", "client reply skip", "ECHO skipped", "ECHO sent"},
+		{"CLIENT REPLY SKIP", "BLPOP nolist 0.01", "ECHO after"},
+		{"CLIENT REPLY OFF", "MULTI", "INCR c", "EXEC", "CLIENT REPLY ON", "GET c"},
+		{"CLIENT REPLY OFF", "LRANGE nolist 0 -1", "CLIENT REPLY ON"},
+	}
+	for n, script := range scripts {
+		var replies [2]string
+		for i, p := range []*proc{b, r} {
+			c := dial(t, p)
+			c.send(strings.Join(append(script, "PING"), "\r\n") + "\r\n")
+			var all strings.Builder
+			for {
+				v := c.reply()
+				all.WriteString(v)
+				if v == "+PONG\r\n" {
+					break
+				}
+			}
+			replies[i] = all.String()
+		}
+		if replies[0] != replies[1] {
+			t.Errorf("%q:\nbasalt:       %q\nredis-server: %q", script, replies[0], replies[1])
+		}
+		if want := "+OK\r\n$1\r\n1\r\n+PONG\r\n"; n == 0 && replies[0] != want {
+			t.Errorf("%q: %q, want %q", script, replies[0], want)
+		}
+	}
+}
