@@ -277,12 +277,19 @@ func clientReply(c *Ctx) {
 	case "on":
 		m.off, m.skip = false, false
 		c.W.OK()
+		return
 	case "off":
 		m.off = true
 	case "skip":
 		m.skipNext = !m.off
 	default:
 		c.ErrorString(errSyntax)
+		return
+	}
+	// Redis leaves a hole in EXEC's array here, which desynchronises the
+	// client; Basalt fills it. (OFF then drops EXEC's whole reply.)
+	if c.inExec && !m.suppressed() {
+		c.W.OK()
 	}
 }
 

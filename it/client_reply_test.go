@@ -22,6 +22,7 @@ func TestClientReplyDiff(t *testing.T) {
 		{"CLIENT REPLY SKIP", "BLPOP nolist 0.01", "ECHO after"},
 		{"CLIENT REPLY OFF", "MULTI", "INCR c", "EXEC", "CLIENT REPLY ON", "GET c"},
 		{"CLIENT REPLY OFF", "LRANGE nolist 0 -1", "CLIENT REPLY ON"},
+		{"MULTI", "CLIENT REPLY ON", "EXEC"},
 	}
 	for n, script := range scripts {
 		var replies [2]string
@@ -44,5 +45,22 @@ func TestClientReplyDiff(t *testing.T) {
 		if want := "+OK\r\n$1\r\n1\r\n+PONG\r\n"; n == 0 && replies[0] != want {
 			t.Errorf("%q: %q, want %q", script, replies[0], want)
 		}
+	}
+}
+
+// TestClientReplyInExec: where Redis leaves a hole in EXEC's array (CLIENT
+// REPLY SKIP queued in MULTI), Basalt answers OK in its place; SKIP still
+// silences the command after EXEC, and OFF silences EXEC's whole reply.
+func TestClientReplyInExec(t *testing.T) {
+	c := dial(t, startBasalt(t))
+	c.send("MULTI\r\nCLIENT REPLY SKIP\r\nEXEC\r\nECHO skipped\r\nMULTI\r\nCLIENT REPLY OFF\r\nEXEC\r\nCLIENT REPLY ON\r\nPING\r\n")
+	var got []string
+	for v := ""; v != "+PONG\r\n"; {
+		v = c.reply()
+		got = append(got, v)
+	}
+	want := []string{"+OK\r\n", "+QUEUED\r\n", "*1\r\n+OK\r\n", "+OK\r\n", "+QUEUED\r\n", "+OK\r\n", "+PONG\r\n"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
