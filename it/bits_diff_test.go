@@ -51,19 +51,7 @@ func (p *bitsPair) same(args ...string) string {
 // TestBitsDiff runs the fixed cases, then the random streams.
 func TestBitsDiff(t *testing.T) {
 	b, r := startBasalt(t), startRedis(t)
-	data, err := os.ReadFile("testdata/bits_diff.txt")
-	must(t, err)
-	var cases [][]string
-	for n, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		args, err := kvdSplit(line)
-		if err != nil {
-			t.Fatalf("bits_diff.txt:%d: %v", n+1, err)
-		}
-		cases = append(cases, args)
-	}
+	cases := readCases(t, "testdata/bits_diff.txt")
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("cases/RESP%d", proto), func(t *testing.T) {
 			p := newBitsPair(t, b, r, proto)
