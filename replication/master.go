@@ -177,6 +177,8 @@ func (m *Master) stream(f *feed) error {
 	}
 	first := true
 	lastWrite := time.Now()
+	tail := m.st.TailWAL(f.next.Load())
+	defer tail.Close()
 	for !f.stopped.Load() {
 		next := f.next.Load()
 		latest := m.st.LatestSequence()
@@ -191,10 +193,7 @@ func (m *Master) stream(f *feed) error {
 			continue
 		}
 		pending, batches := 0, 0
-		_, err := m.st.ReadWALBatches(next-1, func(b storage.WALBatch) error {
-			if b.Seq != f.next.Load() {
-				return errDiscrete{want: f.next.Load(), got: b.Seq}
-			}
+		err := tail.Read(func(b storage.WALBatch) error {
 			w.WriteString("$")
 			w.WriteString(strconv.Itoa(len(b.Data)))
 			w.WriteString("\r\n")
@@ -226,13 +225,6 @@ func (m *Master) stream(f *feed) error {
 		lastWrite = time.Now()
 	}
 	return nil
-}
-
-// errDiscrete ends a feed whose WAL skips sequence numbers.
-type errDiscrete struct{ want, got uint64 }
-
-func (e errDiscrete) Error() string {
-	return "replication: the WAL is discrete: wanted sequence " + strconv.FormatUint(e.want, 10) + ", got " + strconv.FormatUint(e.got, 10)
 }
 
 // Replicas returns the replicas being fed, in no particular order;
