@@ -101,7 +101,7 @@ func (c *Config) addOptions() {
 	c.byName["slaveof"].validate = checkSlaveOf
 	c.add("master-use-repl-port", &c.MasterUseReplPort, "no", 0, "connect to the master's port+1 (Kvrocks's legacy replication port)")
 	c.add("slave-serve-stale-data", &c.SlaveServeStaleData, "yes", 0, "a replica answers while its link is down (no: MASTERDOWN)")
-	c.add("slave-empty-db-before-fullsync", &c.SlaveEmptyDBBeforeFullsync, "no", 0, "a replica empties its database before a full sync")
+	c.add("slave-empty-db-before-fullsync", &c.SlaveEmptyDBBeforeFullsync, "no", noEffect, "a replica empties its database before a full sync (Basalt keeps it until the new one is in)")
 	c.add("slave-priority", c.SlavePriority.bounds(0, intMax), "100", 0, "replica priority for failover (shown by INFO)")
 	c.add("slave-read-only", &c.SlaveReadOnly, "yes", 0, "a replica refuses writes")
 	c.add("use-rsid-psync", boolean(), "no", ro|noEffect, "PSYNC with the replication id")
