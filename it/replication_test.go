@@ -269,7 +269,17 @@ func TestReplicationMasterRestart(t *testing.T) {
 	rc := r.client(t, 2)
 	writeLoad(t, m.Addr(), 2, ops/2, 5)
 	waitCaughtUp(t, m.client(t, 2), rc)
-	m.Kill() // kill -9: the replica keeps what it applied
+	// kill -9 in the middle of a write load: the replica keeps the prefix
+	// it applied, which the master's WAL holds too (a batch is streamed
+	// only once it is in the WAL file).
+	loading := make(chan error, 1)
+	go func() { loading <- runWriteLoad(m.Addr(), 4, 50*ops, 7) }()
+	before := sequenceOf(t, rc)
+	waitFor(t, replWait, "the replica applying the load", func() bool { return sequenceOf(t, rc) > before+100 })
+	m.Kill()
+	if err := <-loading; err == nil {
+		t.Fatal("the load outlived its master")
+	}
 	waitFor(t, time.Minute, "the replica noticing the master is gone", func() bool {
 		return infoFields(t, rc, "replication")["master_link_status"] == "down"
 	})
