@@ -41,6 +41,9 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(0), "GEORADIUS", []byte("z\x00180\x00-85.05112878\x00inf\x00m\x00WITHCOORD\x00STOREDIST\x00dst"))
 	f.Add(uint8(0), "SORT", []byte("l\x00BY\x00w_*\x00GET\x00#\x00GET\x00h*->f\x00ALPHA\x00DESC\x00LIMIT\x00\x01\x01\x00\x01\x03\x00STORE\x00dst"))
 	f.Add(uint8(fuzzInMulti), "CLIENT", []byte("REPLY\x00SKIP"))
+	f.Add(uint8(fuzzRESP3), "DEBUG", []byte("PROTOCOL\x00attrib"))
+	f.Add(uint8(fuzzRESP3), "DEBUG", []byte("PROTOCOL\x00push"))
+	f.Add(uint8(fuzzRESP3), "DEBUG", []byte("PROTOCOL\x00bignum"))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -73,8 +76,8 @@ var fuzzTokens = []string{
 	// are in the corpus).
 	"ANY", "ASC", "DESC", "STORE", "STOREDIST", "FROMMEMBER", "FROMLONLAT", "BYRADIUS", "BYBOX",
 	"WITHDIST", "WITHCOORD", "WITHHASH", "m", "km", "mi", "180", "-180", "85.05112878", "-85.05112878", "20000",
-	// SORT's and CLIENT REPLY's.
-	"BY", "ALPHA", "nosort", "#", "w_*", "h*->f", "REPLY", "ON", "OFF", "SKIP",
+	// SORT's, CLIENT REPLY's and DEBUG's.
+	"BY", "ALPHA", "nosort", "#", "w_*", "h*->f", "REPLY", "ON", "OFF", "SKIP", "PROTOCOL", "attrib", "push", "bignum",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -203,6 +206,10 @@ func fuzzSkip(cmd *Command, a [][]byte) string {
 	if cmd.Name == "config" && len(a) > 1 && !strings.EqualFold(string(a[1]), "get") && !strings.EqualFold(string(a[1]), "help") {
 		return "CONFIG SET, REWRITE and RESETSTAT change the server for every later input " +
 			"(a requirepass locks them all out); CONFIG GET and HELP are run"
+	}
+	if cmd.Name == "debug" && len(a) > 1 && (strings.EqualFold(string(a[1]), "sleep") || strings.EqualFold(string(a[1]), "dbsize-limit")) {
+		return "DEBUG SLEEP sleeps as long as it is asked (up to a day), and DEBUG DBSIZE-LIMIT " +
+			"refuses every later input's writes; DEBUG's other subcommands are run"
 	}
 	return ""
 }

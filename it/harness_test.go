@@ -116,10 +116,11 @@ func startBasaltAt(t testing.TB, dir string, port int, extra ...string) *proc {
 }
 
 // startRedis starts a redis-server oracle with persistence off.
-func startRedis(t testing.TB) *proc {
+func startRedis(t testing.TB, extra ...string) *proc {
 	t.Helper()
 	port := freePort(t)
-	return launch(t, "redis-server", []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, port)
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
+	return launch(t, "redis-server", append(args, extra...), port)
 }
 
 func launch(t testing.TB, bin string, args []string, port int) *proc {

@@ -212,6 +212,24 @@ func (w *Writer) Map(n int) {
 	w.header('*', int64(2*n))
 }
 
+// Attribute starts a RESP3 attribute of n key/value pairs, which describes
+// the reply that follows it. RESP2 has none: callers write it only to RESP3
+// clients.
+func (w *Writer) Attribute(n int) { w.header('|', int64(n)) }
+
+// BigNum writes a big number given in decimal: a RESP3 big number, a bulk
+// string in RESP2.
+func (w *Writer) BigNum(digits string) {
+	if w.proto == 3 {
+		w.element()
+		w.buf = append(w.buf, '(')
+		w.buf = append(w.buf, digits...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.BulkString(digits)
+}
+
 // Set starts a set of n elements (an array in RESP2).
 func (w *Writer) Set(n int) {
 	if w.proto == 3 {

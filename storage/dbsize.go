@@ -45,6 +45,13 @@ func (d *dbSizeLimit) check() {
 	}
 }
 
+// SetDBSizeLimitReached forces the max-db-size state until the next size
+// check (Kvrocks's DEBUG DBSIZE-LIMIT, for tests of the refusal).
+func (s *Storage) SetDBSizeLimitReached(reached bool) {
+	s.dbSize.checked.Store(time.Now().UnixNano())
+	s.dbSize.reached.Store(reached)
+}
+
 // DBSizeLimitReached reports whether the database has reached max-db-size,
 // so that writes adding data must be refused (Kvrocks's "write command not
 // allowed when reached max-db-size.").
