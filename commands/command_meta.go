@@ -141,6 +141,7 @@ func init() {
 		"command": commandSubcommands,
 		"config":  configSubcommands,
 		"object":  objectSubcommands,
+		"pubsub":  pubsubSubcommands,
 		"slowlog": slowlogSubcommands,
 	}
 }
@@ -150,7 +151,6 @@ func init() {
 // IMPORT, are not listed: COMMAND shows Redis's).
 var parsedSubcommands = map[string][]string{
 	"cluster": {"countkeysinslot", "getkeysinslot", "info", "keyslot", "myid", "nodes", "replicas", "reset", "shards", "slots"},
-	"pubsub":  {"channels", "numpat", "numsub", "shardchannels", "shardnumsub"},
 }
 
 // subcommandsOf returns the described subcommands cmd answers, by name.

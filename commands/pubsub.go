@@ -332,34 +332,57 @@ func cmdSPublish(c *Ctx) {
 }
 
 // PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT |
-// SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...]
+// SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP
 func cmdPubSub(c *Ctx) {
-	ps, ns := &c.Env.pubsub, c.Client.Namespace
-	sub := strings.ToLower(string(c.Args[1]))
-	switch {
-	case (sub == "channels" || sub == "shardchannels") && len(c.Args) <= 3:
-		kind := kindChannel
-		if sub == "shardchannels" {
-			kind = kindShard
-		}
-		var pattern []byte
-		if len(c.Args) == 3 {
-			pattern = c.Args[2]
-		}
-		c.W.BulkStrings(ps.names(ns, kind, pattern))
-	case sub == "numsub" || sub == "shardnumsub":
-		kind := kindChannel
-		if sub == "shardnumsub" {
-			kind = kindShard
-		}
-		c.W.Map(len(c.Args) - 2)
-		for _, name := range c.Args[2:] {
-			c.W.Bulk(name)
-			c.W.Int(int64(ps.numSub(ns, kind, string(name))))
-		}
-	case sub == "numpat" && len(c.Args) == 2:
-		c.W.Int(int64(len(ps.names(ns, kindPattern, nil))))
-	default:
-		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try PUBSUB HELP.")
+	dispatchSub(c, pubsubSubcommands)
+}
+
+var pubsubSubcommands = map[string]subcommand{
+	"channels":      {-2, func(c *Ctx) { pubsubChannels(c, kindChannel) }},
+	"shardchannels": {-2, func(c *Ctx) { pubsubChannels(c, kindShard) }},
+	"numsub":        {-2, func(c *Ctx) { pubsubNumSub(c, kindChannel) }},
+	"shardnumsub":   {-2, func(c *Ctx) { pubsubNumSub(c, kindShard) }},
+	"numpat": {2, func(c *Ctx) {
+		c.W.Int(int64(len(c.Env.pubsub.names(c.Client.Namespace, kindPattern, nil))))
+	}},
+	"help": help(
+		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)",
+		"HELP",
+		"    Prints this help.",
+	),
+}
+
+// PUBSUB CHANNELS|SHARDCHANNELS [pattern]: more arguments are refused in
+// the handler, with the text Redis gives there.
+func pubsubChannels(c *Ctx, kind int) {
+	if len(c.Args) > 3 {
+		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + abbreviate(c.Args[1]) + "'. Try PUBSUB HELP.")
+		return
+	}
+	var pattern []byte
+	if len(c.Args) == 3 {
+		pattern = c.Args[2]
+	}
+	c.W.BulkStrings(c.Env.pubsub.names(c.Client.Namespace, kind, pattern))
+}
+
+// PUBSUB NUMSUB|SHARDNUMSUB [channel ...]: channel, count, ... as a flat
+// array in RESP3 too, as Redis 7.0 answers.
+func pubsubNumSub(c *Ctx, kind int) {
+	c.W.Array(2 * (len(c.Args) - 2))
+	for _, name := range c.Args[2:] {
+		c.W.Bulk(name)
+		c.W.Int(int64(c.Env.pubsub.numSub(c.Client.Namespace, kind, string(name))))
 	}
 }

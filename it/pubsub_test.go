@@ -1,6 +1,7 @@
 package it
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,5 +175,22 @@ func TestPushOrder(t *testing.T) {
 	mon := dial(t, p)
 	if got := mon.do("MONITOR"); got != "+OK\r\n" {
 		t.Fatalf("the first reply after MONITOR is %q", got)
+	}
+}
+
+// TestPubSubIntrospectionDiff compares PUBSUB's replies and errors with
+// redis-server's, byte for byte, in RESP2 and RESP3.
+func TestPubSubIntrospectionDiff(t *testing.T) {
+	b, r := startBasalt(t), startRedis(t)
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			p := newBitsPair(t, b, r, proto)
+			for _, c := range [][]string{{"PUBSUB"}, {"PUBSUB", "HELP"}, {"PUBSUB", "help", "x"}, {"PUBSUB", "FOO"},
+				{"PUBSUB", "CHANNELS"}, {"PUBSUB", "CHANNELS", "a*"}, {"PUBSUB", "CHANNELS", "a", "b"},
+				{"PUBSUB", "SHARDCHANNELS", "a", "b"}, {"PUBSUB", "NUMSUB"}, {"PUBSUB", "NUMSUB", "a", "b"},
+				{"PUBSUB", "SHARDNUMSUB", "a"}, {"PUBSUB", "NUMPAT"}, {"PUBSUB", "NUMPAT", "x"}} {
+				p.same(c...)
+			}
+		})
 	}
 }
