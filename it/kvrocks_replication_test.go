@@ -2,6 +2,7 @@ package it
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,20 @@ func TestKvrocksReplication(t *testing.T) {
 		if err := bc.Set(ctx, "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY ") {
 			t.Errorf("SET on the replica: %v", err)
 		}
+		// The replica restarts while Kvrocks takes more writes, and
+		// resumes from its own sequence.
+		b.Stop()
+		writeLoad(t, k.Addr(), 2, ops/4, 14)
+		b = startBasaltAt(t, b.Dir, b.Port, "--slaveof", "127.0.0.1 "+strconv.Itoa(k.Port))
+		bc = b.client(t, 2)
+		writeLoad(t, k.Addr(), 2, ops/4, 15)
+		waitCaughtUp(t, kc, bc)
+		again := dumpServer(t, k, interopCase{})
+		compareDumps(t, "the restarted Basalt replica of Kvrocks", again, dumpServer(t, b, interopCase{}))
+		t.Logf("after the replica's restart: %d keys alike at sequence %d", again.keys(), sequenceOf(t, bc))
+		if full := infoFields(t, kc, "stats")["sync_full"]; full != "0" {
+			t.Errorf("Kvrocks's sync_full %s: the restarted replica did not resume incrementally", full)
+		}
 	})
 
 	t.Run("KvrocksReplicaOfBasalt", func(t *testing.T) {
@@ -79,6 +94,19 @@ func TestKvrocksReplication(t *testing.T) {
 		infoKeys["slave"]["kvrocks"] = replicationInfoKeys(t, kc)
 		if got := infoFields(t, bc, "replication")["slave0"]; !strings.HasPrefix(got, fmt.Sprintf("ip=127.0.0.1,port=%d,", k.Port)) {
 			t.Errorf("Basalt's slave0:%s", got)
+		}
+		// The master restarts; Kvrocks reconnects by itself and follows
+		// the writes made after.
+		b.Stop()
+		b = startBasaltAt(t, b.Dir, b.Port)
+		bc = b.client(t, 2)
+		writeLoad(t, b.Addr(), 2, ops/4, 16)
+		waitCaughtUp(t, bc, kc)
+		again := dumpServer(t, b, interopCase{})
+		compareDumps(t, "the Kvrocks replica of the restarted Basalt", again, dumpServer(t, k, interopCase{}))
+		t.Logf("after the master's restart: %d keys alike at sequence %d", again.keys(), sequenceOf(t, kc))
+		if full := infoFields(t, bc, "stats")["sync_full"]; full != "0" {
+			t.Errorf("Basalt's sync_full %s after its restart: Kvrocks did not resume incrementally", full)
 		}
 	})
 
