@@ -2,7 +2,6 @@ package commands
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/basaltdb/basalt/storage"
@@ -67,15 +66,24 @@ func (c *Ctx) expireArg(i int, u expireUnit) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if n <= 0 || n > math.MaxInt64/u.ms {
+	at, fits := u.absoluteMs(n)
+	if n <= 0 || !fits {
 		c.invalidExpire()
+		return 0, false
+	}
+	return at, true
+}
+
+// absoluteMs turns a positive expiry argument into an absolute time in ms;
+// fits is false when that overflows.
+func (u expireUnit) absoluteMs(n int64) (at int64, fits bool) {
+	if n > math.MaxInt64/u.ms {
 		return 0, false
 	}
 	n *= u.ms
 	if !u.absolute {
 		now := time.Now().UnixMilli()
 		if n > math.MaxInt64-now {
-			c.invalidExpire()
 			return 0, false
 		}
 		n += now
@@ -396,11 +404,10 @@ func cmdSetRange(c *Ctx) {
 // given twice counts once, the last; two different ones are a syntax error.
 func cmdCAS(c *Ctx) {
 	var expire int64
-	var unit string
+	var unit *expireUnit
 	for i := 4; i < len(c.Args); i += 2 {
-		opt := strings.ToLower(string(c.Args[i]))
-		u, known := casUnits[opt]
-		if !known || (unit != "" && unit != opt) {
+		u, known := c.expiryOption(i)
+		if !known || (unit != nil && *unit != u) {
 			c.ErrorString(errSyntax)
 			return
 		}
@@ -409,14 +416,18 @@ func cmdCAS(c *Ctx) {
 			return
 		}
 		n, msg := kvrocksInt(string(c.Args[i+1]), 1, math.MaxInt64)
-		if msg == "" {
-			expire, msg = u.absoluteMs(n)
-		}
 		if msg != "" {
 			c.ErrorString("ERR " + msg)
 			return
 		}
-		unit = opt
+		// Kvrocks lets an overflowing expiry wrap, and the key expires at
+		// once; Basalt refuses it with Kvrocks's range error.
+		var fits bool
+		if expire, fits = u.absoluteMs(n); !fits {
+			c.ErrorString("ERR out of numeric range")
+			return
+		}
+		unit = &u
 	}
 	n, err := c.DB.CompareAndSwap(c.Args[1], c.Args[2], c.Args[3], expire)
 	if c.kvrocksOK(err) {
@@ -431,24 +442,4 @@ func cmdCAD(c *Ctx) {
 	if c.kvrocksOK(err) {
 		c.W.Int(n)
 	}
-}
-
-var casUnits = map[string]expireUnit{"ex": unitEX, "px": unitPX, "exat": unitEXAT, "pxat": unitPXAT}
-
-// absoluteMs turns a positive expiry argument into an absolute time in ms,
-// or returns Kvrocks's range error when it does not fit (Kvrocks lets it
-// wrap and the key expires at once).
-func (u expireUnit) absoluteMs(n int64) (int64, string) {
-	if n > math.MaxInt64/u.ms {
-		return 0, "out of numeric range"
-	}
-	n *= u.ms
-	if !u.absolute {
-		now := time.Now().UnixMilli()
-		if n > math.MaxInt64-now {
-			return 0, "out of numeric range"
-		}
-		n += now
-	}
-	return n, ""
 }
