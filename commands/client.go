@@ -134,7 +134,10 @@ func (e *Env) NewClient(addr, laddr string, fd int, kill func()) *Client {
 	c.Authed = e.Config.RequirePass.Get() == ""
 	c.W.SetOnError(countErrorReply)
 	c.proto.Store(2)
-	c.sharedNS.Store(&c.Namespace)
+	// A copy: pointing at c.Namespace would let setNamespace's write
+	// race with another connection's read through the pointer.
+	ns := c.Namespace
+	c.sharedNS.Store(&ns)
 	c.out.ready = make(chan struct{}, 1)
 	c.multiLen.Store(-1)
 	c.lastActive.Store(c.Created.UnixMilli())
