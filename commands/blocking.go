@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/reply"
 )
 
 func init() {
@@ -136,8 +136,8 @@ func bzpop(c *Ctx, max bool) {
 	})
 }
 
-func nullArray(w *resp.Writer) { w.NullArray() }
-func nullBulk(w *resp.Writer)  { w.Null() }
+func nullArray(w reply.Sink) { w.NullArray() }
+func nullBulk(w reply.Sink)  { w.Null() }
 
 // blockingTry runs try, which replies with what it popped, a null, or
 // nothing. On a real reply (or an error) the command is done; otherwise
@@ -145,13 +145,13 @@ func nullBulk(w *resp.Writer)  { w.Null() }
 // command does not block and replies null at once. Serving a waiter
 // (serveBlocked), it runs on keys[0], the key that became ready, only if
 // that key holds a t, and never blocks: a null then means not served.
-func blockingTry(c *Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(*resp.Writer), serve func(args [][]byte, key []byte) [][]byte, try func()) {
+func blockingTry(c *Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	blockingTryAs(c, c.Args, keys, timeoutArg, t, null, serve, try)
 }
 
 // blockingTryAs is blockingTry for a handler that changed c.Args: args is
 // the command as sent.
-func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(*resp.Writer), serve func(args [][]byte, key []byte) [][]byte, try func()) {
+func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	timeout, ok := parseTimeout(c, timeoutArg)
 	if !ok {
 		return
@@ -228,8 +228,8 @@ type waiter struct {
 	cmd      *Command
 	args     [][]byte // the command, owned
 	serve    func(args [][]byte, key []byte) [][]byte
-	null     func(*resp.Writer) // the reply on timeout
-	deadline time.Time          // zero: none
+	null     func(reply.Sink) // the reply on timeout
+	deadline time.Time        // zero: none
 	state    atomic.Int32
 	// wake tells the connection's goroutine to look at the state again:
 	// served, or an attempt ended while an event was pending.
@@ -258,7 +258,7 @@ type blocking struct {
 
 // wait registers c's client as blocked on keys (or keeps its
 // registration, when it ran its command again); Dispatch then waits.
-func (b *blocking) wait(c *Ctx, args, keys [][]byte, timeout time.Duration, null func(*resp.Writer), serve func([][]byte, []byte) [][]byte) {
+func (b *blocking) wait(c *Ctx, args, keys [][]byte, timeout time.Duration, null func(reply.Sink), serve func([][]byte, []byte) [][]byte) {
 	cl := c.Client
 	w := cl.waiter
 	if w == nil {

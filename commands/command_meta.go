@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/reply"
 )
 
 // What COMMAND reports beyond Basalt's table: Redis 7.0's own description
@@ -440,7 +440,7 @@ var variableKeyFlags = map[string]func(args [][]byte) []string{
 }
 
 // writeKeySpecs writes key specifications as COMMAND INFO does.
-func writeKeySpecs(w *resp.Writer, specs []KeySpec) {
+func writeKeySpecs(w reply.Sink, specs []KeySpec) {
 	w.Set(len(specs))
 	for i := range specs {
 		ks := &specs[i]
@@ -509,7 +509,7 @@ func writeKeySpecs(w *resp.Writer, specs []KeySpec) {
 // redis_commands.json: "$text" a bulk string, "+text" a simple string, a
 // number an integer, and ["*" | "~" | "%", elements...] an array, a set or
 // a map (keys and values alternating).
-func writeTree(w *resp.Writer, v any) {
+func writeTree(w reply.Sink, v any) {
 	switch v := v.(type) {
 	case string:
 		if strings.HasPrefix(v, "+") {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/reply"
 )
 
 func init() {
@@ -263,7 +263,7 @@ func (m *replyMode) suppressed() bool { return m.off || m.skip }
 // done ends a command whose reply began at *from in w: it drops the reply
 // when replies are suppressed, then moves SKIP on to the next command, as
 // Redis's resetClient does.
-func (m *replyMode) done(w *resp.Writer, from *int) {
+func (m *replyMode) done(w reply.Sink, from *int) {
 	if m.suppressed() && w.Len() >= *from {
 		w.Truncate(*from)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -15,7 +15,7 @@ import (
 // connection, so a handler must not keep it after returning.
 type Ctx struct {
 	Args   [][]byte // Args[0] is the command name as sent
-	W      *resp.Writer
+	W      reply.Sink
 	DB     storage.DB
 	Client *Client
 	Env    *Env

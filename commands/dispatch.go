@@ -155,7 +155,7 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	cl.lastCmd.Store(cmd)
 	// Counted before it runs, as Kvrocks: INFO commandstats counts itself.
 	cmd.stats.calls.Add(1)
-	cl.errMark = cl.W.Errors()
+	cl.errMark = ctx.W.Errors()
 	e.run(ctx)
 	elapsed := time.Since(start)
 	if cl.blocked {
@@ -164,13 +164,13 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	} else {
 		// Errors of the commands EXEC runs are theirs: each of them
 		// moves the mark, as Redis 7 counts them.
-		if cl.W.Errors() > cl.errMark {
+		if ctx.W.Errors() > cl.errMark {
 			cmd.stats.failed.Add(1)
 		}
 		cmd.stats.record(elapsed)
 		e.Stats.CommandsProcessed.Add(1)
 	}
-	cl.errMark = cl.W.Errors()
+	cl.errMark = ctx.W.Errors()
 	e.slowlog.maybeAdd(e, cl, cmd, args, start, elapsed)
 	// Like Redis, monitors are not shown admin commands (MONITOR itself,
 	// CONFIG, ...).

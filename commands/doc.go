@@ -4,7 +4,9 @@
 // commands in one table with their arity, typed flags and key positions.
 // Dispatch decides authentication, admin rights, key locking and statistics
 // from those entries in one place; handlers only parse arguments, run a
-// storage operation and write one reply through resp.Writer.
+// storage operation and write one reply to a reply.Sink (Ctx.W): values,
+// which the connection renders as RESP2 or RESP3, or which a consumer of
+// replies (a script's redis.call) keeps as values.
 //
 // commands imports storage, config, metadata and the pure helper packages;
 // it must never import server. The server package owns connections and

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/basaltdb/basalt/glob"
+	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/resp"
 )
 
@@ -273,7 +274,7 @@ func confirmation(cl *Client, verb, name string, named bool, kind int) []byte {
 	return w.Bytes()
 }
 
-func writeConfirmation(w *resp.Writer, verb, name string, named bool, count int) {
+func writeConfirmation(w reply.Sink, verb, name string, named bool, count int) {
 	w.Push(3)
 	w.BulkString(verb)
 	if named {

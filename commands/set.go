@@ -5,7 +5,7 @@ import (
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -71,7 +71,7 @@ func cmdSMembers(c *Ctx) {
 }
 
 // finishOrError completes a deferred reply, or replaces it by err's reply.
-func finishOrError(c *Ctx, d resp.Deferred, n int, err error) {
+func finishOrError(c *Ctx, d reply.Deferred, n int, err error) {
 	if err != nil {
 		c.W.Abandon(d)
 		c.Error(err)

@@ -3,7 +3,7 @@ package commands
 import (
 	"log/slog"
 
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/reply"
 )
 
 // replyStream writes an array reply whose elements a storage walk hands
@@ -17,7 +17,7 @@ type replyStream struct {
 	factor int // reply items per element: 2 for flat member, score pairs
 
 	started, deferred bool
-	d                 resp.Deferred
+	d                 reply.Deferred
 	items             int // items written, for a deferred array
 }
 

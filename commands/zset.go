@@ -3,7 +3,6 @@ package commands
 import (
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/resp"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -417,5 +416,5 @@ func cmdZScan(c *Ctx) {
 // formatScore renders a score the way Redis prints it in bulk strings.
 func formatScore(s float64) []byte {
 	var tmp [32]byte
-	return resp.AppendDouble(tmp[:0], s)
+	return num.AppendDouble(tmp[:0], s)
 }

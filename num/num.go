@@ -159,3 +159,35 @@ func FormatLongDouble(f *big.Float) string {
 	}
 	return s
 }
+
+// AppendHumanDouble appends a finite f as Redis's ld2string in human mode
+// prints it: "%.17Lf" (the exact value rounded to 17 decimals), trailing
+// zeros and a trailing '.' removed, "-0" as "0".
+func AppendHumanDouble(dst []byte, f float64) []byte {
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'f', 17, 64)
+	for dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	if dst[len(dst)-1] == '.' {
+		dst = dst[:len(dst)-1]
+	}
+	if string(dst[start:]) == "-0" {
+		dst = append(dst[:start], '0')
+	}
+	return dst
+}
+
+// AppendDouble appends f formatted like C's "%.17g" (Redis's reply format
+// for scores), with infinities as "inf" and "-inf".
+func AppendDouble(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+}

@@ -70,3 +70,15 @@ func TestLongDouble(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendDoubleMatchesPrintf17g(t *testing.T) {
+	for f, want := range map[float64]string{
+		1.5: "1.5", 0: "0", 100000: "100000", 1e16: "10000000000000000", 1e17: "1e+17",
+		1.2345678901234568e17: "1.2345678901234568e+17", 0.0001: "0.0001", 0.00001: "1.0000000000000001e-05",
+		-2.5: "-2.5", 3.0000000000000004: "3.0000000000000004",
+	} {
+		if got := string(AppendDouble(nil, f)); got != want {
+			t.Errorf("AppendDouble(%v) = %q, want %q", f, got, want)
+		}
+	}
+}

@@ -5,8 +5,10 @@
 package resp
 
 import (
-	"math"
 	"strconv"
+
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/reply"
 )
 
 // Writer accumulates replies in memory; the server sends Bytes and calls
@@ -257,14 +259,14 @@ func (w *Writer) Bool(b bool) {
 // string formatted as Redis 7.0 does (%.17g, "inf", "-inf").
 func (w *Writer) Double(f float64) {
 	var tmp [32]byte
-	num := AppendDouble(tmp[:0], f)
+	digits := num.AppendDouble(tmp[:0], f)
 	if w.proto == 3 {
 		w.buf = append(w.buf, ',')
-		w.buf = append(w.buf, num...)
+		w.buf = append(w.buf, digits...)
 		w.buf = append(w.buf, '\r', '\n')
 		return
 	}
-	w.Bulk(num)
+	w.Bulk(digits)
 }
 
 // HumanDouble writes a floating point number as Redis's
@@ -272,47 +274,15 @@ func (w *Writer) Double(f float64) {
 // RESP2 a bulk string, in both cases with AppendHumanDouble's digits.
 func (w *Writer) HumanDouble(f float64) {
 	var tmp [64]byte
-	num := AppendHumanDouble(tmp[:0], f)
+	digits := num.AppendHumanDouble(tmp[:0], f)
 	if w.proto == 3 {
 		w.element()
 		w.buf = append(w.buf, ',')
-		w.buf = append(w.buf, num...)
+		w.buf = append(w.buf, digits...)
 		w.buf = append(w.buf, '\r', '\n')
 		return
 	}
-	w.Bulk(num)
-}
-
-// AppendHumanDouble appends a finite f as Redis's ld2string in human mode
-// prints it: "%.17Lf" (the exact value rounded to 17 decimals), trailing
-// zeros and a trailing '.' removed, "-0" as "0".
-func AppendHumanDouble(dst []byte, f float64) []byte {
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'f', 17, 64)
-	for dst[len(dst)-1] == '0' {
-		dst = dst[:len(dst)-1]
-	}
-	if dst[len(dst)-1] == '.' {
-		dst = dst[:len(dst)-1]
-	}
-	if string(dst[start:]) == "-0" {
-		dst = append(dst[:start], '0')
-	}
-	return dst
-}
-
-// AppendDouble appends f formatted like C's "%.17g" (Redis's reply format
-// for scores), with infinities as "inf" and "-inf".
-func AppendDouble(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	case math.IsNaN(f):
-		return append(dst, "nan"...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+	w.Bulk(digits)
 }
 
 // Verbatim writes free text such as INFO's: a RESP3 verbatim string of
@@ -336,37 +306,30 @@ func (w *Writer) BulkStrings(items []string) {
 	}
 }
 
-// Deferred marks where an aggregate whose length is not known yet begins.
-type Deferred struct {
-	pos    int
-	kind   byte
-	factor int // elements per counted item: 2 for a map sent as an array
-}
-
 // DeferArray starts an array whose length is given later to Finish, for
 // replies streamed from an iterator.
-func (w *Writer) DeferArray() Deferred { return w.deferred('*', 1) }
+func (w *Writer) DeferArray() reply.Deferred { return w.deferred(reply.KindArray, '*', 1) }
 
-func (w *Writer) deferred(kind byte, factor int) Deferred {
+func (w *Writer) deferred(kind reply.Kind, prefix byte, factor int) reply.Deferred {
 	w.element()
 	w.open++
-	return Deferred{pos: len(w.buf), kind: kind, factor: factor}
+	return reply.Deferred{At: len(w.buf), Kind: kind, Prefix: prefix, Factor: factor}
 }
 
 // DeferMap starts a map whose number of pairs is given later to Finish.
-func (w *Writer) DeferMap() Deferred {
+func (w *Writer) DeferMap() reply.Deferred {
 	if w.proto == 3 {
-		return w.deferred('%', 1)
+		return w.deferred(reply.KindMap, '%', 1)
 	}
-	return w.deferred('*', 2)
+	return w.deferred(reply.KindMap, '*', 2)
 }
 
 // DeferSet starts a set whose length is given later to Finish.
-func (w *Writer) DeferSet() Deferred {
+func (w *Writer) DeferSet() reply.Deferred {
 	if w.proto == 3 {
-		return w.deferred('~', 1)
+		return w.deferred(reply.KindSet, '~', 1)
 	}
-	return w.deferred('*', 1)
+	return w.deferred(reply.KindSet, '*', 1)
 }
 
 // Truncate drops what was written after the first n bytes.
@@ -379,25 +342,28 @@ func (w *Writer) Truncate(n int) {
 
 // Abandon drops everything written since d, so that an error can be
 // replied instead of the aggregate.
-func (w *Writer) Abandon(d Deferred) {
+func (w *Writer) Abandon(d reply.Deferred) {
 	w.open--
 	if !w.failed {
-		w.buf = w.buf[:d.pos]
+		w.buf = w.buf[:d.At]
 	}
 }
 
 // Finish inserts the header of a deferred aggregate now that its n items
 // (elements, or pairs of a map) have been written.
-func (w *Writer) Finish(d Deferred, n int) {
+func (w *Writer) Finish(d reply.Deferred, n int) {
 	w.open--
 	if w.failed {
 		return
 	}
 	var tmp [24]byte
-	h := append(tmp[:0], d.kind)
-	h = strconv.AppendInt(h, int64(n*d.factor), 10)
+	h := append(tmp[:0], d.Prefix)
+	h = strconv.AppendInt(h, int64(n*d.Factor), 10)
 	h = append(h, '\r', '\n')
 	w.buf = append(w.buf, h...)
-	copy(w.buf[d.pos+len(h):], w.buf[d.pos:len(w.buf)-len(h)])
-	copy(w.buf[d.pos:], h)
+	copy(w.buf[d.At+len(h):], w.buf[d.At:len(w.buf)-len(h)])
+	copy(w.buf[d.At:], h)
 }
+
+// The connection's writer is where handlers' replies go.
+var _ reply.Sink = (*Writer)(nil)
