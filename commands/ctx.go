@@ -7,6 +7,7 @@ import (
 
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/rdb"
 	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -66,6 +67,10 @@ var errorReplies = []struct {
 	{storage.ErrHashNotInteger, "ERR hash value is not an integer"},
 	{storage.ErrHashNotFloat, "ERR hash value is not a float"},
 	{config.ErrNoFile, "ERR The server is running without a config file"},
+	{storage.ErrNotDumpable, "ERR DUMP does not support the key's type yet"},
+	{rdb.ErrChecksum, "ERR DUMP payload version or checksum are wrong"},
+	{rdb.ErrStream, "ERR Bad data format: Basalt does not restore streams yet"},
+	{rdb.ErrFormat, "ERR Bad data format"},
 }
 
 // Error writes the reply for err: the Redis error of a known condition, or

@@ -31,6 +31,7 @@ var forbidden = map[string][]string{
 	"num":           {"storage", "commands", "server", "config", "metadata"},
 	"glob":          {"storage", "commands", "server", "config", "metadata"},
 	"geohash":       {"storage", "commands", "server", "config", "metadata", "resp"},
+	"rdb":           {"storage", "commands", "server", "config", "metadata", "resp"},
 }
 
 func TestImportLayering(t *testing.T) {

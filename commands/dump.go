@@ -1,0 +1,164 @@
+package commands
+
+import (
+	"math"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/rdb"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "dump", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdDump},
+		&Command{Name: "restore", Arity: -4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdRestore},
+	)
+}
+
+// rdbKinds pairs Basalt's types with Redis's; a HyperLogLog is a string
+// to Redis.
+var rdbKinds = []struct {
+	t metadata.Type
+	k rdb.Kind
+}{
+	{metadata.TypeString, rdb.String},
+	{metadata.TypeList, rdb.List},
+	{metadata.TypeSet, rdb.Set},
+	{metadata.TypeHash, rdb.Hash},
+	{metadata.TypeZSet, rdb.ZSet},
+}
+
+// DUMP key
+func cmdDump(c *Ctx) {
+	v, found, err := c.DB.ReadValue(c.Args[1])
+	if !c.ok(err) {
+		return
+	}
+	if !found {
+		c.W.Null()
+		return
+	}
+	out := &rdb.Value{Str: v.Str, Elems: v.Elems, Scores: v.Scores}
+	for _, p := range rdbKinds {
+		if p.t == v.Type {
+			out.Kind = p.k
+		}
+	}
+	if v.Type == metadata.TypeHyperLogLog {
+		out.Kind, out.Str = rdb.String, rdb.HLLString(v.Str)
+	}
+	c.W.Bulk(rdb.Encode(out, c.rdbLimits()))
+}
+
+// rdbLimits are the encoding thresholds of Redis's config keys, which
+// choose the encodings a DUMP writes, as they choose Redis's.
+func (c *Ctx) rdbLimits() rdb.Limits {
+	return rdb.Limits{
+		HashMaxListpackEntries: c.configInt("hash-max-listpack-entries"),
+		HashMaxListpackValue:   c.configInt("hash-max-listpack-value"),
+		ZSetMaxListpackEntries: c.configInt("zset-max-listpack-entries"),
+		ZSetMaxListpackValue:   c.configInt("zset-max-listpack-value"),
+		SetMaxIntsetEntries:    c.configInt("set-max-intset-entries"),
+		ListMaxListpackSize:    c.configInt("list-max-listpack-size"),
+	}
+}
+
+// RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]
+//
+// Checked in Redis's order: the options, the key's absence (unless
+// REPLACE), the TTL, the payload's version and checksum, its value.
+// IDLETIME and FREQ are checked and dropped: Basalt keeps no access times.
+func cmdRestore(c *Ctx) {
+	replace, absTTL := false, false
+	idle, freq := int64(-1), int64(-1)
+	for i := 4; i < len(c.Args); i++ {
+		more := i+1 < len(c.Args)
+		switch {
+		case c.is(i, "replace"):
+			replace = true
+		case c.is(i, "absttl"):
+			absTTL = true
+		case c.is(i, "idletime") && more && freq == -1:
+			var ok bool
+			if idle, ok = c.Int(i + 1); !ok {
+				return
+			}
+			if idle < 0 {
+				c.ErrorString("ERR Invalid IDLETIME value, must be >= 0")
+				return
+			}
+			i++
+		case c.is(i, "freq") && more && idle == -1:
+			var ok bool
+			if freq, ok = c.Int(i + 1); !ok {
+				return
+			}
+			if freq < 0 || freq > 255 {
+				c.ErrorString("ERR Invalid FREQ value, must be >= 0 and <= 255")
+				return
+			}
+			i++
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	key := c.Args[1]
+	if !replace {
+		n, err := c.DB.Exists([][]byte{key})
+		if !c.ok(err) {
+			return
+		}
+		if n > 0 {
+			c.ErrorString("BUSYKEY Target key name already exists.")
+			return
+		}
+	}
+	ttl, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if ttl < 0 {
+		c.ErrorString("ERR Invalid TTL value, must be >= 0")
+		return
+	}
+	in, err := rdb.Decode(c.Args[3])
+	if !c.ok(err) {
+		return
+	}
+	now := time.Now().UnixMilli()
+	if ttl != 0 && !absTTL {
+		if ttl > math.MaxInt64-now {
+			// Redis adds without a check: the sum wraps below now.
+			ttl = -1
+		} else {
+			ttl += now
+		}
+	}
+	if ttl != 0 && ttl <= now {
+		// Already expired: as in Redis, the key is gone (REPLACE deleted
+		// it) and the reply is OK.
+		if replace {
+			if _, err := c.DB.Del([][]byte{key}); !c.ok(err) {
+				return
+			}
+		}
+		c.W.OK()
+		return
+	}
+	v := &storage.Value{Str: in.Str, Elems: in.Elems, Scores: in.Scores}
+	for _, p := range rdbKinds {
+		if p.k == in.Kind {
+			v.Type = p.t
+		}
+	}
+	// Redis's HyperLogLogs are strings; Basalt's have a type of their own,
+	// which PFCOUNT and PFADD need.
+	if regs, isHLL := rdb.ParseHLL(in.Str); in.Kind == rdb.String && isHLL {
+		v.Type, v.Str = metadata.TypeHyperLogLog, regs
+	}
+	if c.ok(c.DB.PutValue(key, v, ttl)) {
+		c.W.OK()
+	}
+}

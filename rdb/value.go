@@ -1,0 +1,84 @@
+package rdb
+
+// Kind is the Redis type of a Value.
+type Kind uint8
+
+// The Redis types Basalt stores. A bitmap and a HyperLogLog are strings
+// to Redis.
+const (
+	String Kind = iota
+	List
+	Set
+	Hash
+	ZSet
+)
+
+// Value is one key's value.
+type Value struct {
+	Kind Kind
+	// Str is a String's bytes.
+	Str []byte
+	// Elems are a List's elements in order, a Set's members, a Hash's
+	// fields and values alternating (field, value, field, value, ...) or a
+	// ZSet's members. Encode takes them in any order except for a List;
+	// Decode returns them in the payload's order.
+	Elems [][]byte
+	// Scores are a ZSet's scores, Scores[i] that of Elems[i].
+	Scores []float64
+}
+
+// Limits are Redis's encoding thresholds, the values of its config keys
+// of the same names; the encoding Encode chooses for a collection depends
+// on them as Redis's does.
+type Limits struct {
+	HashMaxListpackEntries int64
+	HashMaxListpackValue   int64
+	ZSetMaxListpackEntries int64
+	ZSetMaxListpackValue   int64
+	SetMaxIntsetEntries    int64
+	// ListMaxListpackSize is a list node's capacity: n > 0 elements, or
+	// -1 ... -5 for 4, 8, 16, 32 or 64 KB.
+	ListMaxListpackSize int64
+}
+
+// DefaultLimits are redis-server 7.0's defaults.
+var DefaultLimits = Limits{
+	HashMaxListpackEntries: 512,
+	HashMaxListpackValue:   64,
+	ZSetMaxListpackEntries: 128,
+	ZSetMaxListpackValue:   64,
+	SetMaxIntsetEntries:    512,
+	ListMaxListpackSize:    -2,
+}
+
+// The RDB object types (Redis 7.0's rdb.h).
+const (
+	typeString          = 0
+	typeList            = 1
+	typeSet             = 2
+	typeZSet            = 3
+	typeHash            = 4
+	typeZSet2           = 5
+	typeModule          = 6
+	typeModule2         = 7
+	typeHashZipmap      = 9
+	typeListZiplist     = 10
+	typeSetIntset       = 11
+	typeZSetZiplist     = 12
+	typeHashZiplist     = 13
+	typeListQuicklist   = 14
+	typeStreamListpacks = 15
+	typeHashListpack    = 16
+	typeZSetListpack    = 17
+	typeListQuicklist2  = 18
+	typeStreamListpack2 = 19
+)
+
+// Version is the RDB version Redis 7.0 writes and the newest it reads.
+const Version = 10
+
+// Quicklist node containers (Redis's QUICKLIST_NODE_CONTAINER_*).
+const (
+	containerPlain  = 1 // one element, as a string
+	containerPacked = 2 // a listpack
+)
