@@ -35,8 +35,10 @@ func Decode(payload []byte) (*Value, error) {
 		binary.LittleEndian.Uint64(footer[2:]) != checksum(payload[:len(payload)-8]) {
 		return nil, ErrChecksum
 	}
-	// Like Redis, Decode leaves whatever follows the value unread.
-	r := &reader{b: payload[:len(payload)-footerSize]}
+	// As Redis does, the value is read from the whole payload: a value
+	// cut short reads on into the footer, and whatever follows the value
+	// is left unread. Every read stays within the payload.
+	r := &reader{b: payload}
 	t, err := r.byte()
 	if err != nil {
 		return nil, err
