@@ -140,6 +140,16 @@ func TestBadInputReplies(t *testing.T) {
 		{[]string{"decrby", "n", lmin}, "-ERR decrement would overflow\r\n"},
 		{[]string{"hincrby", "h", "n", lmax}, "-ERR increment or decrement would overflow\r\n"},
 
+		// RESTORE: a relative TTL that overflows wraps in Redis 7.0 and the
+		// key expires at once; counts in a payload size nothing.
+		{[]string{"restore", "new", lmax, "\x00\x05hello\n\x00cr\xdfve4 \n"}, "+OK\r\n"},
+		{[]string{"restore", "new", lmin, "\x00\x05hello\n\x00cr\xdfve4 \n"}, "-ERR Invalid TTL value, must be >= 0\r\n"},
+		{[]string{"restore", "new", "0", "x", "idletime", lmin}, "-ERR Invalid IDLETIME value, must be >= 0\r\n"},
+		{[]string{"restore", "new", "0", "x", "freq", lmax}, "-ERR Invalid FREQ value, must be >= 0 and <= 255\r\n"},
+		{[]string{"restore", "new", "0", "\x02\x81\xff\xff\xff\xff\xff\xff\xff\xff\x01a\x0a\x00\xc2\xbe;\xa8\x989~|"}, "-ERR Bad data format\r\n"},
+		{[]string{"restore", "new", "0", "\x00\xc3\x01\x81\x00\x00\x00\x7f\xff\xff\xff\xff\x00\x0a\x00u\x10r\xcc\xce\x16\xdb\xf1"}, "-ERR Bad data format\r\n"},
+		{[]string{"dump", "l"}, "$..."},
+
 		{[]string{"lcs", "str", "str", "idx", "minmatchlen", lmin, "withmatchlen"}, "*4\r\n$7\r\nmatches\r\n*1\r\n..."},
 		{[]string{"lcs", "str", "str", "minmatchlen", "x"}, "-ERR value is not an integer or out of range\r\n"},
 	}
