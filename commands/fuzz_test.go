@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,10 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(fuzzRESP3), "DEBUG", []byte("PROTOCOL\x00attrib"))
 	f.Add(uint8(fuzzRESP3), "DEBUG", []byte("PROTOCOL\x00push"))
 	f.Add(uint8(fuzzRESP3), "DEBUG", []byte("PROTOCOL\x00bignum"))
+	token := func(s string) string { return "\x01" + string(byte(slices.Index(fuzzTokens, s))) }
+	listPayload := fuzzTokens[slices.Index(fuzzTokens, "FREQ")+2]
+	f.Add(uint8(0), "RESTORE", []byte("dst\x00"+token("1099511627776")+"\x00"+token(listPayload)+"\x00REPLACE\x00IDLETIME\x00"+token("0")))
+	f.Add(uint8(fuzzInMulti), "DUMP", []byte(token("z")))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -78,6 +83,11 @@ var fuzzTokens = []string{
 	"WITHDIST", "WITHCOORD", "WITHHASH", "m", "km", "mi", "180", "-180", "85.05112878", "-85.05112878", "20000",
 	// SORT's, CLIENT REPLY's and DEBUG's.
 	"BY", "ALPHA", "nosort", "#", "w_*", "h*->f", "REPLY", "ON", "OFF", "SKIP", "PROTOCOL", "attrib", "push", "bignum",
+	// RESTORE's words and payloads redis-server 7.0 dumped (a string, a
+	// list, a sorted set), whose NUL bytes no argument can carry.
+	"ABSTTL", "IDLETIME", "FREQ", "\x00\x05hello\n\x00cr\xdfve4 \n",
+	"\x12\x01\x02\x10\x10\x00\x00\x00\x03\x00\x81a\x02\x81b\x02\x81c\x02\xff\n\x00\xc8\x18\xb9\x0c\x953R\x9e",
+	"\x11\x14\x14\x00\x00\x00\x04\x00\x81a\x02\x831.5\x04\x81b\x02\x02\x01\xff\n\x00\xfa\x02\xb4%\xaf\x18\x87c",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
