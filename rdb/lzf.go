@@ -3,9 +3,10 @@ package rdb
 // lzfDecompress expands LZF data (liblzf's format, which Redis's
 // LZF-encoded strings hold) into exactly n bytes; ok is false when the
 // data is malformed or does not expand to n bytes. n was bounded by the
-// caller against the compressed length.
+// caller against the compressed length; what is allocated grows with what
+// the data really expands to, not with n.
 func lzfDecompress(in []byte, n int) (out []byte, ok bool) {
-	out = make([]byte, 0, n)
+	out = make([]byte, 0, min(n, 4*len(in)))
 	for i := 0; i < len(in); {
 		ctrl := int(in[i])
 		i++
