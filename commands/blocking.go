@@ -152,10 +152,15 @@ func blockingTry(c *Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null
 // blockingTryAs is blockingTry for a handler that changed c.Args: args is
 // the command as sent.
 func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
-	timeout, ok := parseTimeout(c, timeoutArg)
-	if !ok {
-		return
+	if timeout, ok := parseTimeout(c, timeoutArg); ok {
+		blockingRun(c, args, keys, timeout, t, null, serve, try)
 	}
+}
+
+// blockingRun is blockingTryAs once the timeout (0: none) is known. args
+// is what the waiter runs again when a write comes while it gets ready to
+// wait, and what serve makes its served form of.
+func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	w := c.Client.waiter
 	if w != nil && w.state.Load() == stServing {
 		if typ, err := c.DB.Type(keys[0]); err != nil || (typ != metadata.TypeNone && typ != t) {

@@ -71,6 +71,10 @@ var errorReplies = []struct {
 	{rdb.ErrChecksum, "ERR DUMP payload version or checksum are wrong"},
 	{rdb.ErrStream, "ERR Bad data format: Basalt does not restore streams yet"},
 	{rdb.ErrFormat, "ERR Bad data format"},
+	{storage.ErrStreamIDTooSmall, "ERR The ID specified in XADD is equal or smaller than the target stream top item"},
+	{storage.ErrStreamExhausted, "ERR The stream has exhausted the last possible ID, unable to add more items"},
+	{storage.ErrStreamSetIDSmall, "ERR The ID specified in XSETID is smaller than the target stream top item"},
+	{storage.ErrStreamEntriesLow, "ERR The entries_added specified in XSETID is smaller than the target stream length"},
 }
 
 // Error writes the reply for err: the Redis error of a known condition, or

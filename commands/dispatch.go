@@ -38,7 +38,9 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		outcome := w.await()
 		cl.blockedNow.Store(false)
 		if outcome == woken {
-			e.dispatch(cl, args)
+			// The waiter's own copy: the command as it blocked (XREAD's
+			// "$" made the ID it stood for then).
+			e.dispatch(cl, w.args)
 			continue
 		}
 		switch outcome {

@@ -1,0 +1,822 @@
+package commands
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/reply"
+)
+
+// Stream commands (storage/stream.go keeps the entries). Arguments are
+// read, and errors worded, as Redis 7.0 reads and words them; IDs are
+// parsed by Redis's rules, quirks included (see parseU64).
+
+func init() {
+	register(
+		&Command{Name: "xadd", Arity: -5, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAdd},
+		&Command{Name: "xrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRange},
+		&Command{Name: "xrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRevRange},
+		&Command{Name: "xlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXLen},
+		&Command{Name: "xdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXDel},
+		&Command{Name: "xtrim", Arity: -4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdXTrim},
+		&Command{Name: "xsetid", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXSetID},
+		&Command{Name: "xinfo", Arity: -2, Flags: ReadOnly, Keys: objectKeys, Handler: cmdXInfo},
+		&Command{Name: "xread", Arity: -4, Flags: ReadOnly, Keys: xreadKeys, Handler: cmdXRead},
+	)
+}
+
+// Redis's error replies about stream IDs.
+const (
+	errStreamID     = "ERR Invalid stream ID specified as stream command argument"
+	errStreamIDZero = "ERR The ID specified in XADD must be greater than 0-0"
+)
+
+// isSpace is C's isspace, which strtoull skips.
+func isSpace(b byte) bool { return b == ' ' || (b >= '\t' && b <= '\r') }
+
+// parseU64 reads a number as Redis's string2ull does: a canonical int64
+// (negative ones refused), else whatever strtoull takes whole, leading
+// blanks and a sign included, a minus wrapping around as in C.
+func parseU64(s []byte) (uint64, bool) {
+	if n, ok := num.ParseInt(s); ok {
+		return uint64(n), n >= 0
+	}
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i == len(s) {
+		return 0, false
+	}
+	var n uint64
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 || n > (math.MaxUint64-uint64(d))/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// parseStreamID reads a stream ID as Redis's streamGenericParseIDOrReply:
+// "-" and "+" (unless strict), "ms" (seq missingSeq) or "ms-seq", and with
+// autoSeq "ms-*" (reported by seqAuto). Redis reads the argument as a C
+// string of at most 127 bytes.
+func parseStreamID(arg []byte, strict bool, missingSeq uint64, autoSeq bool) (id metadata.StreamID, seqAuto, ok bool) {
+	if len(arg) > 127 {
+		return id, false, false
+	}
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		arg = arg[:i]
+	}
+	if len(arg) == 1 && (arg[0] == '-' || arg[0] == '+') {
+		if strict {
+			return id, false, false
+		}
+		if arg[0] == '+' {
+			return metadata.MaxStreamID, false, true
+		}
+		return id, false, true
+	}
+	msPart, seqPart, dash := bytes.Cut(arg, []byte{'-'})
+	ms, ok := parseU64(msPart)
+	if !ok {
+		return id, false, false
+	}
+	if !dash {
+		return metadata.StreamID{Ms: ms, Seq: missingSeq}, false, true
+	}
+	if autoSeq && len(seqPart) == 1 && seqPart[0] == '*' {
+		return metadata.StreamID{Ms: ms}, true, true
+	}
+	seq, ok := parseU64(seqPart)
+	return metadata.StreamID{Ms: ms, Seq: seq}, false, ok
+}
+
+// streamID parses argument i as a strict ID (no "-" or "+"), replying the
+// error when it is not one.
+func (c *Ctx) streamID(i int) (metadata.StreamID, bool) {
+	id, _, ok := parseStreamID(c.Args[i], true, 0, false)
+	if !ok {
+		c.ErrorString(errStreamID)
+	}
+	return id, ok
+}
+
+// writeEntry replies one entry: its ID and the array of its fields and
+// values.
+func (c *Ctx) writeEntry(e storage.StreamEntry) {
+	c.W.Array(2)
+	c.writeID(e.ID)
+	c.W.Array(len(e.FieldsValues))
+	for _, b := range e.FieldsValues {
+		c.W.Bulk(b)
+	}
+}
+
+func (c *Ctx) writeID(id metadata.StreamID) {
+	var buf [41]byte
+	c.W.Bulk(id.AppendText(buf[:0]))
+}
+
+// parseTrim reads XADD's and XTRIM's options from argument 2 as Redis's
+// streamParseAddOrTrimArgsOrReply does. For XADD (a not nil) it stops at
+// the ID, which it parses into a, and returns its position; for XTRIM it
+// returns len(c.Args). ok is false when it replied an error.
+func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, ok bool) {
+	xadd := a != nil
+	limitGiven := false
+	i := 2
+	for ; i < len(c.Args); i++ {
+		more := len(c.Args) - 1 - i
+		opt := c.Args[i]
+		switch {
+		case xadd && len(opt) == 1 && opt[0] == '*':
+			a.Auto = true
+			return i, checkTrim(c, t, xadd, limitGiven)
+		case more > 0 && (c.is(i, "maxlen") || c.is(i, "minid")):
+			if t.Strategy != storage.TrimNone {
+				c.ErrorString("ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
+				return 0, false
+			}
+			maxLen := c.is(i, "maxlen")
+			t.Approx = false
+			if next := c.Args[i+1]; more >= 2 && len(next) == 1 && (next[0] == '~' || next[0] == '=') {
+				t.Approx = next[0] == '~'
+				i++
+			}
+			if maxLen {
+				n, ok := c.Int(i + 1)
+				if !ok {
+					return 0, false
+				}
+				if n < 0 {
+					c.ErrorString("ERR The MAXLEN argument must be >= 0.")
+					return 0, false
+				}
+				t.Strategy, t.MaxLen = storage.TrimMaxLen, uint64(n)
+			} else {
+				id, ok := c.streamID(i + 1)
+				if !ok {
+					return 0, false
+				}
+				t.Strategy, t.MinID = storage.TrimMinID, id
+			}
+			i++
+		case more > 0 && c.is(i, "limit"):
+			n, ok := c.Int(i + 1)
+			if !ok {
+				return 0, false
+			}
+			if n < 0 {
+				c.ErrorString("ERR The LIMIT argument must be >= 0.")
+				return 0, false
+			}
+			t.Limit, limitGiven = n, true
+			i++
+		case xadd && c.is(i, "nomkstream"):
+			a.NoMkStream = true
+		case xadd:
+			id, seqAuto, ok := parseStreamID(opt, true, 0, true)
+			if !ok {
+				c.ErrorString(errStreamID)
+				return 0, false
+			}
+			a.ID, a.AutoSeq = id, seqAuto
+			return i, checkTrim(c, t, xadd, limitGiven)
+		default:
+			c.ErrorString(errSyntax)
+			return 0, false
+		}
+	}
+	return i, checkTrim(c, t, xadd, limitGiven)
+}
+
+// checkTrim checks the options parseTrim read together.
+func checkTrim(c *Ctx, t *storage.StreamTrim, xadd, limitGiven bool) bool {
+	switch {
+	case t.Limit != 0 && t.Strategy == storage.TrimNone:
+		c.ErrorString("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
+	case !xadd && t.Strategy == storage.TrimNone:
+		c.ErrorString("ERR syntax error, XTRIM must be called with a trimming strategy")
+	case limitGiven && !t.Approx:
+		c.ErrorString("ERR syntax error, LIMIT cannot be used without the special ~ option")
+	default:
+		return true
+	}
+	return false
+}
+
+// XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]
+func cmdXAdd(c *Ctx) {
+	var a storage.XAddArgs
+	idPos, ok := parseTrim(c, &a, &a.Trim)
+	if !ok {
+		return
+	}
+	fields := len(c.Args) - idPos - 1
+	if fields < 2 || fields%2 == 1 {
+		c.ErrorString("ERR wrong number of arguments for 'xadd' command")
+		return
+	}
+	if !a.Auto && !a.AutoSeq && a.ID.IsZero() {
+		c.ErrorString(errStreamIDZero)
+		return
+	}
+	id, added, err := c.DB.XAdd(c.Args[1], &a, c.Args[idPos+1:])
+	switch {
+	case !c.ok(err):
+	case !added:
+		c.W.Null()
+	default:
+		c.writeID(id)
+	}
+}
+
+// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
+func cmdXTrim(c *Ctx) {
+	var t storage.StreamTrim
+	if _, ok := parseTrim(c, nil, &t); !ok {
+		return
+	}
+	n, err := c.DB.XTrim(c.Args[1], t)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// XRANGE key start end [COUNT count]
+func cmdXRange(c *Ctx) { xrange(c, false) }
+
+// XREVRANGE key end start [COUNT count]
+func cmdXRevRange(c *Ctx) { xrange(c, true) }
+
+// rangeBound parses a range bound: an ID, "-", "+", or with a leading "("
+// the ID after (before, for the end) the one given.
+func rangeBound(c *Ctx, arg []byte, missingSeq uint64, end bool) (metadata.StreamID, bool) {
+	exclusive := len(arg) > 1 && arg[0] == '('
+	if exclusive {
+		arg = arg[1:]
+	}
+	id, _, ok := parseStreamID(arg, exclusive, missingSeq, false)
+	if !ok {
+		c.ErrorString(errStreamID)
+		return id, false
+	}
+	if !exclusive {
+		return id, true
+	}
+	if end {
+		if id, ok = id.Prev(); !ok {
+			c.ErrorString("ERR invalid end ID for the interval")
+		}
+		return id, ok
+	}
+	if id, ok = id.Next(); !ok {
+		c.ErrorString("ERR invalid start ID for the interval")
+	}
+	return id, ok
+}
+
+func xrange(c *Ctx, rev bool) {
+	startArg, endArg := c.Args[2], c.Args[3]
+	if rev {
+		startArg, endArg = endArg, startArg
+	}
+	start, ok := rangeBound(c, startArg, 0, false)
+	if !ok {
+		return
+	}
+	end, ok := rangeBound(c, endArg, math.MaxUint64, true)
+	if !ok {
+		return
+	}
+	count := int64(-1)
+	for j := 4; j < len(c.Args); j++ {
+		if !c.is(j, "count") || j+1 >= len(c.Args) {
+			c.ErrorString(errSyntax)
+			return
+		}
+		n, ok := c.Int(j + 1)
+		if !ok {
+			return
+		}
+		count = max(n, 0)
+		j++
+	}
+	if count == 0 {
+		// Redis answers a COUNT 0 of an existing stream with a null.
+		_, found, err := c.DB.XStreamInfo(c.Args[1], storage.StreamInfoWant{})
+		switch {
+		case !c.ok(err):
+		case found:
+			c.W.NullArray()
+		default:
+			c.W.Array(0)
+		}
+		return
+	}
+	out := newReplyStream(c, 1)
+	_, err := c.DB.XRange(c.Args[1], start, end, rev, max(count, 0), func(e storage.StreamEntry) bool {
+		out.begin(-1)
+		c.writeEntry(e)
+		return out.wrote(1)
+	})
+	out.end(err)
+}
+
+// XLEN key
+func cmdXLen(c *Ctx) { replyLen(c, metadata.TypeStream) }
+
+// XDEL key id [id ...]
+func cmdXDel(c *Ctx) {
+	typ, err := c.DB.Type(c.Args[1])
+	switch {
+	case !c.ok(err):
+		return
+	case typ == metadata.TypeNone:
+		c.W.Int(0)
+		return
+	case typ != metadata.TypeStream:
+		c.ErrorString(errWrongType)
+		return
+	}
+	ids := make([]metadata.StreamID, 0, len(c.Args)-2)
+	for i := 2; i < len(c.Args); i++ {
+		id, ok := c.streamID(i)
+		if !ok {
+			return
+		}
+		ids = append(ids, id)
+	}
+	n, err := c.DB.XDel(c.Args[1], ids)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
+func cmdXSetID(c *Ctx) {
+	id, ok := c.streamID(2)
+	if !ok {
+		return
+	}
+	a := storage.XSetIDArgs{ID: id, EntriesAdded: -1}
+	for i := 3; i < len(c.Args); i += 2 {
+		more := len(c.Args) - 1 - i
+		switch {
+		case more > 0 && c.is(i, "entriesadded"):
+			n, ok := c.Int(i + 1)
+			if !ok {
+				return
+			}
+			if n < 0 {
+				c.ErrorString("ERR entries_added must be positive")
+				return
+			}
+			a.EntriesAdded = n
+		case more > 0 && c.is(i, "maxdeletedid"):
+			m, ok := c.streamID(i + 1)
+			if !ok {
+				return
+			}
+			if id.Compare(m) < 0 {
+				c.ErrorString("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id")
+				return
+			}
+			a.MaxDeleted = m
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	if c.ok(c.DB.XSetID(c.Args[1], a)) {
+		c.W.OK()
+	}
+}
+
+// XINFO STREAM key [FULL [COUNT count]] | XINFO GROUPS key |
+// XINFO CONSUMERS key group | XINFO HELP
+func cmdXInfo(c *Ctx) { dispatchSub(c, xinfoSubcommands) }
+
+var xinfoSubcommands = map[string]subcommand{
+	"stream":    {-3, xinfoStream},
+	"groups":    {3, xinfoGroups},
+	"consumers": {4, xinfoConsumers},
+	"help": help(
+		"XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CONSUMERS <key> <groupname>",
+		"    Show consumers of <groupname>.",
+		"GROUPS <key>",
+		"    Show the stream consumer groups.",
+		"STREAM <key> [FULL [COUNT <count>]",
+		"    Show information about the stream.",
+		"HELP",
+		"    Prints this help.",
+	),
+}
+
+// radixEstimate is what XINFO STREAM reports as radix-tree-keys and
+// radix-tree-nodes: Redis's count of listpack nodes and of radix tree
+// nodes over them. Basalt has neither; it reports the nodes its
+// approximate trimming assumes (storage.trim: entry k of the history in
+// node k/100), and one radix node more, which is what Redis reports for
+// a stream of one node.
+func radixEstimate(info storage.StreamInfo) (keys, nodes int64) {
+	if info.Length == 0 {
+		return 0, 1
+	}
+	const perNode = 100
+	base := (info.EntriesAdded - info.Length) % perNode
+	first := min(perNode-base, info.Length)
+	keys = 1 + int64((info.Length-first+perNode-1)/perNode)
+	return keys, keys + 1
+}
+
+func xinfoStream(c *Ctx) {
+	full, count := false, int64(10)
+	switch {
+	case len(c.Args) == 3:
+	case len(c.Args) == 4 && c.is(3, "full"):
+		full = true
+	case len(c.Args) == 6 && c.is(3, "full") && c.is(4, "count"):
+		n, ok := c.Int(5)
+		if !ok {
+			return
+		}
+		full, count = true, max(n, 0)
+	default:
+		c.ErrorString("ERR unknown subcommand or wrong number of arguments for 'stream'. Try XINFO HELP.")
+		return
+	}
+	info, found, err := c.DB.XStreamInfo(c.Args[2], storage.StreamInfoWant{Ends: !full, Full: full, Count: count})
+	switch {
+	case !c.ok(err):
+		return
+	case !found:
+		c.ErrorString("ERR no such key")
+		return
+	}
+	keys, nodes := radixEstimate(info)
+	if full {
+		c.W.Map(9)
+	} else {
+		c.W.Map(10)
+	}
+	c.W.BulkString("length")
+	c.W.Int(int64(info.Length))
+	c.W.BulkString("radix-tree-keys")
+	c.W.Int(keys)
+	c.W.BulkString("radix-tree-nodes")
+	c.W.Int(nodes)
+	c.W.BulkString("last-generated-id")
+	c.writeID(info.LastGenerated)
+	c.W.BulkString("max-deleted-entry-id")
+	c.writeID(info.MaxDeleted)
+	c.W.BulkString("entries-added")
+	c.W.Int(int64(info.EntriesAdded))
+	c.W.BulkString("recorded-first-entry-id")
+	c.writeID(info.RecordedFirst)
+	if !full {
+		c.W.BulkString("groups")
+		c.W.Int(int64(info.Groups))
+		for _, end := range []struct {
+			name string
+			e    *storage.StreamEntry
+		}{{"first-entry", info.FirstEntry}, {"last-entry", info.LastEntry}} {
+			c.W.BulkString(end.name)
+			if end.e == nil {
+				c.W.Null()
+			} else {
+				c.writeEntry(*end.e)
+			}
+		}
+		return
+	}
+	c.W.BulkString("entries")
+	c.W.Array(len(info.Entries))
+	for _, e := range info.Entries {
+		c.writeEntry(e)
+	}
+	c.W.BulkString("groups")
+	c.W.Array(len(info.GroupList))
+	for _, g := range info.GroupList {
+		c.W.Map(7)
+		c.W.BulkString("name")
+		c.W.Bulk(g.Name)
+		c.W.BulkString("last-delivered-id")
+		c.writeID(g.LastDelivered)
+		c.writeGroupCounters(info, g)
+		c.W.BulkString("pel-count")
+		c.W.Int(int64(g.Pending))
+		c.W.BulkString("pending")
+		c.W.Array(len(g.PendingList))
+		for _, p := range g.PendingList {
+			c.W.Array(4)
+			c.writeID(p.ID)
+			c.W.Bulk(p.Consumer)
+			c.W.Int(p.DeliveryTime)
+			c.W.Int(int64(p.DeliveryCount))
+		}
+		c.W.BulkString("consumers")
+		c.W.Array(len(g.ConsumerList))
+		for _, cons := range g.ConsumerList {
+			c.W.Map(4)
+			c.W.BulkString("name")
+			c.W.Bulk(cons.Name)
+			c.W.BulkString("seen-time")
+			c.W.Int(cons.SeenTime)
+			c.W.BulkString("pel-count")
+			c.W.Int(int64(cons.Pending))
+			c.W.BulkString("pending")
+			c.W.Array(len(cons.PendingList))
+			for _, p := range cons.PendingList {
+				c.W.Array(3)
+				c.writeID(p.ID)
+				c.W.Int(p.DeliveryTime)
+				c.W.Int(int64(p.DeliveryCount))
+			}
+		}
+	}
+}
+
+// writeGroupCounters replies a group's entries-read and lag, null when
+// unknown, as Redis 7.0.
+func (c *Ctx) writeGroupCounters(info storage.StreamInfo, g storage.StreamGroupInfo) {
+	c.W.BulkString("entries-read")
+	if g.EntriesRead == -1 {
+		c.W.Null()
+	} else {
+		c.W.Int(g.EntriesRead)
+	}
+	c.W.BulkString("lag")
+	if lag, ok := info.Lag(info.Length, g.StreamGroup); ok {
+		c.W.Int(lag)
+	} else {
+		c.W.Null()
+	}
+}
+
+func xinfoGroups(c *Ctx) {
+	info, found, err := c.DB.XStreamInfo(c.Args[2], storage.StreamInfoWant{Groups: true})
+	switch {
+	case !c.ok(err):
+		return
+	case !found:
+		c.ErrorString("ERR no such key")
+		return
+	}
+	c.W.Array(len(info.GroupList))
+	for _, g := range info.GroupList {
+		c.W.Map(6)
+		c.W.BulkString("name")
+		c.W.Bulk(g.Name)
+		c.W.BulkString("consumers")
+		c.W.Int(int64(g.Consumers))
+		c.W.BulkString("pending")
+		c.W.Int(int64(g.Pending))
+		c.W.BulkString("last-delivered-id")
+		c.writeID(g.LastDelivered)
+		c.writeGroupCounters(info, g)
+	}
+}
+
+func xinfoConsumers(c *Ctx) {
+	consumers, found, groupFound, err := c.DB.XConsumers(c.Args[2], c.Args[3])
+	switch {
+	case !c.ok(err):
+		return
+	case !found:
+		c.ErrorString("ERR no such key")
+		return
+	case !groupFound:
+		c.ErrorString("NOGROUP No such consumer group '" + string(c.Args[3]) + "' for key name '" + string(c.Args[2]) + "'")
+		return
+	}
+	now := time.Now().UnixMilli()
+	c.W.Array(len(consumers))
+	for _, cons := range consumers {
+		c.W.Map(3)
+		c.W.BulkString("name")
+		c.W.Bulk(cons.Name)
+		c.W.BulkString("pending")
+		c.W.Int(int64(cons.Pending))
+		c.W.BulkString("idle")
+		c.W.Int(max(now-cons.SeenTime, 0))
+	}
+}
+
+// xreadStreams returns the position of XREAD's STREAMS argument, skipping
+// its options as Redis's xreadGetKeys does; -1 when there is none.
+func xreadStreams(args [][]byte) int {
+	for i := 1; i < len(args); i++ {
+		switch strings.ToLower(string(args[i])) {
+		case "block", "count":
+			i++
+		case "streams":
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// xreadKeys finds XREAD's keys: the first half of what follows STREAMS.
+func xreadKeys(args [][]byte) [][]byte {
+	pos := xreadStreams(args)
+	n := len(args) - pos - 1
+	if pos < 0 || n == 0 || n%2 != 0 {
+		return nil
+	}
+	return args[pos+1 : pos+1+n/2]
+}
+
+// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]
+//
+// "$" is the stream's last ID; "+" (Redis 7.4) its last entry. With BLOCK
+// and nothing to read, the client waits on its keys (blocking.go) with
+// its "$" made the IDs they stand for, so that it is served the entries
+// that come after the call.
+func cmdXRead(c *Ctx) {
+	count, block := int64(0), time.Duration(-1)
+	streams := 0
+	for i := 1; i < len(c.Args) && streams == 0; i++ {
+		more := len(c.Args) - 1 - i
+		switch {
+		case more > 0 && c.is(i, "block"):
+			i++
+			ms, ok := num.ParseInt(c.Args[i])
+			if !ok {
+				c.ErrorString("ERR timeout is not an integer or out of range")
+				return
+			}
+			if ms < 0 {
+				c.ErrorString("ERR timeout is negative")
+				return
+			}
+			block = time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+		case more > 0 && c.is(i, "count"):
+			i++
+			n, ok := c.Int(i)
+			if !ok {
+				return
+			}
+			count = max(n, 0)
+		case more > 0 && c.is(i, "streams"):
+			streams = i + 1
+			if (len(c.Args)-streams)%2 != 0 {
+				c.ErrorString("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.")
+				return
+			}
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	if streams == 0 {
+		c.ErrorString(errSyntax)
+		return
+	}
+	n := (len(c.Args) - streams) / 2
+	keys := c.Args[streams : streams+n]
+	if block < 0 || c.inExec || (c.Client.waiter != nil && c.Client.waiter.state.Load() == stServing) {
+		xread(c, keys, streams, count, block)
+		return
+	}
+	// The read and the registration of the wait run under the keys'
+	// locks, so that no XADD slips between them unseen; reads go through
+	// the locked DB, which sees the writes of its group.
+	db := c.DB
+	c.Env.Storage.Update(&storage.Write{NS: c.Client.Namespace, Keys: keys}, func(in storage.DB) {
+		c.DB = in
+		xread(c, keys, streams, count, block)
+	})
+	c.DB = db
+}
+
+// xread resolves XREAD's IDs, replies what follows them, and, with a
+// block timeout (not negative), waits when there is nothing.
+func xread(c *Ctx, keys [][]byte, streams int, count int64, block time.Duration) {
+	n := len(keys)
+	ids := make([]metadata.StreamID, n)
+	lastEntry := make([]bool, n) // "+" on a stream with entries
+	resolved := c.Args
+	for i, k := range keys {
+		arg := c.Args[streams+n+i]
+		isDollar, isPlus := len(arg) == 1 && arg[0] == '$', len(arg) == 1 && arg[0] == '+'
+		if isDollar || isPlus {
+			info, _, err := c.DB.XStreamInfo(k, storage.StreamInfoWant{})
+			if !c.ok(err) {
+				return
+			}
+			// "+" reads the last entry; on an empty stream it waits as "$".
+			if isPlus && info.Length > 0 {
+				ids[i], lastEntry[i] = info.Last, true
+				continue
+			}
+			ids[i] = info.LastGenerated
+			if &resolved[0] == &c.Args[0] {
+				resolved = append([][]byte(nil), c.Args...)
+			}
+			resolved[streams+n+i] = ids[i].AppendText(nil)
+			continue
+		}
+		typ, err := c.DB.Type(k)
+		if !c.ok(err) {
+			return
+		}
+		if typ != metadata.TypeNone && typ != metadata.TypeStream {
+			c.ErrorString(errWrongType)
+			return
+		}
+		id, ok := c.streamID(streams + n + i)
+		if !ok {
+			return
+		}
+		ids[i] = id
+	}
+	try := func() {
+		d := c.W.DeferArray()
+		if c.W.Protocol() >= 3 {
+			d = c.W.DeferMap()
+		}
+		replied := 0
+		for i, k := range keys {
+			from, ok, limit := ids[i], true, count
+			if lastEntry[i] {
+				limit = 1
+			} else {
+				from, ok = ids[i].Next()
+			}
+			if !ok {
+				continue
+			}
+			entries := 0
+			var inner reply.Deferred
+			_, err := c.DB.XRange(k, from, metadata.MaxStreamID, false, limit, func(e storage.StreamEntry) bool {
+				if entries == 0 {
+					if c.W.Protocol() < 3 {
+						c.W.Array(2)
+					}
+					c.W.Bulk(k)
+					inner = c.W.DeferArray()
+				}
+				entries++
+				c.writeEntry(e)
+				return !c.W.Failed()
+			})
+			if err != nil {
+				if entries > 0 {
+					c.W.Abandon(inner)
+				}
+				c.W.Abandon(d)
+				c.Error(err)
+				return
+			}
+			if entries > 0 {
+				c.W.Finish(inner, entries)
+				replied++
+			}
+		}
+		if replied == 0 {
+			c.W.Abandon(d)
+			c.W.NullArray()
+			return
+		}
+		c.W.Finish(d, replied)
+	}
+	if block < 0 {
+		try()
+		return
+	}
+	blockingRun(c, resolved, keys, block, metadata.TypeStream, nullArray, xreadServe, try)
+}
+
+// xreadServe: XREAD is served from the key that got entries, with its
+// resolved ID.
+func xreadServe(args [][]byte, key []byte) [][]byte {
+	pos := xreadStreams(args)
+	n := (len(args) - pos - 1) / 2
+	for i := 0; i < n; i++ {
+		if bytes.Equal(args[pos+1+i], key) {
+			out := append(append([][]byte(nil), args[:pos+1]...), key, args[pos+1+n+i])
+			return out
+		}
+	}
+	return args
+}
