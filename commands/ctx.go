@@ -72,6 +72,7 @@ var errorReplies = []struct {
 	{rdb.ErrStream, "ERR Bad data format: Basalt does not restore streams yet"},
 	{rdb.ErrFormat, "ERR Bad data format"},
 	{storage.ErrStreamIDTooSmall, "ERR The ID specified in XADD is equal or smaller than the target stream top item"},
+	{storage.ErrStreamSeqExhausted, "ERR Elements are too large to be stored"},
 	{storage.ErrStreamExhausted, "ERR The stream has exhausted the last possible ID, unable to add more items"},
 	{storage.ErrStreamSetIDSmall, "ERR The ID specified in XSETID is smaller than the target stream top item"},
 	{storage.ErrStreamEntriesLow, "ERR The entries_added specified in XSETID is smaller than the target stream length"},

@@ -680,7 +680,7 @@ func cmdXRead(c *Ctx) {
 		case more > 0 && c.is(i, "streams"):
 			streams = i + 1
 			if (len(c.Args)-streams)%2 != 0 {
-				c.ErrorString("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.")
+				c.ErrorString("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 				return
 			}
 		default:

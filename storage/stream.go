@@ -21,11 +21,14 @@ import (
 
 // Errors of stream writes.
 var (
-	ErrStreamIDTooSmall  = errors.New("storage: stream ID equal or smaller than the stream's top item")
-	ErrStreamExhausted   = errors.New("storage: stream has exhausted the last possible ID")
-	ErrStreamSetIDSmall  = errors.New("storage: XSETID ID smaller than the stream's top item")
-	ErrStreamEntriesLow  = errors.New("storage: XSETID entries_added smaller than the stream's length")
-	errStreamBadEntryKey = errors.New("storage: stream entry key of the wrong length")
+	ErrStreamIDTooSmall = errors.New("storage: stream ID equal or smaller than the stream's top item")
+	ErrStreamExhausted  = errors.New("storage: stream has exhausted the last possible ID")
+	// ErrStreamSeqExhausted refuses "ms-*" when ms's last sequence number
+	// was taken; Redis 7.0 words it as if the entry were too large.
+	ErrStreamSeqExhausted = errors.New("storage: stream sequence numbers of the millisecond exhausted")
+	ErrStreamSetIDSmall   = errors.New("storage: XSETID ID smaller than the stream's top item")
+	ErrStreamEntriesLow   = errors.New("storage: XSETID entries_added smaller than the stream's length")
+	errStreamBadEntryKey  = errors.New("storage: stream entry key of the wrong length")
 )
 
 // streamNodeEntries is Redis's stream-node-max-entries default: the
@@ -253,7 +256,7 @@ func (db DB) XAdd(key []byte, a *XAddArgs, fieldsValues [][]byte) (id metadata.S
 		}
 	case a.AutoSeq && a.ID.Ms == last.Ms:
 		if last.Seq == math.MaxUint64 {
-			return id, false, ErrStreamIDTooSmall
+			return id, false, ErrStreamSeqExhausted
 		}
 		id = metadata.StreamID{Ms: last.Ms, Seq: last.Seq + 1}
 	default:
