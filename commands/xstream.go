@@ -694,7 +694,16 @@ func cmdXRead(c *Ctx) {
 	}
 	n := (len(c.Args) - streams) / 2
 	keys := c.Args[streams : streams+n]
-	if block < 0 || c.inExec || (c.Client.waiter != nil && c.Client.waiter.state.Load() == stServing) {
+	if w := c.Client.waiter; w != nil && w.state.Load() == stServing {
+		// Served from a key that now holds another type: not served,
+		// rather than answered WRONGTYPE, as blockingRun would decide.
+		if typ, err := c.DB.Type(keys[0]); err != nil || (typ != metadata.TypeNone && typ != metadata.TypeStream) {
+			return
+		}
+		xread(c, keys, streams, count, block)
+		return
+	}
+	if block < 0 || c.inExec {
 		xread(c, keys, streams, count, block)
 		return
 	}

@@ -79,7 +79,7 @@ func (s *Storage) Compact() error {
 const checkSample = 32
 
 // CheckCompaction is the compaction checker: in each of the metadata,
-// default and zset_score column families it finds the SST file whose
+// default, zset_score and stream column families it finds the SST file whose
 // records the compaction filters would drop the most (RocksDB tombstones
 // included), and compacts that file's key range when the share reaches
 // minPct percent or the file is older than maxAge. The pubsub and
@@ -102,7 +102,7 @@ func (s *Storage) CheckCompaction(minPct int64, maxAge time.Duration) int {
 		case !ok:
 		case cf == CFPubSub || cf == CFPropagate:
 			transient[cf] = true
-		case cf == CFMetadata || cf == CFDefault || cf == CFZSetScore:
+		case cf == CFMetadata || cf == CFDefault || cf == CFZSetScore || cf == CFStream:
 			share := s.reclaimableShare(cf, f)
 			if st, err := os.Stat(filepath.Join(s.dir, f.Name)); err == nil && time.Since(st.ModTime()) > maxAge {
 				share = 1

@@ -217,3 +217,35 @@ func TestStreamLag(t *testing.T) {
 		t.Fatal("lag known across a deletion")
 	}
 }
+
+// TestStreamCompactAndCopy: COPY and RENAME take a stream's entries and
+// groups along; compaction drops the records of deleted and re-created
+// streams and keeps the live ones.
+func TestStreamCompactAndCopy(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	for _, k := range []string{"live", "deleted", "recreated", "renamed"} {
+		addN(t, db, k, 1, 50)
+	}
+	db.Del([][]byte{b("deleted"), b("recreated")})
+	addN(t, db, "recreated", 1, 2)
+	if ok, err := db.Copy(b("live"), b("copy"), false); !ok || err != nil {
+		t.Fatalf("Copy: %v %v", ok, err)
+	}
+	if ok, err := db.Rename(b("renamed"), b("moved"), false); !ok || err != nil {
+		t.Fatalf("Rename: %v %v", ok, err)
+	}
+	for _, k := range []string{"copy", "moved"} {
+		if got := streamIDs(t, db, k); !strings.HasPrefix(got, "1-0,2-0,") || strings.Count(got, ",") != 49 {
+			t.Fatalf("%s: %s", k, got)
+		}
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	// live, copy and moved: 50 entries each; recreated: 2.
+	if got, want := countRecords(t, s, CFStream), 3*50+2; got != want {
+		t.Fatalf("stream column family keeps %d records, want %d", got, want)
+	}
+}
