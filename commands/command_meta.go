@@ -143,6 +143,7 @@ func init() {
 		"object":  objectSubcommands,
 		"pubsub":  pubsubSubcommands,
 		"slowlog": slowlogSubcommands,
+		"xinfo":   xinfoSubcommands,
 	}
 }
 
