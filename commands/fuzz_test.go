@@ -49,6 +49,9 @@ func FuzzCommandArgs(f *testing.F) {
 	listPayload := fuzzTokens[slices.Index(fuzzTokens, "FREQ")+2]
 	f.Add(uint8(0), "RESTORE", []byte("dst\x00"+token("1099511627776")+"\x00"+token(listPayload)+"\x00REPLACE\x00IDLETIME\x00"+token("0")))
 	f.Add(uint8(fuzzInMulti), "DUMP", []byte(token("z")))
+	f.Add(uint8(0), "XADD", []byte("x\x00MAXLEN\x00~\x00\x01\x01\x00LIMIT\x00\x01\x03\x00*\x00f\x00v"))
+	f.Add(uint8(fuzzRESP3), "XREAD", []byte("COUNT\x00\x01\x01\x00BLOCK\x00\x01\x00\x00STREAMS\x00x\x00missing\x00$\x00+"))
+	f.Add(uint8(fuzzRESP3), "XINFO", []byte("STREAM\x00x\x00FULL\x00COUNT\x00\x01\x02"))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -88,6 +91,9 @@ var fuzzTokens = []string{
 	"ABSTTL", "IDLETIME", "FREQ", "\x00\x05hello\n\x00cr\xdfve4 \n",
 	"\x12\x01\x02\x10\x10\x00\x00\x00\x03\x00\x81a\x02\x81b\x02\x81c\x02\xff\n\x00\xc8\x18\xb9\x0c\x953R\x9e",
 	"\x11\x14\x14\x00\x00\x00\x04\x00\x81a\x02\x831.5\x04\x81b\x02\x02\x01\xff\n\x00\xfa\x02\xb4%\xaf\x18\x87c",
+	// The stream commands' keys, IDs and words.
+	"x", "1-1", "2-*", "(1-1", "(18446744073709551615-18446744073709551615", "18446744073709551615-18446744073709551615",
+	"$", "~", "=", "MINID", "NOMKSTREAM", "STREAMS", "BLOCK", "ENTRIESADDED", "MAXDELETEDID", "STREAM", "GROUPS", "CONSUMERS", "FULL",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -192,6 +198,8 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		{"rpush", "l", "a", "b", "c", "a", "b"},
 		{"set", "str", "hello world"},
 		{"set", "n", "10"},
+		{"xadd", "x", "1-1", "f", "v"},
+		{"xadd", "x", "2-1", "f", "v", "g", "w"},
 	}
 	if big {
 		members := []string{"sadd", "big"}
@@ -229,7 +237,7 @@ func fuzzSkip(cmd *Command, a [][]byte) string {
 // parse their arguments and answer as if timed out.
 var blocksForEver = map[string]bool{
 	"blpop": true, "brpop": true, "blmove": true, "brpoplpush": true, "blmpop": true,
-	"bzpopmin": true, "bzpopmax": true, "bzmpop": true,
+	"bzpopmin": true, "bzpopmax": true, "bzmpop": true, "xread": true,
 }
 
 // pick returns the command name designates.

@@ -99,6 +99,20 @@ var badInputCases = []struct {
 	{[]string{"DECRBY", "n", "-9223372036854775808"}, "-ERR decrement would overflow\r\n", redisSame},
 	{[]string{"HINCRBY", "h", "n", "9223372036854775807"}, "-ERR increment or decrement would overflow\r\n", redisSame},
 	{[]string{"LCS", "str", "str", "IDX", "MINMATCHLEN", "-9223372036854775808", "WITHMATCHLEN"}, "*4\r\n$7\r\nmatches\r\n*1\r\n...", redisSame},
+
+	{[]string{"XRANGE", "x", "-", "+", "COUNT", "9223372036854775807"}, "*3\r\n...", redisSame},
+	{[]string{"XRANGE", "x", "-", "+", "COUNT", "-9223372036854775808"}, "*-1\r\n", redisSame},
+	{[]string{"XREVRANGE", "x", "+", "-", "COUNT", "9223372036854775808"}, "-ERR value is not an integer or out of range\r\n", redisSame},
+	{[]string{"XRANGE", "x", "18446744073709551615-18446744073709551615", "+"}, "*0\r\n", redisSame},
+	{[]string{"XRANGE", "x", "(18446744073709551614-18446744073709551615", "+"}, "*0\r\n", redisSame},
+	{[]string{"XADD", "x", "MAXLEN", "9223372036854775807", "9-1", "f", "v"}, "$3\r\n9-1\r\n", redisSame},
+	{[]string{"XADD", "x", "MAXLEN", "~", "0", "LIMIT", "9223372036854775807", "10-1", "f", "v"}, "$4\r\n10-1\r\n", redisSame},
+	{[]string{"XTRIM", "x", "MAXLEN", "-9223372036854775808"}, "-ERR The MAXLEN argument must be >= 0.\r\n", redisSame},
+	{[]string{"XTRIM", "x", "MINID", "18446744073709551615-18446744073709551615"}, ":3\r\n", redisSame},
+	{[]string{"XSETID", "x", "18446744073709551615-18446744073709551615", "ENTRIESADDED", "9223372036854775807"}, "+OK\r\n", redisSame},
+	{[]string{"XINFO", "STREAM", "x", "FULL", "COUNT", "9223372036854775807"}, "*18\r\n...", redisSame},
+	{[]string{"XREAD", "COUNT", "9223372036854775807", "STREAMS", "x", "0"}, "*1\r\n*2\r\n$1\r\nx\r\n*3\r\n...", redisSame},
+	{[]string{"XREAD", "BLOCK", "9223372036854775807", "STREAMS", "x", "0"}, "*1\r\n...", redisSame},
 }
 
 // seedBadInput empties a server and writes the keys the cases use.
@@ -111,6 +125,7 @@ func seedBadInput(c *rawConn) {
 		{"RPUSH", "l", "a", "b", "c", "a", "b"},
 		{"SET", "str", "hello world"},
 		{"SET", "n", "10"},
+		{"XADD", "x", "1-1", "f", "v"}, {"XADD", "x", "2-1", "f", "v"}, {"XADD", "x", "3-1", "f", "v"},
 	} {
 		if reply := c.do(cmd...); strings.HasPrefix(reply, "-") {
 			c.t.Fatalf("%v: %q", cmd, reply)
