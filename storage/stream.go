@@ -308,7 +308,11 @@ func (db DB) XTrim(key []byte, t StreamTrim) (int64, error) {
 // entries_added) to live in node k/100, which is where Redis puts it
 // when entries are small and none was deleted.
 func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64, error) {
-	if t.Strategy == TrimNone {
+	// Nothing to remove: no walk.
+	switch {
+	case t.Strategy == TrimNone,
+		t.Strategy == TrimMaxLen && s.meta.Size <= t.MaxLen,
+		t.Strategy == TrimMinID && (s.meta.Size == 0 || s.sm.First.Compare(t.MinID) >= 0):
 		return 0, nil
 	}
 	// An exact trim has no limit.
