@@ -8,8 +8,8 @@ import (
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/storage"
 	"github.com/basaltdb/basalt/reply"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // Stream commands (storage/stream.go keeps the entries). Arguments are
