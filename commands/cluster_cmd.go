@@ -229,7 +229,11 @@ func cmdClusterX(c *Ctx) {
 	case sub == "myid" && len(c.Args) == 2:
 		c.W.BulkString(cl.MyID())
 	case sub == "setnodeid" && len(c.Args) == 3 && len(c.Args[2]) == 40:
-		c.clusterOK(cl.SetNodeID(string(c.Args[2])))
+		err := cl.SetNodeID(string(c.Args[2]))
+		if err == nil {
+			c.Env.FollowTopology()
+		}
+		c.clusterOK(err)
 	case sub == "setnodes" && len(c.Args) >= 4:
 		version, err := cluster.ParseInt(string(c.Args[3]), math.MinInt64, math.MaxInt64)
 		switch {
@@ -238,7 +242,11 @@ func cmdClusterX(c *Ctx) {
 		case len(c.Args) > 5 || (len(c.Args) == 5 && !c.is(4, "force")):
 			c.ErrorString("ERR Invalid setnodes options")
 		default:
-			c.dropMigrated(cl.SetNodes(string(c.Args[2]), version, len(c.Args) == 5))
+			gone, err := cl.SetNodes(string(c.Args[2]), version, len(c.Args) == 5)
+			if err == nil {
+				c.Env.FollowTopology()
+			}
+			c.dropMigrated(gone, err)
 		}
 	case sub == "setslot" && len(c.Args) == 6:
 		n := len(c.Args)
@@ -395,6 +403,30 @@ func (e *Env) watchClusterPersist() {
 		}
 		return e.Cluster.SetPersist(e.Config.PersistClusterNodes.Get(), filepath.Join(e.Config.Dir.Get(), "nodes.conf"))
 	})
+}
+
+// FollowTopology makes replication follow this node's role in the
+// cluster topology, as Kvrocks's SetMasterSlaveRepl: a master stops
+// replicating (a no-op when it is not), a slave replicates from its
+// master (a no-op when it already does), and a slave whose master the
+// topology does not name keeps the replication it had. The server calls
+// it at start, for the topology of nodes.conf, and SETNODES and
+// SETNODEID after each change.
+func (e *Env) FollowTopology() {
+	if e.Cluster == nil {
+		return
+	}
+	topo, self := e.Cluster.Snapshot()
+	if topo == nil || self == nil {
+		return
+	}
+	if self.Role == cluster.Master {
+		e.Repl.RemoveMaster()
+		return
+	}
+	if master := topo.Node(self.MasterID); master != nil {
+		e.Repl.AddMaster(master.Host, master.Port, false)
+	}
 }
 
 // migrateOptions reads the migrate-* settings for a new job.

@@ -93,10 +93,12 @@ func Run(cfg *config.Config) error {
 	if err := writePidfile(cfg.Pidfile.Get()); err != nil {
 		return abort(err)
 	}
-	// A replica follows its master once it serves: the slaveof setting.
+	// A replica follows its master once it serves: the slaveof setting,
+	// or in cluster mode the topology nodes.conf kept.
 	if err := env.Repl.Start(); err != nil {
 		return abort(err)
 	}
+	env.FollowTopology()
 	stop := make(chan struct{})
 	var once sync.Once
 	env.Shutdown = func() { once.Do(func() { close(stop) }) }
