@@ -241,6 +241,10 @@ type waiter struct {
 	wake    chan struct{}
 	unblock chan bool // CLIENT UNBLOCK; true: with an error
 
+	// ackTarget is, for WAIT, the sequence number replicas must
+	// acknowledge.
+	ackTarget uint64
+
 	mu     sync.Mutex // guards the fields below and the state's changes
 	event  int        // timedOut, unblockedWithError or disconnected, noted while serving
 	missed bool       // a key got ready while it was preparing
@@ -259,6 +263,9 @@ type blocking struct {
 	ready    map[*Client][]readyKey
 	count    atomic.Int64 // waiters
 	readyN   atomic.Int64 // clients with ready keys
+	// acks are the waiters of WAIT, which a replica's acknowledgement
+	// makes run their command again.
+	acks map[*waiter]struct{}
 }
 
 // wait registers c's client as blocked on keys (or keeps its
@@ -297,9 +304,38 @@ func (b *blocking) wait(c *Ctx, args, keys [][]byte, timeout time.Duration, null
 	} else {
 		w.mu.Lock()
 		w.state.Store(stPreparing)
+		w.event = 0
 		w.mu.Unlock()
 	}
 	cl.blocked = true
+}
+
+// waitAcks makes w, a waiter of WAIT, run again at each acknowledgement
+// of a replica.
+func (b *blocking) waitAcks(w *waiter) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.acks == nil {
+		b.acks = map[*waiter]struct{}{}
+	}
+	b.acks[w] = struct{}{}
+}
+
+// acked wakes the waiters of WAIT to count the acknowledgements again.
+func (b *blocking) acked() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for w := range b.acks {
+		w.mu.Lock()
+		switch {
+		case w.state.Load() == stPreparing:
+			w.missed = true
+		case w.state.Load() == stWaiting && w.event == 0:
+			w.event = recount
+			w.signal()
+		}
+		w.mu.Unlock()
+	}
 }
 
 // written records, for writer, the keys of namespace ns that someone
@@ -440,6 +476,7 @@ func (b *blocking) unlink(w *waiter) {
 	if b.byClient[w.cl] == w {
 		delete(b.byClient, w.cl)
 	}
+	delete(b.acks, w)
 	for _, k := range w.keys {
 		q := readyKey{w.ns, k}
 		list := b.queues[q]
@@ -491,6 +528,8 @@ const (
 	disconnected
 	// served: a writer ran the command for it; the reply is written.
 	served
+	// recount: a replica acknowledged; WAIT runs again.
+	recount
 )
 
 // await blocks the connection's goroutine until w is served, times out,

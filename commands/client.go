@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/replication"
 	"github.com/basaltdb/basalt/resp"
 )
 
@@ -39,11 +40,9 @@ type Client struct {
 	// _fetch_meta, _fetch_file).
 	TakeOver func(nc net.Conn)
 	// replica is set once the connection feeds a replica (CLIENT LIST's
-	// S flag and type slave); replPort and replIP are what its REPLCONF
-	// announced.
-	replica  atomic.Bool
-	replPort int
-	replIP   string
+	// S flag and type slave); announced is what its REPLCONF said.
+	replica   atomic.Bool
+	announced replication.Announced
 	// ReadOnly is set by READONLY: in cluster mode a slave then serves
 	// reads of its master's slots.
 	ReadOnly bool

@@ -37,7 +37,7 @@ func (e *Env) Dispatch(cl *Client, args [][]byte) {
 		cl.blockedNow.Store(true)
 		outcome := w.await()
 		cl.blockedNow.Store(false)
-		if outcome == woken {
+		if outcome == woken || outcome == recount {
 			// The waiter's own copy: the command as it blocked (XREAD's
 			// "$" made the ID it stood for then).
 			e.dispatch(cl, w.args)

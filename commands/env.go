@@ -80,6 +80,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 	e.Repl.Quiesce = e.quiesce
 	e.Repl.OnRestored = e.replicaRestored
 	e.Repl.OnApplied = e.replicaApplied
+	e.Repl.Master.OnAck = e.blocking.acked
 	go e.sampleLoop()
 	return e
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"log/slog"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/replication"
+	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -25,6 +27,7 @@ func init() {
 		&Command{Name: "replicaof", Arity: 3, Flags: ReadOnly | Admin | Exclusive, Handler: cmdSlaveOf},
 		&Command{Name: "role", Arity: 1, Flags: ReadOnly | Loading | Fast, Handler: cmdRole},
 		&Command{Name: "replconf", Arity: -3, Flags: ReadOnly | KvrocksOnly, Handler: cmdReplConf},
+		&Command{Name: "wait", Arity: 3, Handler: cmdWait},
 		// Kvrocks lets any user PSYNC, which streams every namespace's
 		// writes; here only the admin may, as with POLLUPDATES.
 		&Command{Name: "psync", Arity: -2, Flags: ReadOnly | Admin | NoMulti | KvrocksOnly, Handler: cmdPSync},
@@ -154,13 +157,15 @@ func cmdRole(c *Ctx) {
 // REPLCONF option value [option value ...]
 //
 // A replica announces its listening-port and ip-address, which INFO and
-// ROLE show.
+// ROLE show, and with capa ack (Basalt's replicas) that it acknowledges
+// what it applied, which WAIT counts. Other capabilities are accepted
+// and ignored, as Redis does.
 func cmdReplConf(c *Ctx) {
 	if len(c.Args)%2 == 0 {
 		c.ErrorString("ERR wrong number of arguments")
 		return
 	}
-	port, ip := c.Client.replPort, c.Client.replIP
+	a := c.Client.announced
 	for i := 1; i < len(c.Args); i += 2 {
 		v := string(c.Args[i+1])
 		switch {
@@ -170,20 +175,79 @@ func cmdReplConf(c *Ctx) {
 				c.ErrorString("ERR listening-port should be number or out of range")
 				return
 			}
-			port = int(p)
+			a.ListeningPort = int(p)
 		case c.is(i, "ip-address"):
 			if v == "" {
 				c.ErrorString("ERR ip-address should not be empty")
 				return
 			}
-			ip = v
+			a.IP = v
+		case c.is(i, "capa"):
+			a.Acks = a.Acks || strings.EqualFold(v, "ack")
 		default:
 			c.ErrorString("ERR unknown option")
 			return
 		}
 	}
-	c.Client.replPort, c.Client.replIP = port, ip
+	c.Client.announced = a
 	c.W.OK()
+}
+
+// WAIT numreplicas timeout
+//
+// Redis's: it waits until numreplicas replicas acknowledged every write
+// this client made (up to the sequence number its last command left), or
+// timeout milliseconds passed (0: no limit), and replies how many did.
+// Only Basalt replicas acknowledge; a Kvrocks replica never counts.
+// Inside MULTI it does not wait. It waits without holding anything, as a
+// blocked client does: CLIENT UNBLOCK ends it with the count.
+func cmdWait(c *Ctx) {
+	e := c.Env
+	if e.Repl.IsReplica() {
+		c.ErrorString("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		return
+	}
+	want, ok := c.Int(1)
+	if !ok {
+		return
+	}
+	ms, err := strconv.ParseInt(string(c.Args[2]), 10, 64)
+	switch {
+	case err != nil:
+		c.ErrorString("ERR timeout is not an integer or out of range")
+		return
+	case ms < 0:
+		c.ErrorString("ERR timeout is negative")
+		return
+	}
+	w := c.Client.waiter
+	target := c.Client.SyncTo
+	if w != nil {
+		target = w.ackTarget
+	}
+	acked := e.Repl.Master.Acked(target)
+	if int64(acked) >= want || c.inExec {
+		if w != nil {
+			e.blocking.remove(w)
+		}
+		c.W.Int(int64(acked))
+		return
+	}
+	if w != nil {
+		e.blocking.wait(c, c.Args, nil, 0, nil, nil)
+		return
+	}
+	count := func(s reply.Sink) { s.Int(int64(e.Repl.Master.Acked(target))) }
+	e.blocking.wait(c, c.Args, nil, time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond)))*time.Millisecond, count, nil)
+	w = c.Client.waiter
+	w.ackTarget = target
+	e.blocking.waitAcks(w)
+	// An acknowledgement that came since the count above: run again.
+	if int64(e.Repl.Master.Acked(target)) >= want {
+		w.mu.Lock()
+		w.missed = true
+		w.mu.Unlock()
+	}
 }
 
 // PSYNC next-sequence | PSYNC replication-id next-sequence
@@ -217,9 +281,9 @@ func cmdPSync(c *Ctx) {
 		return
 	}
 	cl := c.Client
-	port, ip := cl.replPort, cl.replIP
+	announced := cl.announced
 	cl.replica.Store(true)
-	cl.TakeOver = func(nc net.Conn) { master.Serve(nc, next, port, ip) }
+	cl.TakeOver = func(nc net.Conn) { master.Serve(nc, next, announced) }
 }
 
 // _db_name

@@ -21,7 +21,8 @@ import (
 // first failover comes after the load, and the old master, restarted,
 // rejoins as a replica; the second kills the new master under the load,
 // and the replica promoted then must hold a prefix of every writer's
-// acknowledged writes.
+// acknowledged writes, at least up to the last one WAIT said both
+// replicas had.
 func TestClusterFailover(t *testing.T) {
 	nodes, ids := clusterNodes(t, 3)
 	f := &failover{t: t, nodes: nodes, ids: ids}
@@ -58,7 +59,9 @@ func TestClusterFailover(t *testing.T) {
 		f.sameData(winner, r)
 	}
 
-	// A failover under the load: the master dies while writers write.
+	// A failover under the load: the master dies while writers write,
+	// each waiting every tenth write until both replicas acknowledged it
+	// (WAIT 2): those writes must survive.
 	load = f.startLoad(winner, "b", 1<<30)
 	load.waitAcked(200)
 	nodes[winner].Kill()
@@ -203,13 +206,19 @@ type failoverLoad struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	acked  []int // per writer, the writes acknowledged
-	cond   *sync.Cond
+	// replicated is, per writer, how many of its first writes WAIT said
+	// both replicas acknowledged.
+	replicated []int
+	cond       *sync.Cond
 }
+
+// failoverWaitEvery is how often a writer waits for the replicas.
+const failoverWaitEvery = 10
 
 const failoverWriters = 4
 
 func (f *failover) startLoad(node int, prefix string, count int) *failoverLoad {
-	l := &failoverLoad{prefix: prefix, acked: make([]int, failoverWriters)}
+	l := &failoverLoad{prefix: prefix, acked: make([]int, failoverWriters), replicated: make([]int, failoverWriters)}
 	l.cond = sync.NewCond(&l.mu)
 	for w := 0; w < failoverWriters; w++ {
 		c := redis.NewClient(&redis.Options{Addr: f.nodes[node].Addr(), MaxRetries: -1, ReadTimeout: longTimeout, WriteTimeout: longTimeout})
@@ -221,8 +230,19 @@ func (f *failover) startLoad(node int, prefix string, count int) *failoverLoad {
 				if err := c.Set(ctx, l.key(w, n), strconv.Itoa(n), 0).Err(); err != nil {
 					return
 				}
+				replicated := false
+				if n%failoverWaitEvery == failoverWaitEvery-1 {
+					acks, err := c.Do(ctx, "WAIT", 2, 10000).Int()
+					if err != nil {
+						return
+					}
+					replicated = acks == 2
+				}
 				l.mu.Lock()
 				l.acked[w]++
+				if replicated {
+					l.replicated[w] = n + 1
+				}
 				l.cond.Broadcast()
 				l.mu.Unlock()
 			}
@@ -270,7 +290,10 @@ func (l *failoverLoad) checkPrefix(t *testing.T, c *redis.Client) {
 				t.Fatalf("GET %s: %q %v", l.key(w, held), v, err)
 			}
 		}
-		t.Logf("writer %d: %d writes acknowledged, %d on the promoted replica", w, acked, held)
+		t.Logf("writer %d: %d writes acknowledged, %d of them by both replicas (WAIT), %d on the promoted replica", w, acked, l.replicated[w], held)
+		if held < l.replicated[w] {
+			t.Errorf("writer %d: the promoted replica lost writes both replicas had acknowledged: it holds %d, WAIT confirmed %d", w, held, l.replicated[w])
+		}
 		for n := held + 1; n <= acked+1; n++ {
 			if c.Exists(ctx, l.key(w, n)).Val() != 0 {
 				t.Errorf("writer %d: key %d is on the new master, key %d is not", w, n, held)

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/resp"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -54,11 +56,22 @@ type ReplicaInfo struct {
 	Offset uint64
 }
 
+// Announced is what a replica said of itself with REPLCONF before PSYNC.
+type Announced struct {
+	ListeningPort int    // 0: not announced
+	IP            string // "": not announced
+	// Acks: the replica acknowledges what it made durable with REPLCONF
+	// ACK <sequence> (Basalt replicas, after REPLCONF capa ack; Kvrocks
+	// replicas send nothing).
+	Acks bool
+}
+
 // feed is one replica's stream.
 type feed struct {
 	nc      net.Conn
 	info    ReplicaInfo
 	next    atomic.Uint64 // the next sequence number to send
+	acked   atomic.Uint64 // the last sequence number the replica acknowledged
 	stopped atomic.Bool
 }
 
@@ -77,6 +90,9 @@ type Master struct {
 	}
 	// running counts the feeds' goroutines, which StopFeeds waits for.
 	running sync.WaitGroup
+	// OnAck, when set before the first feed, is called after a replica
+	// acknowledged more (WAIT waits for it).
+	OnAck func()
 	// cp is the checkpoint replicas fetch (checkpoint.go).
 	cp struct {
 		sync.Mutex
@@ -130,13 +146,12 @@ func (m *Master) checkPSync(next uint64) error {
 // Serve feeds the replica on nc from sequence number next, after a PSYNC
 // CheckPSync accepted: it writes "+OK\r\n" and then the batches, until the
 // replica goes away, a write fails, the WAL cannot serve the next batch or
-// the feed is stopped (StopFeeds). listeningPort and ip are what REPLCONF
-// said (0 and "" when it did not). It closes nc.
-func (m *Master) Serve(nc net.Conn, next uint64, listeningPort int, ip string) {
+// the feed is stopped (StopFeeds). It closes nc.
+func (m *Master) Serve(nc net.Conn, next uint64, a Announced) {
 	f := &feed{nc: nc}
 	f.next.Store(next)
 	peerIP, peerPort := splitAddr(nc.RemoteAddr())
-	f.info = ReplicaInfo{IP: ip, Port: listeningPort, ListeningPort: listeningPort}
+	f.info = ReplicaInfo{IP: a.IP, Port: a.ListeningPort, ListeningPort: a.ListeningPort}
 	if f.info.IP == "" {
 		f.info.IP = peerIP
 	}
@@ -155,15 +170,55 @@ func (m *Master) Serve(nc net.Conn, next uint64, listeningPort int, ip string) {
 		delete(m.mu.feeds, f)
 		m.mu.Unlock()
 	}()
-	// The replica sends nothing after PSYNC: reading only notices that it
-	// went away, which then fails the next write.
-	go func() {
-		io.Copy(io.Discard, nc)
-		nc.Close()
-	}()
+	go m.readAcks(f, a.Acks)
 	if err := m.stream(f); err != nil && !f.stopped.Load() {
 		slog.Info("replica feed ended", "replica", nc.RemoteAddr().String(), "err", err)
 	}
+}
+
+// readAcks reads what the replica sends after PSYNC until the connection
+// ends, and closes it then, so that the next write fails. A replica that
+// acknowledges sends REPLCONF ACK <sequence>; other requests are ignored,
+// and a Kvrocks replica sends none.
+func (m *Master) readAcks(f *feed, acks bool) {
+	defer f.nc.Close()
+	if !acks {
+		io.Copy(io.Discard, f.nc)
+		return
+	}
+	rd := resp.NewReader(f.nc)
+	rd.MaxBulk = 64 // an ack is a few short words
+	defer rd.Close()
+	for {
+		args, err := rd.ReadRequest()
+		if err != nil {
+			return
+		}
+		if len(args) != 3 || !strings.EqualFold(string(args[0]), "replconf") || !strings.EqualFold(string(args[1]), "ack") {
+			continue
+		}
+		seq, err := strconv.ParseUint(string(args[2]), 10, 64)
+		if err != nil || seq <= f.acked.Load() {
+			continue
+		}
+		f.acked.Store(seq)
+		if m.OnAck != nil {
+			m.OnAck()
+		}
+	}
+}
+
+// Acked returns how many replicas acknowledged sequence number seq.
+func (m *Master) Acked(seq uint64) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for f := range m.mu.feeds {
+		if !f.stopped.Load() && f.acked.Load() >= seq {
+			n++
+		}
+	}
+	return n
 }
 
 // stream writes +OK and the batches; see Serve.

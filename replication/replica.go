@@ -206,6 +206,9 @@ type masterConn struct {
 	nc net.Conn
 	rd *bufio.Reader
 	r  *Replica
+	// acks is set when the master takes acknowledgements (REPLCONF capa
+	// ack): a Basalt master, for WAIT.
+	acks bool
 }
 
 func (c *masterConn) close() {
@@ -320,6 +323,12 @@ func (r *Replica) incremental() error {
 		}
 		break // any other reply: go on, as Kvrocks does with old masters
 	}
+	// A Basalt master takes acknowledgements; Kvrocks answers "unknown
+	// option" and gets none.
+	if reply, err = c.request("replconf", "capa", "ack"); err != nil {
+		return err
+	}
+	c.acks = reply == "+OK"
 	r.setState(StateSendPSync)
 	next := r.node.storage().LatestSequence() + 1
 	if reply, err = c.request("PSYNC", strconv.FormatUint(next, 10)); err != nil {
@@ -368,6 +377,10 @@ func (c *masterConn) applyStream() error {
 		c.r.lastIO.Store(time.Now().Unix())
 		data := buf.Bytes()[:n]
 		if n == 4 && string(data) == "ping" {
+			// Acknowledged again, in case the master lost count.
+			if err := c.ack(); err != nil {
+				return err
+			}
 			continue
 		}
 		if _, err := st.ApplyBatch(data); err != nil {
@@ -384,8 +397,25 @@ func (c *masterConn) applyStream() error {
 				return fmt.Errorf("%w: %v", errRestart, err)
 			}
 			synced = time.Now()
+			if err := c.ack(); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// ack tells a master that takes acknowledgements the last sequence
+// number this node applied, once it is durable.
+func (c *masterConn) ack() error {
+	if !c.acks {
+		return nil
+	}
+	st := c.r.node.storage()
+	seq := st.LatestSequence()
+	if err := st.Durable(seq); err != nil {
+		return fmt.Errorf("%w: %v", errRestart, err)
+	}
+	return c.send("REPLCONF", "ACK", strconv.FormatUint(seq, 10))
 }
 
 // durableEvery bounds how long applied batches may stay in the WAL
