@@ -158,8 +158,8 @@ func cmdRole(c *Ctx) {
 //
 // A replica announces its listening-port and ip-address, which INFO and
 // ROLE show, and with capa ack (Basalt's replicas) that it acknowledges
-// what it applied, which WAIT counts. Other capabilities are accepted
-// and ignored, as Redis does.
+// what it applied, which WAIT counts. Any other option, Redis's other
+// capabilities included, is unknown, as in Kvrocks.
 func cmdReplConf(c *Ctx) {
 	if len(c.Args)%2 == 0 {
 		c.ErrorString("ERR wrong number of arguments")
@@ -182,8 +182,8 @@ func cmdReplConf(c *Ctx) {
 				return
 			}
 			a.IP = v
-		case c.is(i, "capa"):
-			a.Acks = a.Acks || strings.EqualFold(v, "ack")
+		case c.is(i, "capa") && strings.EqualFold(v, "ack"):
+			a.Acks = true
 		default:
 			c.ErrorString("ERR unknown option")
 			return

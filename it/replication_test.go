@@ -369,6 +369,9 @@ func TestReplicationBadInput(t *testing.T) {
 			t.Errorf("%v: %v, want %s", tc.args, err, tc.want)
 		}
 	}
+	if got := c.Do(ctx, "REPLCONF", "capa", "ACK").Val(); got != "OK" {
+		t.Errorf("REPLCONF capa ack (Basalt's replicas, for WAIT): %v", got)
+	}
 	if got := c.Do(ctx, "REPLCONF", "LISTENING-PORT", "7000", "ip-address", "10.0.0.1").Val(); got != "OK" {
 		t.Errorf("REPLCONF: %v", got)
 	}
