@@ -527,7 +527,13 @@ func clientKill(c *Ctx) {
 		}
 		victims = append(victims, cl)
 	}
-	c.W.Int(int64(len(victims)))
+	killed := len(victims)
+	if kind == "master" && id == 0 && addr == "" && laddr == "" && c.Client.Admin {
+		// A replica's link to its master is no client of this server's
+		// listeners, but Redis kills it as one.
+		killed += c.Env.Repl.DropMasterLink()
+	}
+	c.W.Int(int64(killed))
 	for _, cl := range victims {
 		c.killClient(cl)
 	}

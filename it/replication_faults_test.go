@@ -85,3 +85,29 @@ func TestReplicationChained(t *testing.T) {
 	}
 	t.Logf("%d keys alike on four nodes at sequence %d", want.keys(), sequenceOf(t, mc))
 }
+
+// TestReplicationClientKillMaster: CLIENT KILL TYPE master on a replica
+// drops its link, as Redis's does; the replica reconnects and resumes
+// with a partial sync.
+func TestReplicationClientKillMaster(t *testing.T) {
+	m, r := startBasalt(t), startBasalt(t)
+	mc, rc := m.client(t, 2), r.client(t, 2)
+	if n, err := rc.Do(ctx, "CLIENT", "KILL", "TYPE", "master").Int(); err != nil || n != 0 {
+		t.Errorf("CLIENT KILL TYPE master on a master: %d %v", n, err)
+	}
+	slaveOf(t, rc, m)
+	waitCaughtUp(t, mc, rc)
+	if n, err := rc.Do(ctx, "CLIENT", "KILL", "TYPE", "master").Int(); err != nil || n != 1 {
+		t.Fatalf("CLIENT KILL TYPE master on a replica: %d %v", n, err)
+	}
+	waitFor(t, replWait, "a second partial sync", func() bool {
+		return infoFields(t, mc, "stats")["sync_partial_ok"] == "2"
+	})
+	if err := mc.Set(ctx, "after", "kill", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitCaughtUp(t, mc, rc)
+	if v := rc.Get(ctx, "after").Val(); v != "kill" {
+		t.Errorf("the replica holds %q after its link was killed", v)
+	}
+}

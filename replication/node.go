@@ -110,6 +110,16 @@ func (n *Node) RemoveMaster() bool {
 	return true
 }
 
+// DropMasterLink closes a replica's connections to its master, which it
+// then opens again (CLIENT KILL TYPE master); it returns how many it
+// closed, 0 on a master.
+func (n *Node) DropMasterLink() int {
+	if r := n.replica.Load(); r != nil {
+		return r.dropLinks()
+	}
+	return 0
+}
+
 // Close stops the replica side and the feeds.
 func (n *Node) Close() {
 	n.closeOnce.Do(func() { close(n.stop) })

@@ -104,6 +104,18 @@ func (r *Replica) Stop() {
 	<-r.done
 }
 
+// dropLinks closes the connections to the master, as CLIENT KILL TYPE
+// master does: the replica reconnects and resumes. It returns how many it
+// closed.
+func (r *Replica) dropLinks() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for nc := range r.mu.conns {
+		nc.Close()
+	}
+	return len(r.mu.conns)
+}
+
 // State returns where the state machine is.
 func (r *Replica) State() State { return State(r.state.Load()) }
 
