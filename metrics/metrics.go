@@ -150,6 +150,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			float64(time.Now().Unix())-up)
 	}
 	emit("kvrocks_config_maxclients", "maxclients setting.", prometheus.GaugeValue, parse(info["maxclients"]))
+	replicationMetrics(info, emit)
 	length, lastID, last := c.env.SlowlogStats()
 	emit("kvrocks_slowlog_length", "Entries in the slow log.", prometheus.GaugeValue, float64(length))
 	emit("kvrocks_slowlog_last_id", "Id of the newest slow log entry.", prometheus.GaugeValue, float64(lastID))
@@ -193,6 +194,39 @@ func (c *collector) infoField(f commands.InfoField, emit func(string, string, pr
 		emit("kvrocks_db_keys_expiring", "Keys with a TTL per database.", prometheus.GaugeValue, kv["expires"], "db", f.Key)
 		emit("kvrocks_db_avg_ttl_seconds", "Average TTL per database.", prometheus.GaugeValue, kv["avg_ttl"], "db", f.Key) // seconds, as Kvrocks writes it
 		emit("kvrocks_db_keys_expired", "Expired keys not yet reclaimed per database.", prometheus.GaugeValue, kv["expired"], "db", f.Key)
+	}
+}
+
+// replicationMetrics exports INFO replication as kvrocks_exporter does:
+// on a replica its link to the master, labelled with the master's
+// address; on a master each replica's offset and lag (in sequence
+// numbers, under the exporter's names).
+func replicationMetrics(info map[string]string, emit func(string, string, prometheus.ValueType, float64, ...string)) {
+	if info["role"] == "slave" {
+		master := []string{"master_host", info["master_host"], "master_port", info["master_port"]}
+		up := 0.0
+		if info["master_link_status"] == "up" {
+			up = 1
+		}
+		emit("kvrocks_master_link_up", "Whether the link to the master is up.", prometheus.GaugeValue, up, master...)
+		emit("kvrocks_master_sync_in_progress", "Whether a full sync from the master runs.", prometheus.GaugeValue, parse(info["master_sync_in_progress"]), master...)
+		emit("kvrocks_master_last_io_seconds_ago", "Seconds since the master last sent something.", prometheus.GaugeValue, parse(info["master_last_io_seconds_ago"]), master...)
+		emit("kvrocks_slave_repl_offset", "The replica's sequence number.", prometheus.GaugeValue, parse(info["slave_repl_offset"]), master...)
+	}
+	for i := 0; ; i++ {
+		line, ok := info["slave"+strconv.Itoa(i)]
+		if !ok {
+			return
+		}
+		kv := map[string]string{}
+		for _, part := range strings.Split(line, ",") {
+			if k, v, ok := strings.Cut(part, "="); ok {
+				kv[k] = v
+			}
+		}
+		labels := []string{"slave_ip", kv["ip"], "slave_port", kv["port"], "slave_state", "online"}
+		emit("kvrocks_connected_slave_offset_bytes", "A replica's offset: the last sequence number sent to it.", prometheus.GaugeValue, parse(kv["offset"]), labels...)
+		emit("kvrocks_connected_slave_lag_seconds", "A replica's lag, in sequence numbers as Kvrocks counts it.", prometheus.GaugeValue, parse(kv["lag"]), labels...)
 	}
 }
 
