@@ -52,6 +52,7 @@ type Config struct {
 	SlaveServeStaleData        Bool
 	SlavePriority              Int
 	SlaveEmptyDBBeforeFullsync Bool
+	UseRSIDPSync               Bool
 	MasterUseReplPort          Bool
 	ReplicaAnnounceIP          Text
 	ReplicaAnnouncePort        Int

@@ -104,7 +104,7 @@ func (c *Config) addOptions() {
 	c.add("slave-empty-db-before-fullsync", &c.SlaveEmptyDBBeforeFullsync, "no", noEffect, "a replica empties its database before a full sync (Basalt keeps it until the new one is in)")
 	c.add("slave-priority", c.SlavePriority.bounds(0, intMax), "100", 0, "replica priority for failover (shown by INFO)")
 	c.add("slave-read-only", &c.SlaveReadOnly, "yes", 0, "a replica refuses writes")
-	c.add("use-rsid-psync", boolean(), "no", ro|noEffect, "PSYNC with the replication id")
+	c.add("use-rsid-psync", &c.UseRSIDPSync, "no", ro, "mark writes with a replication id and PSYNC with it, so that a replica whose history diverged syncs in full")
 	c.add("replica-announce-ip", &c.ReplicaAnnounceIP, "", 0, "address a replica announces to its master")
 	c.add("replica-announce-port", c.ReplicaAnnouncePort.bounds(0, 65535, kindUint32), "0", 0, "port a replica announces to its master (0: port)")
 	c.add("max-replication-mb", c.MaxReplicationMB.bounds(0, intMax), "0", 0, "MB/s for full-sync files (0: no limit)")

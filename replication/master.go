@@ -111,16 +111,32 @@ func NewMaster(cfg *config.Config, st *storage.Storage) *Master {
 
 // CheckPSync decides a PSYNC for next (the first sequence number the
 // replica lacks): nil when the WAL can serve it from there, else
-// ErrSeqOutOfRange. It counts the outcome. replid, when not empty, is the
-// replica's replication id; Basalt logs none (use-rsid-psync no), so it
-// is not compared, as Kvrocks does with that setting.
+// ErrSeqOutOfRange, or ErrWrongReplID when use-rsid-psync is on and
+// replid, the replica's replication id, is not the one marking this
+// node's batch before next (the replica's history diverged: a demoted
+// master). It counts the outcome.
 func (m *Master) CheckPSync(replid string, next uint64) error {
-	err := m.checkPSync(next)
+	err := m.checkReplID(replid, next)
+	if err == nil {
+		err = m.checkPSync(next)
+	}
 	if err != nil {
 		m.SyncPartialErr.Add(1)
 		return err
 	}
 	m.SyncPartialOK.Add(1)
+	return nil
+}
+
+// checkReplID compares the replica's replication id with this node's for
+// sequence number next-1; either side without one passes.
+func (m *Master) checkReplID(replid string, next uint64) error {
+	if replid == "" || !m.cfg.UseRSIDPSync.Get() || next == 0 {
+		return nil
+	}
+	if mine := m.st.ReplIDAt(next - 1); mine != "" && mine != replid {
+		return ErrWrongReplID
+	}
 	return nil
 }
 

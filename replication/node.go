@@ -2,6 +2,7 @@ package replication
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -91,13 +92,25 @@ func (n *Node) AddMaster(host string, port int, force bool) {
 	if old != nil {
 		old.Stop()
 	}
+	// A replica writes its master's batches, marked with the master's
+	// replication id.
+	n.st.ClearReplID()
 	n.replica.Store(newReplica(n, host, port))
 	n.cfg.SetSlaveOf(host + " " + strconv.Itoa(port))
 }
 
-// RemoveMaster makes the node a master; it reports whether it was a
-// replica.
+// RemoveMaster makes the node a master, whose writes begin a new
+// history; it reports whether it was a replica.
 func (n *Node) RemoveMaster() bool {
+	if !n.stopReplica() {
+		return false
+	}
+	n.shiftReplID()
+	return true
+}
+
+// stopReplica stops replicating; it reports whether the node replicated.
+func (n *Node) stopReplica() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	r := n.replica.Load()
@@ -108,6 +121,25 @@ func (n *Node) RemoveMaster() bool {
 	n.cfg.SetSlaveOf("no one")
 	r.Stop()
 	return true
+}
+
+// StartHistory gives a master that just started a new replication id
+// (use-rsid-psync): its writes from now on are a new history. The server
+// calls it once it knows its role.
+func (n *Node) StartHistory() {
+	if !n.IsReplica() {
+		n.shiftReplID()
+	}
+}
+
+// shiftReplID starts a new replication id when use-rsid-psync is on.
+func (n *Node) shiftReplID() {
+	if !n.cfg.UseRSIDPSync.Get() {
+		return
+	}
+	if _, err := n.st.ShiftReplID(); err != nil {
+		slog.Error("replication: writing a new replication id", "err", err)
+	}
 }
 
 // DropMasterLink closes a replica's connections to its master, which it
@@ -123,7 +155,7 @@ func (n *Node) DropMasterLink() int {
 // Close stops the replica side and the feeds.
 func (n *Node) Close() {
 	n.closeOnce.Do(func() { close(n.stop) })
-	n.RemoveMaster()
+	n.stopReplica()
 	n.Master.StopFeeds()
 }
 

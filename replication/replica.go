@@ -78,6 +78,9 @@ type Replica struct {
 	stop   chan struct{}
 	done   chan struct{}
 	noIP   bool // the master refused REPLCONF ip-address
+	// oldPSync: the master refused the PSYNC with a replication id
+	// (use-rsid-psync) as having too many arguments: an older master.
+	oldPSync bool
 
 	mu struct {
 		sync.Mutex
@@ -343,7 +346,7 @@ func (r *Replica) incremental() error {
 	c.acks = reply == "+OK"
 	r.setState(StateSendPSync)
 	next := r.node.storage().LatestSequence() + 1
-	if reply, err = c.request("PSYNC", strconv.FormatUint(next, 10)); err != nil {
+	if reply, err = c.psync(next); err != nil {
 		return err
 	}
 	switch {
@@ -356,6 +359,24 @@ func (r *Replica) incremental() error {
 	r.setState(StateConnected)
 	slog.Info("replication: streaming from the master", "master", r.addr(), "from", next)
 	return c.applyStream()
+}
+
+// psync sends PSYNC next, with this node's last replication id when
+// use-rsid-psync is on and it has one; a master that takes no id gets the
+// plain form again, on the same connection, as Kvrocks's replicas do.
+func (c *masterConn) psync(next uint64) (string, error) {
+	seq := strconv.FormatUint(next, 10)
+	r := c.r
+	if r.cfg().UseRSIDPSync.Get() && !r.oldPSync {
+		if id := r.node.storage().LastReplID(); id != "" {
+			reply, err := c.request("PSYNC", id, seq)
+			if err != nil || reply != "-ERR wrong number of arguments" {
+				return reply, err
+			}
+			r.oldPSync = true
+		}
+	}
+	return c.request("PSYNC", seq)
 }
 
 // applyStream reads the bulk strings the master streams and applies each
@@ -395,7 +416,7 @@ func (c *masterConn) applyStream() error {
 			}
 			continue
 		}
-		if _, err := st.ApplyBatch(data); err != nil {
+		if _, err := st.ApplyReplicated(data); err != nil {
 			return fmt.Errorf("%w: apply a batch: %v", errRestart, err)
 		}
 		if c.r.node.OnApplied != nil {

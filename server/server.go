@@ -99,6 +99,7 @@ func Run(cfg *config.Config) error {
 		return abort(err)
 	}
 	env.FollowTopology()
+	env.Repl.StartHistory()
 	stop := make(chan struct{})
 	var once sync.Once
 	env.Shutdown = func() { once.Do(func() { close(stop) }) }

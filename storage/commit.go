@@ -181,7 +181,7 @@ func (s *Storage) write(ops []op) error {
 // lead applies ops, then the writes queued meanwhile; see commitQueue.
 func (s *Storage) lead(ops []op) error {
 	q := &s.commits
-	err := s.apply(ops, nil)
+	err := s.apply(ops, nil, true)
 	var round []*queuedWrite
 	for n := 0; ; n++ {
 		q.mu.Lock()
@@ -204,7 +204,7 @@ func (s *Storage) lead(ops []op) error {
 		round = q.pending
 		q.pending = q.spare[:0]
 		q.mu.Unlock()
-		roundErr := s.apply(nil, round)
+		roundErr := s.apply(nil, round, true)
 		for i, w := range round {
 			w.err = roundErr
 			round[i] = nil
@@ -214,11 +214,16 @@ func (s *Storage) lead(ops []op) error {
 }
 
 // apply writes ops and the ops of queued writers with one RocksDB write.
-func (s *Storage) apply(ops []op, queued []*queuedWrite) error {
+// A local write (not a master's batch a replica applies) ends with the
+// replication id's marker, when there is one.
+func (s *Storage) apply(ops []op, queued []*queuedWrite, local bool) error {
 	wb := s.writeBatches.get()
 	bytes := s.addOps(wb, ops)
 	for _, w := range queued {
 		bytes += s.addOps(wb, w.ops)
+	}
+	if marker := s.replMarker.Load(); local && marker != nil {
+		wb.PutLogData(*marker)
 	}
 	s.writeMu.Lock()
 	err := s.db.Write(s.writeOptions(), wb)

@@ -71,7 +71,11 @@ type Storage struct {
 	watcher      Watcher       // told of writes that changed something (write.go, rule 4)
 	writes       atomic.Uint64 // batches committed: Update compares it to learn whether a write changed anything
 	writeBatches writeBatches
-	filters      filters
+	// replMarker is the LogData record "r <replication id>" that ends
+	// every local write batch, nil while there is no replication id
+	// (replid.go).
+	replMarker atomic.Pointer[[]byte]
+	filters    filters
 	// ready is set once Open has built everything the compaction filters
 	// read through (db, cfs, readOpts). RocksDB may start a compaction,
 	// and so call the filters, before OpenDbColumnFamilies returns.

@@ -292,8 +292,15 @@ func (r *rawReader) slice(what string) ([]byte, error) {
 // with ErrBadBatch and changes nothing. What RocksDB gets is rebuilt from
 // the parsed records, log data included, so that only the kinds of
 // record Basalt writes itself reach it. Pop hints are dropped: the batch
-// may add elements behind them.
-func (s *Storage) ApplyBatch(data []byte) (int, error) {
+// may add elements behind them. It is a local write: it ends with this
+// node's replication id marker, if any.
+func (s *Storage) ApplyBatch(data []byte) (int, error) { return s.applyRaw(data, true) }
+
+// ApplyReplicated is ApplyBatch for a batch of the master's a replica
+// applies: written as the master wrote it, without a marker of its own.
+func (s *Storage) ApplyReplicated(data []byte) (int, error) { return s.applyRaw(data, false) }
+
+func (s *Storage) applyRaw(data []byte, local bool) (int, error) {
 	ops, err := s.parseRawBatch(data, true)
 	if err != nil {
 		return 0, err
@@ -305,7 +312,7 @@ func (s *Storage) ApplyBatch(data []byte) (int, error) {
 		}
 	}
 	s.hints.reset()
-	if err := s.apply(ops, nil); err != nil {
+	if err := s.apply(ops, nil, local); err != nil {
 		return 0, err
 	}
 	return n, nil
