@@ -112,7 +112,7 @@ func hostileProtocol(t *testing.T, p *proc) {
 		t.Run(name, func(t *testing.T) {
 			r := dial(t, p)
 			r.send(send)
-			r.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			r.c.SetReadDeadline(time.Now().Add(longTimeout))
 			got := make([]byte, len(want))
 			if _, err := readFull(r.rd, got); err != nil || string(got) != want {
 				t.Fatalf("reply %q, %v; want %q", got, err, want)
@@ -160,7 +160,7 @@ func hostileEndlessLine(t *testing.T, p *proc) {
 	r := dial(t, p)
 	r.send("*" + strings.Repeat("1", 70000))
 	want := "-ERR Protocol error: too big mbulk count string\r\n"
-	r.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(longTimeout))
 	if line, err := r.rd.ReadString('\n'); line != want {
 		t.Fatalf("reply %q, %v; want %q", line, err, want)
 	}

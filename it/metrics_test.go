@@ -338,7 +338,7 @@ func TestMonitor(t *testing.T) {
 	defer conn.Close()
 	r := bufio.NewReader(conn)
 	readLine := func() string {
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		conn.SetReadDeadline(time.Now().Add(longTimeout))
 		line, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)

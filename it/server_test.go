@@ -229,7 +229,7 @@ func dial(t *testing.T, p *proc) *rawConn {
 }
 
 func (r *rawConn) send(s string) {
-	r.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	r.c.SetWriteDeadline(time.Now().Add(longTimeout))
 	if _, err := r.c.Write([]byte(s)); err != nil {
 		r.t.Fatal(err)
 	}
@@ -248,7 +248,9 @@ func (r *rawConn) do(args ...string) string {
 
 // reply reads one complete RESP2/RESP3 reply.
 func (r *rawConn) reply() string {
-	r.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	// As every test client: a loaded machine (CI beside other builds)
+	// may take seconds for a reply redis-server gives in microseconds.
+	r.c.SetReadDeadline(time.Now().Add(longTimeout))
 	var out strings.Builder
 	r.readValue(&out)
 	return out.String()
@@ -295,7 +297,7 @@ func readFull(rd *bufio.Reader, buf []byte) (int, error) {
 
 // closed reports whether the server closed the connection.
 func (r *rawConn) closed() bool {
-	r.c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(longTimeout))
 	_, err := r.rd.ReadByte()
 	return err != nil
 }
@@ -317,7 +319,7 @@ func TestProtocolErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := dial(t, p)
 			r.send(tc.send)
-			r.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			r.c.SetReadDeadline(time.Now().Add(longTimeout))
 			line, err := r.rd.ReadString('\n')
 			if err != nil || line != tc.want {
 				t.Fatalf("reply = %q, %v; want %q", line, err, tc.want)
@@ -371,7 +373,7 @@ func TestMaxClients(t *testing.T) {
 		t.Fatal("first two clients refused")
 	}
 	third := dial(t, p)
-	third.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	third.c.SetReadDeadline(time.Now().Add(longTimeout))
 	line, _ := third.rd.ReadString('\n')
 	if line != "-ERR max number of clients reached\r\n" {
 		t.Fatalf("third client got %q", line)
@@ -387,7 +389,7 @@ func TestIdleTimeout(t *testing.T) {
 	if r.do("PING") != "+PONG\r\n" {
 		t.Fatal("no PONG")
 	}
-	r.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(longTimeout))
 	if _, err := r.rd.ReadByte(); err == nil {
 		t.Fatal("idle client not closed")
 	}
