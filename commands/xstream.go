@@ -627,6 +627,9 @@ func xreadStreams(args [][]byte) int {
 		switch strings.ToLower(string(args[i])) {
 		case "block", "count":
 			i++
+		case "group":
+			i += 2
+		case "noack":
 		case "streams":
 			return i
 		default:
@@ -646,16 +649,20 @@ func xreadKeys(args [][]byte) [][]byte {
 	return args[pos+1 : pos+1+n/2]
 }
 
-// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]
-//
-// "$" is the stream's last ID; "+" (Redis 7.4) its last entry. With BLOCK
-// and nothing to read, the client waits on its keys (blocking.go) with
-// its "$" made the IDs they stand for, so that it is served the entries
-// that come after the call.
-func cmdXRead(c *Ctx) {
-	count, block := int64(0), time.Duration(-1)
-	streams := 0
-	for i := 1; i < len(c.Args) && streams == 0; i++ {
+// xreadArgs are the options of XREAD and XREADGROUP.
+type xreadArgs struct {
+	count           int64         // 0: no limit
+	block           time.Duration // -1: no BLOCK
+	streams         int           // the position of the first key
+	group, consumer []byte        // XREADGROUP's GROUP
+	noAck           bool
+}
+
+// parseXRead reads the options of XREAD (or XREADGROUP) up to STREAMS as
+// Redis's xreadCommand does; ok is false when it replied an error.
+func parseXRead(c *Ctx, group bool) (a xreadArgs, ok bool) {
+	a.block = -1
+	for i := 1; i < len(c.Args) && a.streams == 0; i++ {
 		more := len(c.Args) - 1 - i
 		switch {
 		case more > 0 && c.is(i, "block"):
@@ -663,35 +670,67 @@ func cmdXRead(c *Ctx) {
 			ms, ok := num.ParseInt(c.Args[i])
 			if !ok {
 				c.ErrorString("ERR timeout is not an integer or out of range")
-				return
+				return a, false
 			}
 			if ms < 0 {
 				c.ErrorString("ERR timeout is negative")
-				return
+				return a, false
 			}
-			block = time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+			a.block = time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 		case more > 0 && c.is(i, "count"):
 			i++
 			n, ok := c.Int(i)
 			if !ok {
-				return
+				return a, false
 			}
-			count = max(n, 0)
+			a.count = max(n, 0)
 		case more > 0 && c.is(i, "streams"):
-			streams = i + 1
-			if (len(c.Args)-streams)%2 != 0 {
+			a.streams = i + 1
+			if (len(c.Args)-a.streams)%2 != 0 {
 				c.ErrorString("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
-				return
+				return a, false
 			}
+		case more >= 2 && c.is(i, "group"):
+			if !group {
+				c.ErrorString("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
+				return a, false
+			}
+			a.group, a.consumer = c.Args[i+1], c.Args[i+2]
+			i += 2
+		case c.is(i, "noack"):
+			if !group {
+				c.ErrorString("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
+				return a, false
+			}
+			a.noAck = true
 		default:
 			c.ErrorString(errSyntax)
-			return
+			return a, false
 		}
 	}
-	if streams == 0 {
+	switch {
+	case a.streams == 0:
 		c.ErrorString(errSyntax)
+	case group && a.group == nil:
+		c.ErrorString("ERR Missing GROUP option for XREADGROUP")
+	default:
+		return a, true
+	}
+	return a, false
+}
+
+// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]
+//
+// "$" is the stream's last ID; "+" (Redis 7.4) its last entry. With BLOCK
+// and nothing to read, the client waits on its keys (blocking.go) with
+// its "$" made the IDs they stand for, so that it is served the entries
+// that come after the call.
+func cmdXRead(c *Ctx) {
+	a, ok := parseXRead(c, false)
+	if !ok {
 		return
 	}
+	count, block, streams := a.count, a.block, a.streams
 	n := (len(c.Args) - streams) / 2
 	keys := c.Args[streams : streams+n]
 	if w := c.Client.waiter; w != nil && w.state.Load() == stServing {

@@ -318,20 +318,20 @@ func DecodeStreamPending(v []byte) (StreamPending, error) {
 	return StreamPending{int64(binary.BigEndian.Uint64(v)), binary.BigEndian.Uint64(v[8:]), v[24:]}, nil
 }
 
-// hasTombstonesFrom reports whether a deleted entry may lie at or after
+// HasTombstonesFrom reports whether a deleted entry may lie at or after
 // start among the stream's entries (Redis's streamRangeHasTombstones to
 // the end of the stream).
-func (s *StreamMeta) hasTombstonesFrom(length uint64, start StreamID) bool {
+func (s *StreamMeta) HasTombstonesFrom(length uint64, start StreamID) bool {
 	if length == 0 || s.MaxDeleted.IsZero() || s.RecordedFirst.Compare(s.MaxDeleted) > 0 {
 		return false
 	}
 	return start.Compare(s.MaxDeleted) <= 0
 }
 
-// entriesBefore returns how many entries were added up to and including
+// EntriesBefore returns how many entries were added up to and including
 // id, when that can be known (Redis's
 // streamEstimateDistanceFromFirstEverEntry).
-func (s *StreamMeta) entriesBefore(length uint64, id StreamID) (uint64, bool) {
+func (s *StreamMeta) EntriesBefore(length uint64, id StreamID) (uint64, bool) {
 	if s.EntriesAdded == 0 {
 		return 0, true
 	}
@@ -362,10 +362,10 @@ func (s *StreamMeta) Lag(length uint64, g StreamGroup) (lag int64, ok bool) {
 	switch {
 	case s.EntriesAdded == 0:
 		return 0, true
-	case g.EntriesRead != -1 && !s.hasTombstonesFrom(length, g.LastDelivered):
+	case g.EntriesRead != -1 && !s.HasTombstonesFrom(length, g.LastDelivered):
 		return int64(s.EntriesAdded) - g.EntriesRead, true
 	}
-	read, ok := s.entriesBefore(length, g.LastDelivered)
+	read, ok := s.EntriesBefore(length, g.LastDelivered)
 	if !ok {
 		return 0, false
 	}

@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
@@ -573,21 +575,22 @@ func (db DB) XRange(key []byte, start, end metadata.StreamID, rev bool, count in
 		return false, err
 	}
 	defer v.release()
-	return true, v.entries(start, end, rev, count, fn)
+	return true, v.entries(v.snap, start, end, rev, count, fn)
 }
 
-// entries walks the view's entries for XRange.
-func (v *streamView) entries(start, end metadata.StreamID, rev bool, count int64, fn func(e StreamEntry) bool) error {
+// entries walks the stream's entries as of snap (nil: the latest) for
+// XRange.
+func (s *stream) entries(snap *grocksdb.Snapshot, start, end metadata.StreamID, rev bool, count int64, fn func(e StreamEntry) bool) error {
 	want := 0
 	if count > 0 && count < math.MaxInt32 {
 		want = int(count)
 	}
 	var bad error
 	n := int64(0)
-	err := v.walkEntries(v.snap, start, end, rev, want, func(id metadata.StreamID, value []byte) bool {
+	err := s.walkEntries(snap, start, end, rev, want, func(id metadata.StreamID, value []byte) bool {
 		fv, err := metadata.ParseStreamEntryValue(value)
 		if err != nil {
-			bad = fmt.Errorf("%w: entry %s of stream %q: %v", ErrCorrupt, id, v.key, err)
+			bad = fmt.Errorf("%w: entry %s of stream %q: %v", ErrCorrupt, id, s.key, err)
 			return false
 		}
 		n++
@@ -663,7 +666,7 @@ func (db DB) XStreamInfo(key []byte, want StreamInfoWant) (info StreamInfo, foun
 	if want.Ends && v.meta.Size > 0 {
 		var ends []StreamEntry
 		for _, id := range []metadata.StreamID{v.sm.First, v.sm.Last} {
-			if err := v.entries(id, id, false, 1, copyEntries(&ends)); err != nil {
+			if err := v.entries(v.snap, id, id, false, 1, copyEntries(&ends)); err != nil {
 				return info, true, err
 			}
 		}
@@ -672,7 +675,7 @@ func (db DB) XStreamInfo(key []byte, want StreamInfoWant) (info StreamInfo, foun
 		}
 	}
 	if want.Full {
-		if err := v.entries(metadata.StreamID{}, metadata.MaxStreamID, false, want.Count, copyEntries(&info.Entries)); err != nil {
+		if err := v.entries(v.snap, metadata.StreamID{}, metadata.MaxStreamID, false, want.Count, copyEntries(&info.Entries)); err != nil {
 			return info, true, err
 		}
 	}
@@ -703,6 +706,8 @@ func (v *streamView) groups(full bool, count int64) ([]StreamGroupInfo, error) {
 	if err != nil || bad != nil {
 		return nil, errors.Join(err, bad)
 	}
+	// Redis lists groups in name order; the records sort by length first.
+	slices.SortFunc(out, func(a, b StreamGroupInfo) int { return bytes.Compare(a.Name, b.Name) })
 	if !full {
 		return out, nil
 	}
@@ -751,6 +756,8 @@ func (v *streamView) consumers(g *StreamGroupInfo) error {
 		g.ConsumerList = append(g.ConsumerList, StreamConsumerInfo{Name: append([]byte(nil), name...), StreamConsumer: c})
 		return true
 	})
+	// In name order, as Redis lists them; the records sort by length first.
+	slices.SortFunc(g.ConsumerList, func(a, b StreamConsumerInfo) int { return bytes.Compare(a.Name, b.Name) })
 	return errors.Join(err, bad)
 }
 

@@ -1,0 +1,600 @@
+package commands
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/num"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Consumer group commands of streams (storage/stream_group.go keeps the
+// groups). Arguments are read, checked and refused in the order Redis 7.0
+// reads them, so that the same bad command gets the same error.
+
+func init() {
+	register(
+		&Command{Name: "xgroup", Arity: -2, Flags: Write, Keys: objectKeys, Handler: cmdXGroup},
+		&Command{Name: "xreadgroup", Arity: -7, Flags: Write, Keys: xreadKeys, Handler: cmdXReadGroup},
+		&Command{Name: "xack", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAck},
+		&Command{Name: "xpending", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXPending},
+		&Command{Name: "xclaim", Arity: -6, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXClaim},
+		&Command{Name: "xautoclaim", Arity: -6, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAutoClaim},
+	)
+}
+
+// noGroupError is Redis's NOGROUP reply of XREADGROUP, XPENDING, XCLAIM
+// and XAUTOCLAIM; suffix ends it.
+func noGroupError(key, group []byte, suffix string) string {
+	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'" + suffix
+}
+
+// XGROUP CREATE key group id|$ [MKSTREAM] [ENTRIESREAD n] |
+// XGROUP SETID key group id|$ [ENTRIESREAD n] | XGROUP DESTROY key group |
+// XGROUP CREATECONSUMER key group consumer |
+// XGROUP DELCONSUMER key group consumer | XGROUP HELP
+func cmdXGroup(c *Ctx) { dispatchSub(c, xgroupSubcommands) }
+
+var xgroupSubcommands = map[string]subcommand{
+	"create":         {-5, xgroupCreate},
+	"setid":          {-5, xgroupSetID},
+	"destroy":        {4, xgroupDestroy},
+	"createconsumer": {5, xgroupCreateConsumer},
+	"delconsumer":    {5, xgroupDelConsumer},
+	"help": help(
+		"XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CREATE <key> <groupname> <id|$> [option]",
+		"    Create a new consumer group. Options are:",
+		"    * MKSTREAM",
+		"      Create the empty stream if it does not exist.",
+		"    * ENTRIESREAD entries_read",
+		"      Set the group's entries_read counter (internal use).",
+		"CREATECONSUMER <key> <groupname> <consumer>",
+		"    Create a new consumer in the specified group.",
+		"DELCONSUMER <key> <groupname> <consumer>",
+		"    Remove the specified consumer.",
+		"DESTROY <key> <groupname>",
+		"    Remove the specified group.",
+		"SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+		"    Set the current group ID and entries_read counter.",
+		"HELP",
+		"    Prints this help.",
+	),
+}
+
+// xgroupSyntax is Redis's reply to XGROUP options it does not take.
+func xgroupSyntax(c *Ctx) {
+	c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try XGROUP HELP.")
+}
+
+// entriesRead parses the ENTRIESREAD value at i.
+func entriesRead(c *Ctx, i int) (int64, bool) {
+	n, ok := c.Int(i)
+	if ok && n < -1 {
+		c.ErrorString("ERR value for ENTRIESREAD must be positive or -1")
+		return 0, false
+	}
+	return n, ok
+}
+
+// xgroupTarget checks the key and group of an XGROUP subcommand as Redis
+// does before running it: the key must hold a stream, and, when
+// needGroup, the stream the group. ok is false when it replied an error.
+func xgroupTarget(c *Ctx, needGroup bool) (groupFound, ok bool) {
+	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[2], c.Args[3])
+	switch {
+	case !c.ok(err):
+	case !keyFound:
+		c.ErrorString("ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.")
+	case needGroup && !groupFound:
+		c.ErrorString("NOGROUP No such consumer group '" + string(c.Args[3]) + "' for key name '" + string(c.Args[2]) + "'")
+	default:
+		return groupFound, true
+	}
+	return false, false
+}
+
+// groupID parses the ID argument of XGROUP CREATE and SETID: "$" is the
+// stream's last ID (lastID); strict refuses "-" and "+".
+func groupID(c *Ctx, strict bool) (id metadata.StreamID, lastID, ok bool) {
+	arg := c.Args[4]
+	if len(arg) == 1 && arg[0] == '$' {
+		return id, true, true
+	}
+	id, _, ok = parseStreamID(arg, strict, 0, false)
+	if !ok {
+		c.ErrorString(errStreamID)
+	}
+	return id, false, ok
+}
+
+func xgroupCreate(c *Ctx) {
+	a := storage.XGroupCreateArgs{EntriesRead: -1}
+	for i := 5; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "mkstream"):
+			a.MkStream = true
+		case c.is(i, "entriesread") && i+1 < len(c.Args):
+			n, ok := entriesRead(c, i+1)
+			if !ok {
+				return
+			}
+			a.EntriesRead = n
+			i++
+		default:
+			xgroupSyntax(c)
+			return
+		}
+	}
+	if !a.MkStream {
+		if _, ok := xgroupTarget(c, false); !ok {
+			return
+		}
+	} else if typ, err := c.DB.Type(c.Args[2]); !c.ok(err) {
+		return
+	} else if typ != metadata.TypeNone && typ != metadata.TypeStream {
+		c.ErrorString(errWrongType)
+		return
+	}
+	var ok bool
+	if a.ID, a.LastID, ok = groupID(c, true); !ok {
+		return
+	}
+	err := c.DB.XGroupCreate(c.Args[2], c.Args[3], a)
+	switch {
+	case errors.Is(err, storage.ErrBusyGroup):
+		c.ErrorString("BUSYGROUP Consumer Group name already exists")
+	case c.ok(err):
+		c.W.OK()
+	}
+}
+
+func xgroupSetID(c *Ctx) {
+	n := int64(-1)
+	switch {
+	case len(c.Args) == 7 && c.is(5, "entriesread"):
+		var ok bool
+		if n, ok = entriesRead(c, 6); !ok {
+			return
+		}
+	case len(c.Args) != 5:
+		xgroupSyntax(c)
+		return
+	}
+	if _, ok := xgroupTarget(c, true); !ok {
+		return
+	}
+	id, lastID, ok := groupID(c, false)
+	if ok && c.ok(c.DB.XGroupSetID(c.Args[2], c.Args[3], id, lastID, n)) {
+		c.W.OK()
+	}
+}
+
+func xgroupDestroy(c *Ctx) {
+	if _, ok := xgroupTarget(c, false); !ok {
+		return
+	}
+	destroyed, err := c.DB.XGroupDestroy(c.Args[2], c.Args[3])
+	if c.ok(err) {
+		c.intBool(destroyed)
+	}
+}
+
+func xgroupCreateConsumer(c *Ctx) {
+	if _, ok := xgroupTarget(c, true); !ok {
+		return
+	}
+	created, err := c.DB.XGroupCreateConsumer(c.Args[2], c.Args[3], c.Args[4])
+	if c.ok(err) {
+		c.intBool(created)
+	}
+}
+
+func xgroupDelConsumer(c *Ctx) {
+	if _, ok := xgroupTarget(c, true); !ok {
+		return
+	}
+	n, err := c.DB.XGroupDelConsumer(c.Args[2], c.Args[3], c.Args[4])
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// XACK key group id [id ...]
+func cmdXAck(c *Ctx) {
+	// Nothing to acknowledge is 0 before the IDs are read.
+	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
+	switch {
+	case !c.ok(err):
+		return
+	case !keyFound || !groupFound:
+		c.W.Int(0)
+		return
+	}
+	ids := make([]metadata.StreamID, 0, len(c.Args)-3)
+	for i := 3; i < len(c.Args); i++ {
+		id, ok := c.streamID(i)
+		if !ok {
+			return
+		}
+		ids = append(ids, id)
+	}
+	n, err := c.DB.XAck(c.Args[1], c.Args[2], ids)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
+
+// XPENDING key group [[IDLE min-idle-time] start end count [consumer]]
+func cmdXPending(c *Ctx) {
+	n := len(c.Args)
+	if n != 3 && (n < 6 || n > 9) {
+		c.ErrorString(errSyntax)
+		return
+	}
+	var a storage.XPendingArgs
+	if n >= 6 {
+		at := 3
+		if c.is(3, "idle") {
+			idle, ok := c.Int(4)
+			if !ok {
+				return
+			}
+			if n < 8 {
+				c.ErrorString(errSyntax)
+				return
+			}
+			a.MinIdle, at = idle, 5
+		}
+		count, ok := c.Int(at + 2)
+		if !ok {
+			return
+		}
+		a.Count = max(count, 0)
+		if a.Start, ok = rangeBound(c, c.Args[at], 0, false); !ok {
+			return
+		}
+		if a.End, ok = rangeBound(c, c.Args[at+1], ^uint64(0), true); !ok {
+			return
+		}
+		if at+3 < n {
+			a.Consumer = c.Args[at+3]
+		}
+	}
+	typ, err := c.DB.Type(c.Args[1])
+	switch {
+	case !c.ok(err):
+		return
+	case typ != metadata.TypeNone && typ != metadata.TypeStream:
+		c.ErrorString(errWrongType)
+		return
+	}
+	if n == 3 {
+		xpendingSummary(c)
+		return
+	}
+	a.Now = time.Now().UnixMilli()
+	list, err := c.DB.XPendingRange(c.Args[1], c.Args[2], a)
+	if !c.noGroupOK(err, "") {
+		return
+	}
+	c.W.Array(len(list))
+	for _, p := range list {
+		c.W.Array(4)
+		c.writeID(p.ID)
+		c.W.Bulk(p.Consumer)
+		c.W.Int(max(a.Now-p.DeliveryTime, 0))
+		c.W.Int(int64(p.DeliveryCount))
+	}
+}
+
+// noGroupOK is ok that answers ErrNoGroup with Redis's NOGROUP error of
+// the command's key and group (arguments 1 and 2).
+func (c *Ctx) noGroupOK(err error, suffix string) bool {
+	if errors.Is(err, storage.ErrNoGroup) {
+		c.ErrorString(noGroupError(c.Args[1], c.Args[2], suffix))
+		return false
+	}
+	return c.ok(err)
+}
+
+func xpendingSummary(c *Ctx) {
+	sum, err := c.DB.XPendingSummary(c.Args[1], c.Args[2])
+	if !c.noGroupOK(err, "") {
+		return
+	}
+	c.W.Array(4)
+	c.W.Int(int64(sum.Count))
+	if sum.Count == 0 {
+		c.W.Null()
+		c.W.Null()
+		c.W.NullArray()
+		return
+	}
+	c.writeID(sum.First)
+	c.writeID(sum.Last)
+	c.W.Array(len(sum.Consumers))
+	for _, cons := range sum.Consumers {
+		c.W.Array(2)
+		c.W.Bulk(cons.Name)
+		c.W.Bulk(strconv.AppendUint(nil, cons.Pending, 10))
+	}
+}
+
+// XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms]
+// [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID]
+// [LASTID lastid]
+func cmdXClaim(c *Ctx) {
+	if !streamGroupExists(c, "") {
+		return
+	}
+	minIdle, ok := num.ParseInt(c.Args[4])
+	if !ok {
+		c.ErrorString("ERR Invalid min-idle-time argument for XCLAIM")
+		return
+	}
+	a := storage.XClaimArgs{Group: c.Args[2], Consumer: c.Args[3], MinIdle: max(minIdle, 0), RetryCount: -1, DeliveryTime: -1}
+	j := 5
+	for ; j < len(c.Args); j++ {
+		id, _, ok := parseStreamID(c.Args[j], true, 0, false)
+		if !ok {
+			break
+		}
+		a.IDs = append(a.IDs, id)
+	}
+	a.Now = time.Now().UnixMilli()
+	for ; j < len(c.Args); j++ {
+		more := j < len(c.Args)-1
+		optErr := func(name string) bool {
+			j++
+			n, ok := num.ParseInt(c.Args[j])
+			if !ok {
+				c.ErrorString("ERR Invalid " + name + " option argument for XCLAIM")
+			}
+			switch name {
+			case "IDLE":
+				a.DeliveryTime = a.Now - n
+			case "TIME":
+				a.DeliveryTime = n
+			default:
+				a.RetryCount = n
+			}
+			return ok
+		}
+		switch {
+		case c.is(j, "force"):
+			a.Force = true
+		case c.is(j, "justid"):
+			a.JustID = true
+		case more && (c.is(j, "idle") || c.is(j, "time") || c.is(j, "retrycount")):
+			if !optErr(strings.ToUpper(string(c.Args[j]))) {
+				return
+			}
+		case more && c.is(j, "lastid"):
+			j++
+			id, ok := c.streamID(j)
+			if !ok {
+				return
+			}
+			a.LastID = id
+		default:
+			c.ErrorString("ERR Unrecognized XCLAIM option '" + string(c.Args[j]) + "'")
+			return
+		}
+	}
+	// A delivery time that makes no sense is now, rather than an error:
+	// clients compute it from their own clocks.
+	if a.DeliveryTime < 0 || a.DeliveryTime > a.Now {
+		a.DeliveryTime = a.Now
+	}
+	claimed, err := c.DB.XClaim(c.Args[1], &a)
+	if !c.noGroupOK(err, "") {
+		return
+	}
+	c.W.Array(len(claimed))
+	for _, e := range claimed {
+		if a.JustID {
+			c.writeID(e.ID)
+		} else {
+			c.writeEntry(e)
+		}
+	}
+}
+
+// streamGroupExists checks, before XCLAIM reads its arguments, that its
+// key holds a stream with its group, replying the error when not.
+func streamGroupExists(c *Ctx, suffix string) bool {
+	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
+	switch {
+	case !c.ok(err):
+		return false
+	case !keyFound || !groupFound:
+		c.ErrorString(noGroupError(c.Args[1], c.Args[2], suffix))
+		return false
+	}
+	return true
+}
+
+// xautoclaimMaxCount is the largest COUNT of XAUTOCLAIM, Redis's LONG_MAX
+// divided by its attempts factor (10) and the size of an ID (16).
+const xautoclaimMaxCount = (1<<63 - 1) / 16
+
+// XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
+func cmdXAutoClaim(c *Ctx) {
+	minIdle, ok := num.ParseInt(c.Args[4])
+	if !ok {
+		c.ErrorString("ERR Invalid min-idle-time argument for XAUTOCLAIM")
+		return
+	}
+	a := storage.XAutoClaimArgs{Group: c.Args[2], Consumer: c.Args[3], MinIdle: max(minIdle, 0), Count: 100}
+	if a.Start, ok = rangeBound(c, c.Args[5], 0, false); !ok {
+		return
+	}
+	for j := 6; j < len(c.Args); j++ {
+		switch {
+		case c.is(j, "count") && j+1 < len(c.Args):
+			j++
+			n, ok := num.ParseInt(c.Args[j])
+			if !ok || n < 1 || n > xautoclaimMaxCount {
+				c.ErrorString("ERR COUNT must be > 0")
+				return
+			}
+			a.Count = n
+		case c.is(j, "justid"):
+			a.JustID = true
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	if !streamGroupExists(c, "") {
+		return
+	}
+	a.Now = time.Now().UnixMilli()
+	res, err := c.DB.XAutoClaim(c.Args[1], &a)
+	if !c.noGroupOK(err, "") {
+		return
+	}
+	c.W.Array(3)
+	c.writeID(res.Next)
+	c.W.Array(len(res.Claimed))
+	for _, e := range res.Claimed {
+		if a.JustID {
+			c.writeID(e.ID)
+		} else {
+			c.writeEntry(e)
+		}
+	}
+	c.W.Array(len(res.Deleted))
+	for _, id := range res.Deleted {
+		c.writeID(id)
+	}
+}
+
+// XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds]
+// [NOACK] STREAMS key [key ...] id [id ...]
+//
+// ">" reads new entries, which become pending for the consumer; an ID
+// reads the consumer's pending entries after it. With BLOCK and nothing
+// new, the client waits on its keys (blocking.go) and is served, like a
+// new call, from the first key that gets entries.
+func cmdXReadGroup(c *Ctx) {
+	a, ok := parseXRead(c, true)
+	if !ok {
+		return
+	}
+	n := (len(c.Args) - a.streams) / 2
+	keys := c.Args[a.streams : a.streams+n]
+	if w := c.Client.waiter; w != nil && w.state.Load() == stServing {
+		xreadgroupServe(c, keys[0], &a)
+		return
+	}
+	history := make([]*metadata.StreamID, n)
+	for i, k := range keys {
+		keyFound, groupFound, err := c.DB.XGroupExists(k, a.group)
+		switch {
+		case !c.ok(err):
+			return
+		case !keyFound || !groupFound:
+			c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
+			return
+		}
+		switch arg := c.Args[a.streams+n+i]; {
+		case len(arg) == 1 && arg[0] == '$':
+			c.ErrorString("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.")
+			return
+		case len(arg) == 1 && arg[0] == '>':
+		default:
+			id, ok := c.streamID(a.streams + n + i)
+			if !ok {
+				return
+			}
+			// Pending entries after the ID. Redis marks ">" with the
+			// last possible ID, which so reads new entries too.
+			if next, ok := id.Next(); ok {
+				history[i] = &next
+			}
+		}
+	}
+	try := func() { xreadgroup(c, keys, history, &a) }
+	if a.block < 0 {
+		try()
+		return
+	}
+	blockingRun(c, c.Args, keys, a.block, metadata.TypeStream, nullArray, xreadgroupServed, try)
+}
+
+// xreadgroup replies what the consumer reads from each stream, a null
+// when it reads nothing.
+func xreadgroup(c *Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArgs) {
+	d := c.W.DeferArray()
+	if c.W.Protocol() >= 3 {
+		d = c.W.DeferMap()
+	}
+	replied := 0
+	for i, k := range keys {
+		entries, served, err := c.DB.XReadGroup(k, &storage.XReadGroupArgs{
+			Group: a.group, Consumer: a.consumer, Count: a.count, NoAck: a.noAck, History: history[i],
+		})
+		if err != nil {
+			c.W.Abandon(d)
+			c.Error(err)
+			return
+		}
+		if !served {
+			continue
+		}
+		replied++
+		if c.W.Protocol() < 3 {
+			c.W.Array(2)
+		}
+		c.W.Bulk(k)
+		c.W.Array(len(entries))
+		for _, e := range entries {
+			if e.FieldsValues == nil {
+				// A pending entry deleted from the stream.
+				c.W.Array(2)
+				c.writeID(e.ID)
+				c.W.NullArray()
+				continue
+			}
+			c.writeEntry(e)
+		}
+	}
+	if replied == 0 {
+		c.W.Abandon(d)
+		c.W.NullArray()
+		return
+	}
+	c.W.Finish(d, replied)
+}
+
+// xreadgroupServe serves a blocked XREADGROUP from key, as Redis 7.0
+// serves it: with new entries, or with an error when its stream or group
+// is gone; nothing (not served) while there is nothing new.
+func xreadgroupServe(c *Ctx, key []byte, a *xreadArgs) {
+	keyFound, groupFound, err := c.DB.XGroupExists(key, a.group)
+	switch {
+	case errors.Is(err, storage.ErrWrongType), err == nil && !keyFound:
+		c.ErrorString("UNBLOCKED the stream key no longer exists")
+	case !c.ok(err):
+	case !groupFound:
+		c.ErrorString("NOGROUP the consumer group this client was blocked on no longer exists")
+	default:
+		mark := c.W.Len()
+		xreadgroup(c, [][]byte{key}, []*metadata.StreamID{nil}, a)
+		if c.W.NullSince(mark) {
+			c.W.Truncate(mark)
+		}
+	}
+}
+
+// xreadgroupServed: a blocked XREADGROUP is served from the key that got
+// entries, reading new ones.
+func xreadgroupServed(args [][]byte, key []byte) [][]byte {
+	pos := xreadStreams(args)
+	return append(append([][]byte(nil), args[:pos+1]...), key, []byte(">"))
+}
