@@ -227,6 +227,7 @@ func TestStreamCompactAndCopy(t *testing.T) {
 	db := s.DB(metadata.DefaultNamespace)
 	for _, k := range []string{"live", "deleted", "recreated", "renamed"} {
 		addN(t, db, k, 1, 50)
+		addGroup(t, db, k, 5)
 	}
 	db.Del([][]byte{b("deleted"), b("recreated")})
 	addN(t, db, "recreated", 1, 2)
@@ -244,8 +245,25 @@ func TestStreamCompactAndCopy(t *testing.T) {
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
-	// live, copy and moved: 50 entries each; recreated: 2.
-	if got, want := countRecords(t, s, CFStream), 3*50+2; got != want {
+	for _, k := range []string{"copy", "moved"} {
+		if sum, err := db.XPendingSummary(b(k), b("g")); err != nil || sum.Count != 5 || len(sum.Consumers) != 1 {
+			t.Fatalf("the group of %s: %+v, %v", k, sum, err)
+		}
+	}
+	// live, copy and moved: 50 entries, a group, a consumer and 5 pending
+	// entries each; recreated: 2 entries.
+	if got, want := countRecords(t, s, CFStream), 3*(50+1+1+5)+2; got != want {
 		t.Fatalf("stream column family keeps %d records, want %d", got, want)
+	}
+}
+
+// addGroup creates group g on a stream and has consumer c read n entries.
+func addGroup(t *testing.T, db DB, key string, n int64) {
+	t.Helper()
+	if err := db.XGroupCreate(b(key), b("g"), XGroupCreateArgs{EntriesRead: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.XReadGroup(b(key), &XReadGroupArgs{Group: b("g"), Consumer: b("c"), Count: n}); err != nil {
+		t.Fatal(err)
 	}
 }
