@@ -51,6 +51,11 @@ func basaltMeta() []*commandMeta {
 				"group", "server", "complexity", "O(N) where N is the size of the database"),
 		},
 		{
+			Name: "flushbackup",
+			docs: doc("summary", "Deletes the backup BGSAVE made in backup-dir",
+				"group", "server", "complexity", "O(N) where N is the number of files of the backup"),
+		},
+		{
 			Name: "hrangebylex",
 			KeySpecs: []KeySpec{{Flags: []string{"RO", "access"}, BeginSearch: "index", Index: 1,
 				FindKeys: "range", LastKey: 0, KeyStep: 1}},

@@ -52,6 +52,7 @@ type Env struct {
 	blocking blocking
 	pause    pause
 	authLog  authLog
+	backups  backups
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// background counts the goroutines reading storage on their own.

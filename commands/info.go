@@ -234,14 +234,6 @@ func infoMemory(e *Env, ns string, b *infoBuilder) {
 	}
 }
 
-func infoPersistence(e *Env, ns string, b *infoBuilder) {
-	b.field("loading", 0)
-	b.field("bgsave_in_progress", 0)
-	b.field("last_bgsave_time", -1)
-	b.field("last_bgsave_status", "ok")
-	b.field("last_bgsave_time_sec", -1)
-}
-
 func infoStats(e *Env, ns string, b *infoBuilder) {
 	s := &e.Stats
 	b.field("total_connections_received", s.ConnectionsReceived.Load())
@@ -362,6 +354,6 @@ func infoRocksDB(e *Env, ns string, b *infoBuilder) {
 		b.field(t[0]+"_per_sec", int64(e.Stats.engineRates[i].get()))
 	}
 	// Last, and as yes or no, as Kvrocks shows them.
-	b.field("is_bgsaving", "no")
+	b.field("is_bgsaving", map[bool]string{true: "yes", false: "no"}[e.bgsaving()])
 	b.field("is_compacting", compacting)
 }

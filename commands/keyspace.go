@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -62,6 +63,15 @@ func (e *Env) scanKeyspace(ns string) {
 		}
 		entry.stats, entry.at = st, time.Now()
 	}()
+}
+
+// ScanKeyspaces starts DBSIZE SCAN's walk of every namespace, as
+// dbsize-scan-cron asks.
+func (e *Env) ScanKeyspaces() {
+	e.scanKeyspace(metadata.DefaultNamespace)
+	for _, ns := range e.Namespaces.List() {
+		e.scanKeyspace(ns[0])
+	}
 }
 
 // keyspaceOf returns the last figures of namespace ns and when they were

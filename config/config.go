@@ -92,6 +92,21 @@ type Config struct {
 	ForceCompactFileAge           Int
 	ForceCompactFileMinDeletedPct Int
 
+	DBSizeScanCron Cron
+	// Backups (BGSAVE): where, how many (0 or 1) and for how long (hours,
+	// 0: for ever) they are kept, and when they are made.
+	BackupDir             Text
+	MaxBackupToKeep       Int
+	MaxBackupKeepHours    Int
+	BgsaveCron            Cron
+	PurgeBackupOnFullsync Bool
+	// PERFLOG: the percentage of calls profiled, the entries kept, the
+	// slowest calls kept (ms) and the commands profiled.
+	ProfilingSampleRatio     Int
+	ProfilingSampleMaxLen    Int
+	ProfilingSampleThreshold Int
+	ProfilingSampleCommands  Text
+
 	RocksDB      RocksDB
 	ClientLimits ClientLimits
 	Redis        RedisKeys

@@ -109,11 +109,11 @@ func TestUnknownKeyWarns(t *testing.T) {
 }
 
 func TestKnownKvrocksKeysWarn(t *testing.T) {
-	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.rate_limiter_auto_tuned no\nrocksdb.block_cache_type lru\nrocksdb.row_cache_size 10\n"), nil)
+	c, err := Load(writeFile(t, "bgsave-cron 0 3 * * *\nrocksdb.rate_limiter_auto_tuned no\nrocksdb.block_cache_type lru\nrocksdb.row_cache_size 10\nmax-io-mb 5\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "bgsave-cron") || !strings.Contains(c.Warnings[1], "rate_limiter_auto_tuned") {
+	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "rate_limiter_auto_tuned") || !strings.Contains(c.Warnings[1], "max-io-mb") {
 		t.Fatalf("warnings = %v", c.Warnings)
 	}
 	// The replication keys take effect: no warning.

@@ -40,7 +40,6 @@ const (
 
 func (c *Config) addOptions() {
 	r := &c.RocksDB
-	text := func() *Text { return &Text{} }
 	boolean := func() *Bool { return &Bool{} }
 	integer := func(min, max int64, kind ...intKind) *Int { return (&Int{}).bounds(min, max, kind...) }
 	enum := func(values ...string) *Enum { return &Enum{allowed: values} }
@@ -83,7 +82,7 @@ func (c *Config) addOptions() {
 	// Files.
 	c.add("db-name", &c.DBName, "change.me.db", ro, "database name; replicas must have the master's")
 	c.add("dir", &c.Dir, "/tmp/kvrocks", ro, "data directory; RocksDB lives in <dir>/db")
-	c.add("backup-dir", text(), "/tmp/kvrocks/backup", noEffect, "where BGSAVE writes backups (default <dir>/backup)")
+	c.add("backup-dir", &c.BackupDir, "/tmp/kvrocks/backup", 0, "where BGSAVE writes backups (default <dir>/backup)")
 	c.add("log-dir", &c.LogDir, "", ro, "directory of the log files (empty: dir), or stdout or stderr")
 	c.LogLevel.allowed = []string{"info", "warning", "error", "fatal"}
 	c.add("log-level", &c.LogLevel, "info", 0, "info, warning, error or fatal")
@@ -109,20 +108,20 @@ func (c *Config) addOptions() {
 	c.add("replica-announce-port", c.ReplicaAnnouncePort.bounds(0, 65535, kindUint32), "0", 0, "port a replica announces to its master (0: port)")
 	c.add("max-replication-mb", c.MaxReplicationMB.bounds(0, intMax), "0", 0, "MB/s for full-sync files (0: no limit)")
 	c.add("fullsync-recv-file-delay", c.FullsyncRecvFileDelay.bounds(0, intMax), "0", 0, "seconds a replica waits per received file (a test aid)")
-	c.add("purge-backup-on-fullsync", boolean(), "no", noEffect, "drop backups during a full sync")
-	c.add("max-backup-to-keep", integer(0, 1), "1", noEffect, "backups kept")
-	c.add("max-backup-keep-hours", integer(0, intMax), "0", noEffect, "delete backups older than this many hours (0: never)")
-	c.add("bgsave-cron", &Cron{}, "", noEffect, "run BGSAVE at these times (crontab)")
+	c.add("purge-backup-on-fullsync", &c.PurgeBackupOnFullsync, "no", 0, "drop backups during a full sync")
+	c.add("max-backup-to-keep", c.MaxBackupToKeep.bounds(0, 1), "1", 0, "backups kept")
+	c.add("max-backup-keep-hours", c.MaxBackupKeepHours.bounds(0, intMax), "0", 0, "delete backups older than this many hours (0: never)")
+	c.add("bgsave-cron", &c.BgsaveCron, "", 0, "run BGSAVE at these times (crontab)")
 	c.byName["bgsave-cron"].validate = cronCheck
 
 	// Limits and profiling.
 	c.add("max-io-mb", integer(0, intMax), "0", noEffect, "MB/s for flushes and compactions (0: no limit)")
 	c.add("max-bitmap-to-string-mb", c.MaxBitmapToStringMB.bounds(0, intMax), "16", 0, "largest bitmap GET renders as a string, MB")
 	c.add("max-db-size", c.MaxDBSize.bounds(0, intMax), "0", 0, "GB of SST files (INFO used_db_size) from which writes that add data are refused (0: no limit)")
-	c.add("profiling-sample-ratio", integer(0, 100), "0", noEffect, "percent of commands PERFLOG profiles")
-	c.add("profiling-sample-record-max-len", integer(0, intMax), "256", noEffect, "PERFLOG entries kept")
-	c.add("profiling-sample-record-threshold-ms", integer(0, intMax), "100", noEffect, "PERFLOG keeps samples slower than this")
-	c.add("profiling-sample-commands", text(), "", noEffect, "commands PERFLOG samples: a comma-separated list or *")
+	c.add("profiling-sample-ratio", c.ProfilingSampleRatio.bounds(0, 100), "0", 0, "percent of commands PERFLOG profiles")
+	c.add("profiling-sample-record-max-len", c.ProfilingSampleMaxLen.bounds(0, intMax), "256", 0, "PERFLOG entries kept")
+	c.add("profiling-sample-record-threshold-ms", c.ProfilingSampleThreshold.bounds(0, intMax), "100", 0, "PERFLOG keeps samples slower than this")
+	c.add("profiling-sample-commands", &c.ProfilingSampleCommands, "", 0, "commands PERFLOG samples: a comma-separated list or *")
 	c.byName["profiling-sample-commands"].onSet = func() error {
 		v := c.byName["profiling-sample-commands"].value.String()
 		for _, name := range strings.Split(v, ",") {
@@ -136,7 +135,7 @@ func (c *Config) addOptions() {
 	c.add("slowlog-max-len", c.SlowlogMaxLen.bounds(0, intMax), "128", 0, "slow log entries kept")
 	c.add("rename-command", &c.RenameCommand, "", ro, "rename-command OLD NEW: command OLD answers to NEW only; NEW \"\" disables OLD (once per command, file or command line)")
 	c.add("auto-resize-block-and-sst", boolean(), "yes", noEffect, "no effect in Kvrocks 2.10 either")
-	c.add("dbsize-scan-cron", &Cron{}, "", noEffect, "run DBSIZE SCAN at these times (crontab)")
+	c.add("dbsize-scan-cron", &c.DBSizeScanCron, "", 0, "run DBSIZE SCAN at these times (crontab)")
 	c.byName["dbsize-scan-cron"].validate = cronCheck
 	c.add("json-max-nesting-depth", integer(0, intMax), "1024", noEffect, "deepest JSON document JSON.SET takes")
 	c.add("json-storage-format", enum("json", "cbor"), "json", noEffect, "how JSON values are stored")

@@ -29,6 +29,18 @@ const (
 // checkpointDir is where a master keeps the checkpoint replicas fetch.
 func (m *Master) checkpointDir() string { return filepath.Join(m.cfg.Dir.Get(), "checkpoint") }
 
+// HoldsCheckpoint reports whether a full sync's checkpoint is on disk:
+// the one this node serves as a master, or one it fetches as a replica
+// (purge-backup-on-fullsync then drops the backup to save disk space).
+func (n *Node) HoldsCheckpoint() bool {
+	for _, dir := range []string{n.Master.checkpointDir(), stagingDir(n.cfg)} {
+		if _, err := os.Stat(dir); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // reuseWindow is how long a checkpoint is reused: half the WAL's TTL,
 // between 10 minutes and an hour, as Kvrocks.
 func (m *Master) reuseWindow() time.Duration {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -27,7 +28,9 @@ import (
 const manyFiles = 20
 
 // stagingDir is where a replica fetches a checkpoint.
-func (r *Replica) stagingDir() string { return filepath.Join(r.cfg().Dir.Get(), "sync_checkpoint") }
+func (r *Replica) stagingDir() string { return stagingDir(r.cfg()) }
+
+func stagingDir(cfg *config.Config) string { return filepath.Join(cfg.Dir.Get(), "sync_checkpoint") }
 
 // fullSync fetches the master's checkpoint and swaps it in.
 func (r *Replica) fullSync() error {

@@ -77,6 +77,7 @@ func newRootCommand() *cobra.Command {
 		Short: "Print the version",
 		Run:   func(*cobra.Command, []string) { printVersion() },
 	})
+	root.AddCommand(newRestoreCommand())
 	return root
 }
 
@@ -91,6 +92,7 @@ func printHelp(w io.Writer) {
 Usage:
   basalt [-c config-file] [--<key> <value> ...]
   basalt version
+  basalt restore --from <backup-dir> --dir <dir>
 
   -c, --config <file>   config file in kvrocks.conf syntax (- for standard input);
                         none means built-in defaults
