@@ -15,8 +15,8 @@ import (
 func (h *fuzzHarness) do(t *testing.T, call ...string) string {
 	t.Helper()
 	cl := h.client()
-	defer h.env.Disconnected(cl)
-	h.env.Dispatch(cl, args(call...))
+	defer h.env.Disconnected(cl.Session)
+	h.env.Dispatch(cl.Ctx, args(call...))
 	if logged := h.logs.take(); len(logged) > 0 {
 		t.Fatalf("%q logged:\n%s", call, strings.Join(logged, "\n"))
 	}
@@ -206,7 +206,7 @@ func TestRandomCountStreamsAndStops(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/resp3=%v", strings.Join(tt.call, " "), tt.resp3), func(t *testing.T) {
 			h.seed(t, true)
 			cl := h.client()
-			defer h.env.Disconnected(cl)
+			defer h.env.Disconnected(cl.Session)
 			if tt.resp3 {
 				cl.setProtocol(3)
 			}
@@ -234,7 +234,7 @@ func TestRandomCountStreamsAndStops(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				h.env.Dispatch(cl, args(tt.call...))
+				h.env.Dispatch(cl.Ctx, args(tt.call...))
 			}()
 			select {
 			case <-done:
@@ -282,9 +282,9 @@ func TestRandomCountStreamIsWellFormed(t *testing.T) {
 			cl.W.Reset()
 			return nil
 		})
-		h.env.Dispatch(cl, args(call...))
+		h.env.Dispatch(cl.Ctx, args(call...))
 		out = append(out, cl.W.Bytes()...)
-		h.env.Disconnected(cl)
+		h.env.Disconnected(cl.Session)
 		n := respValueLen(out, 0)
 		if n != len(out) {
 			t.Fatalf("%v: a reply of %d bytes, %d of them well-formed", call, len(out), n)
@@ -327,7 +327,7 @@ func TestRangeRepliesStream(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/resp3=%v", strings.Join(tt.call, " "), tt.resp3), func(t *testing.T) {
 			cl := h.client()
-			defer h.env.Disconnected(cl)
+			defer h.env.Disconnected(cl.Session)
 			if tt.resp3 {
 				cl.setProtocol(3)
 			}
@@ -341,7 +341,7 @@ func TestRangeRepliesStream(t *testing.T) {
 				}
 				return nil
 			})
-			h.env.Dispatch(cl, args(tt.call...))
+			h.env.Dispatch(cl.Ctx, args(tt.call...))
 			out = append(out, cl.W.Bytes()...)
 			if n := respValueLen(out, 0); n != len(out) {
 				t.Fatalf("a reply of %d bytes, %d of them well-formed", len(out), n)
@@ -361,18 +361,16 @@ func TestRangeRepliesStream(t *testing.T) {
 func TestReplyStreamCutShort(t *testing.T) {
 	h := newFuzzHarness(t)
 	cl := h.client()
-	defer h.env.Disconnected(cl)
-	killed := false
-	cl.kill = func() { killed = true }
-	c := &cl.ctx
+	defer h.env.Disconnected(cl.Session)
+	c := cl.Ctx
 	c.cmd = lookup([]byte("lrange"))
 	out := newReplyStream(c, 1)
 	out.begin(5)
 	c.W.BulkString("a")
 	out.wrote(1)
 	out.end(errors.New("storage: the disk is on fire"))
-	if logged := h.logs.take(); !killed || len(logged) != 1 || !strings.Contains(logged[0], "reply cut short") {
-		t.Fatalf("killed %v, logged %q", killed, logged)
+	if logged := h.logs.take(); !cl.conn.closed.Load() || len(logged) != 1 || !strings.Contains(logged[0], "reply cut short") {
+		t.Fatalf("killed %v, logged %q", cl.conn.closed.Load(), logged)
 	}
 	// Before the header, the error is the reply.
 	cl.W.Reset()
@@ -391,11 +389,11 @@ func TestClientPauseHugeTimeout(t *testing.T) {
 	if got := h.do(t, "client", "pause", "9223372036854775807", "write"); got != "+OK\r\n" {
 		t.Fatal(got)
 	}
-	if !h.env.pause.set.Load() || time.Until(h.env.pause.until) < 100*365*24*time.Hour {
-		t.Fatalf("paused %v, until %v", h.env.pause.set.Load(), h.env.pause.until)
+	if until, on := h.env.Sessions.Pause.Until(); !on || time.Until(until) < 100*365*24*time.Hour {
+		t.Fatalf("paused %v, until %v", on, until)
 	}
 	h.do(t, "client", "unpause")
-	if h.env.pause.set.Load() {
+	if _, on := h.env.Sessions.Pause.Until(); on {
 		t.Fatal("CLIENT UNPAUSE left the pause on")
 	}
 }

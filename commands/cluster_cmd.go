@@ -464,18 +464,18 @@ func clusterImport(c *Ctx, cl *cluster.Cluster) {
 	case 0:
 		// The checks come first: the range is emptied only for an import
 		// this node takes.
-		if err = cl.Import(r, cluster.StateStart, c.Client.ID); err == nil {
+		if err = cl.Import(r, cluster.StateStart, c.Session.ID); err == nil {
 			err = c.Env.Storage.DeleteSlots(slotRange(r))
 		}
-		c.Client.Importing = err == nil
+		c.Session.Importing = err == nil
 	case 1:
-		err = cl.Import(r, cluster.StateSuccess, c.Client.ID)
-		c.Client.Importing = false
+		err = cl.Import(r, cluster.StateSuccess, c.Session.ID)
+		c.Session.Importing = false
 	case 2:
-		if err = cl.Import(r, cluster.StateError, c.Client.ID); err == nil {
+		if err = cl.Import(r, cluster.StateError, c.Session.ID); err == nil {
 			err = c.Env.Storage.DeleteSlots(slotRange(r))
 		}
-		c.Client.Importing = false
+		c.Session.Importing = false
 	}
 	c.clusterOK(err)
 }
@@ -490,13 +490,13 @@ func (c *Ctx) clusterOK(err error) {
 
 // READONLY
 func cmdReadOnly(c *Ctx) {
-	c.Client.ReadOnly = true
+	c.Session.ReadOnly = true
 	c.W.OK()
 }
 
 // READWRITE
 func cmdReadWrite(c *Ctx) {
-	c.Client.ReadOnly = false
+	c.Session.ReadOnly = false
 	c.W.OK()
 }
 
@@ -504,6 +504,6 @@ func cmdReadWrite(c *Ctx) {
 //
 // The next command may use the slots this node is importing.
 func cmdAsking(c *Ctx) {
-	c.Client.Asking = true
+	c.Session.Asking = true
 	c.W.OK()
 }

@@ -3,13 +3,12 @@ package commands
 import (
 	"crypto/subtle"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/reply"
+	"github.com/basaltdb/basalt/session"
 )
 
 func init() {
@@ -28,7 +27,7 @@ func init() {
 //
 // A RESP2 subscriber gets ["pong", message], as in Redis.
 func cmdPing(c *Ctx) {
-	if c.Client.subscriptions() > 0 && c.W.Protocol() == 2 && len(c.Args) <= 2 {
+	if c.Session.Subscriptions() > 0 && c.W.Protocol() == 2 && len(c.Args) <= 2 {
 		c.W.Array(2)
 		c.W.BulkString("pong")
 		if len(c.Args) == 2 {
@@ -54,7 +53,7 @@ func cmdEcho(c *Ctx) { c.W.Bulk(c.Args[1]) }
 // QUIT
 func cmdQuit(c *Ctx) {
 	c.W.OK()
-	c.Client.CloseAfterReply = true
+	c.Session.CloseAfterReply = true
 }
 
 // SELECT index
@@ -76,13 +75,13 @@ func (c *Ctx) authenticate(password []byte) error {
 		return replyError("ERR Client sent AUTH, but no password is set")
 	}
 	if subtle.ConstantTimeCompare(password, []byte(requirepass)) == 1 {
-		c.Client.Authed, c.Client.Admin = true, true
-		c.Client.setNamespace(metadata.DefaultNamespace)
+		c.Session.Authed, c.Session.Admin = true, true
+		c.Session.SetNamespace(metadata.DefaultNamespace)
 		return nil
 	}
 	if ns, ok := c.Env.Namespaces.Lookup(password); ok {
-		c.Client.Authed, c.Client.Admin = true, false
-		c.Client.setNamespace(ns)
+		c.Session.Authed, c.Session.Admin = true, false
+		c.Session.SetNamespace(ns)
 		return nil
 	}
 	c.authFailed()
@@ -97,7 +96,7 @@ const errWrongPass = "WRONGPASS invalid username-password pair or user is disabl
 // authFailed counts and logs a failed authentication.
 func (c *Ctx) authFailed() {
 	c.Env.Stats.AuthFailures.Add(1)
-	c.Env.authLog.failed(c.Client.Addr)
+	c.Env.authLog.failed(c.Session.Addr)
 }
 
 // AUTH [username] password
@@ -168,14 +167,14 @@ func cmdHello(c *Ctx) {
 			return
 		}
 	}
-	if !c.Client.Authed {
+	if !c.Session.Authed {
 		c.ErrorString("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
 	if name != nil && !c.setName(name) {
 		return
 	}
-	c.Client.setProtocol(proto)
+	c.Session.SetProtocol(proto)
 	mode := "standalone"
 	if c.Env.Config.ClusterEnabled.Get() {
 		mode = "cluster"
@@ -207,9 +206,7 @@ func (c *Ctx) setName(name []byte) bool {
 			return false
 		}
 	}
-	c.Client.mu.Lock()
-	c.Client.mu.name = string(name)
-	c.Client.mu.Unlock()
+	c.Session.SetName(string(name))
 	return true
 }
 
@@ -220,12 +217,12 @@ func cmdClient(c *Ctx) {
 }
 
 var clientSubcommands = map[string]subcommand{
-	"id":       {2, func(c *Ctx) { c.W.Int(c.Client.ID) }},
+	"id":       {2, func(c *Ctx) { c.W.Int(c.Session.ID) }},
 	"unblock":  {-3, clientUnblock},
 	"pause":    {-3, adminOnly(clientPause)},
-	"unpause":  {2, adminOnly(func(c *Ctx) { c.Env.pause.start(0, false); c.W.OK() })},
+	"unpause":  {2, adminOnly(func(c *Ctx) { c.Env.Sessions.Pause.Start(0, false); c.W.OK() })},
 	"no-evict": {3, clientNoEvict},
-	"getname":  {2, func(c *Ctx) { name := c.Client.Name(); c.BulkOrNull([]byte(name), name != "") }},
+	"getname":  {2, func(c *Ctx) { name := c.Session.Name(); c.BulkOrNull([]byte(name), name != "") }},
 	"setname": {3, func(c *Ctx) {
 		if c.setName(c.Args[2]) {
 			c.W.OK()
@@ -233,7 +230,7 @@ var clientSubcommands = map[string]subcommand{
 	}},
 	"setinfo": {4, clientSetInfo},
 	"reply":   {3, clientReply},
-	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Client.describe(c.Client, time.Now())) }},
+	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Session.Describe(time.Now(), c.argvMem())) }},
 	"list":    {-2, clientList},
 	"kill":    {-3, clientKill},
 	"help": help(
@@ -252,43 +249,25 @@ var clientSubcommands = map[string]subcommand{
 	),
 }
 
-// replyMode is CLIENT REPLY's state, used by the client's own goroutine
-// only: replies are dropped while off, or for the one command after SKIP.
-type replyMode struct {
-	off, skip, skipNext bool
-}
-
-func (m *replyMode) suppressed() bool { return m.off || m.skip }
-
-// done ends a command whose reply began at *from in w: it drops the reply
-// when replies are suppressed, then moves SKIP on to the next command, as
-// Redis's resetClient does.
-func (m *replyMode) done(w reply.Sink, from *int) {
-	if m.suppressed() && w.Len() >= *from {
-		w.Truncate(*from)
-	}
-	m.skip, m.skipNext = m.skipNext, false
-}
-
 // CLIENT REPLY ON | OFF | SKIP
 func clientReply(c *Ctx) {
-	m := &c.Client.replies
+	m := &c.Session.Replies
 	switch strings.ToLower(string(c.Args[2])) {
 	case "on":
-		m.off, m.skip = false, false
+		m.Off, m.Skip = false, false
 		c.W.OK()
 		return
 	case "off":
-		m.off = true
+		m.Off = true
 	case "skip":
-		m.skipNext = !m.off
+		m.SkipNext = !m.Off
 	default:
 		c.ErrorString(errSyntax)
 		return
 	}
 	// Redis leaves a hole in EXEC's array here, which desynchronises the
 	// client; Basalt fills it. (OFF then drops EXEC's whole reply.)
-	if c.inExec && !m.suppressed() {
+	if c.inExec && !m.Suppressed() {
 		c.W.OK()
 	}
 }
@@ -301,13 +280,11 @@ func clientSetInfo(c *Ctx) {
 			return
 		}
 	}
-	c.Client.mu.Lock()
-	defer c.Client.mu.Unlock()
 	switch strings.ToLower(string(c.Args[2])) {
 	case "lib-name":
-		c.Client.mu.libName = string(c.Args[3])
+		c.Session.SetLibrary(string(c.Args[3]), "")
 	case "lib-ver":
-		c.Client.mu.libVer = string(c.Args[3])
+		c.Session.SetLibrary("", string(c.Args[3]))
 	default:
 		c.ErrorString("ERR Unrecognized option '" + string(c.Args[2]) + "'")
 		return
@@ -324,7 +301,7 @@ func clientList(c *Ctx) {
 		case c.is(i, "type") && i+1 < len(c.Args):
 			i++
 			var ok bool
-			if kind, ok = clientKind(string(c.Args[i])); !ok {
+			if kind, ok = session.ParseKind(string(c.Args[i])); !ok {
 				c.ErrorString("ERR Unknown client type '" + string(c.Args[i]) + "'")
 				return
 			}
@@ -345,35 +322,49 @@ func clientList(c *Ctx) {
 	}
 	var b strings.Builder
 	now := time.Now()
-	for _, cl := range c.visibleClients() {
-		if (ids == nil || ids[cl.ID]) && (kind == "" || kind == cl.kind()) {
-			b.WriteString(cl.describe(c.Client, now))
+	for _, s := range c.visibleSessions() {
+		if (ids == nil || ids[s.ID]) && (kind == "" || kind == s.Kind()) {
+			argvMem := int64(0)
+			if s == c.Session {
+				argvMem = c.argvMem()
+			}
+			b.WriteString(s.Describe(now, argvMem))
 		}
 	}
 	c.W.Verbatim(b.String())
 }
 
-// visibleClients returns the clients this connection may see and act on:
-// all of them for the admin, those of its own namespace for a tenant.
-func (c *Ctx) visibleClients() []*Client {
-	all := c.Env.Clients.List()
-	if c.Client.Admin {
+// visibleSessions returns the sessions this connection may see and act
+// on: all of them for the admin, those of its own namespace for a tenant.
+func (c *Ctx) visibleSessions() []*session.Session {
+	all := c.Env.Sessions.List()
+	if c.Session.Admin {
 		return all
 	}
 	mine := all[:0]
-	for _, cl := range all {
-		if cl.namespaceName() == c.Client.Namespace {
-			mine = append(mine, cl)
+	for _, s := range all {
+		if s.NamespaceName() == c.Session.Namespace {
+			mine = append(mine, s)
 		}
 	}
 	return mine
+}
+
+// argvMem returns the size of the running command's arguments (CLIENT
+// LIST's argv-mem).
+func (c *Ctx) argvMem() int64 {
+	n := int64(0)
+	for _, a := range c.Args {
+		n += int64(len(a))
+	}
+	return n
 }
 
 // adminOnly refuses a subcommand to tenants, as Dispatch refuses Admin
 // commands.
 func adminOnly(handler func(c *Ctx)) func(c *Ctx) {
 	return func(c *Ctx) {
-		if !c.Client.Admin {
+		if !c.Session.Admin {
 			c.ErrorString(errAdminRequired)
 			return
 		}
@@ -385,9 +376,9 @@ func adminOnly(handler func(c *Ctx)) func(c *Ctx) {
 func clientNoEvict(c *Ctx) {
 	switch {
 	case c.is(2, "on"):
-		c.Client.noEvict.Store(true)
+		c.Session.SetNoEvict(true)
 	case c.is(2, "off"):
-		c.Client.noEvict.Store(false)
+		c.Session.SetNoEvict(false)
 	default:
 		c.ErrorString(errSyntax)
 		return
@@ -395,74 +386,11 @@ func clientNoEvict(c *Ctx) {
 	c.W.OK()
 }
 
-// describe renders the client as a CLIENT LIST line.
-func (cl *Client) describe(self *Client, now time.Time) string {
-	cl.mu.Lock()
-	name, libName, libVer := cl.mu.name, cl.mu.libName, cl.mu.libVer
-	cl.mu.Unlock()
-	cmd := "NULL"
-	if last := cl.lastCmd.Load(); last != nil {
-		cmd = last.Name
-	}
-	var b strings.Builder
-	field := func(k, v string) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(v)
-	}
-	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
-	field("id", itoa(cl.ID))
-	field("addr", cl.Addr)
-	field("laddr", cl.LAddr)
-	field("fd", itoa(int64(cl.FD)))
-	field("name", name)
-	field("age", itoa(int64(now.Sub(cl.Created).Seconds())))
-	field("idle", itoa(int64(now.Sub(cl.IdleSince()).Seconds())))
-	field("flags", cl.flags())
-	field("db", "0")
-	field("sub", itoa(cl.subN[kindChannel].Load()))
-	field("psub", itoa(cl.subN[kindPattern].Load()))
-	field("ssub", itoa(cl.subN[kindShard].Load()))
-	field("multi", itoa(cl.multiLen.Load()))
-	qbuf, held, multiMem, omem := cl.queryBuffered.Load(), cl.queryHeld.Load(), cl.multiMem.Load(), cl.outputMemory()
-	field("qbuf", itoa(qbuf))
-	field("qbuf-free", itoa(max(held-qbuf, 0)))
-	argvMem := 0
-	if cl == self {
-		// The arguments of the command running now; other clients are
-		// between commands or hold theirs only while one runs.
-		for _, a := range self.ctx.Args {
-			argvMem += len(a)
-		}
-	}
-	field("argv-mem", itoa(int64(argvMem)))
-	field("multi-mem", itoa(multiMem))
-	field("rbs", itoa(held))
-	field("rbp", itoa(cl.queryPeak.Load()))
-	field("obl", itoa(cl.replyHeld.Load()))
-	field("oll", itoa(cl.out.count.Load()))
-	field("omem", itoa(omem))
-	field("tot-mem", itoa(held+multiMem+omem))
-	field("events", "r")
-	field("cmd", cmd)
-	field("user", "default")
-	field("redir", "-1")
-	field("resp", itoa(int64(cl.proto.Load())))
-	field("lib-name", libName)
-	field("lib-ver", libVer)
-	field("namespace", cl.namespaceName())
-	b.WriteByte('\n')
-	return b.String()
-}
-
 // CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [USER username] [SKIPME yes|no]
 func clientKill(c *Ctx) {
 	if len(c.Args) == 3 {
 		addr := string(c.Args[2])
-		for _, cl := range c.visibleClients() {
+		for _, cl := range c.visibleSessions() {
 			if cl.Addr == addr {
 				c.W.OK()
 				c.killClient(cl)
@@ -500,7 +428,7 @@ func clientKill(c *Ctx) {
 			}
 		case c.is(i, "type"):
 			var ok bool
-			if kind, ok = clientKind(v); !ok {
+			if kind, ok = session.ParseKind(v); !ok {
 				c.ErrorString("ERR Unknown client type '" + v + "'")
 				return
 			}
@@ -519,16 +447,16 @@ func clientKill(c *Ctx) {
 			return
 		}
 	}
-	var victims []*Client
-	for _, cl := range c.visibleClients() {
+	var victims []*session.Session
+	for _, cl := range c.visibleSessions() {
 		if (id != 0 && cl.ID != id) || (addr != "" && cl.Addr != addr) || (laddr != "" && cl.LAddr != laddr) ||
-			(kind != "" && kind != cl.kind()) || (skipMe && cl == c.Client) {
+			(kind != "" && kind != cl.Kind()) || (skipMe && cl == c.Session) {
 			continue
 		}
 		victims = append(victims, cl)
 	}
 	killed := len(victims)
-	if kind == "master" && id == 0 && addr == "" && laddr == "" && c.Client.Admin {
+	if kind == "master" && id == 0 && addr == "" && laddr == "" && c.Session.Admin {
 		// A replica's link to its master is no client of this server's
 		// listeners, but Redis kills it as one.
 		killed += c.Env.Repl.DropMasterLink()
@@ -540,8 +468,8 @@ func clientKill(c *Ctx) {
 }
 
 // killClient closes another client at once, or this one after its reply.
-func (c *Ctx) killClient(cl *Client) {
-	if cl == c.Client {
+func (c *Ctx) killClient(cl *session.Session) {
+	if cl == c.Session {
 		cl.CloseAfterReply = true
 		return
 	}
@@ -565,8 +493,8 @@ func clientUnblock(c *Ctx) {
 		c.ErrorString("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
 		return
 	}
-	target := c.Env.Clients.Get(id)
-	if target != nil && (c.Client.Admin || target.namespaceName() == c.Client.Namespace) && c.Env.blocking.unblockClient(target, withError) {
+	target := c.Env.Sessions.Get(id)
+	if target != nil && (c.Session.Admin || target.NamespaceName() == c.Session.Namespace) && c.Env.Sessions.Blocking.Unblock(target, withError) {
 		c.W.Int(1)
 		return
 	}
@@ -603,6 +531,6 @@ func clientPause(c *Ctx) {
 	if ms < int64(d/time.Millisecond) {
 		d = time.Duration(ms) * time.Millisecond
 	}
-	c.Env.pause.start(d, all)
+	c.Env.Sessions.Pause.Start(d, all)
 	c.W.OK()
 }

@@ -9,20 +9,34 @@ import (
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/rdb"
 	"github.com/basaltdb/basalt/reply"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
 // Ctx is what a handler works with. The server reuses one Ctx per
 // connection, so a handler must not keep it after returning.
 type Ctx struct {
-	Args   [][]byte // Args[0] is the command name as sent
-	W      reply.Sink
-	DB     storage.DB
-	Client *Client
-	Env    *Env
-	cmd    *Command
-	write  storage.Write // the write door's description of the running write command
-	inExec bool          // the command runs inside EXEC: blocking commands do not block
+	Args    [][]byte // Args[0] is the command name as sent
+	W       reply.Sink
+	DB      storage.DB
+	Session *session.Session
+	Env     *Env
+	cmd     *Command
+	write   storage.Write // the write door's description of the running write command
+	inExec  bool          // the command runs inside EXEC: blocking commands do not block
+	// spillable is set while a command whose reply may be sent in parts
+	// runs: a read outside a transaction, holding the gate shared.
+	spillable bool
+	// errMark is W.Errors() when the running command started, or when
+	// the last command inside its EXEC ended: an error written past it
+	// makes the command failed (INFO commandstats).
+	errMark int64
+}
+
+// NewContext returns the context the commands of session s run in, which
+// its connection reuses for each of them.
+func (e *Env) NewContext(s *session.Session) *Ctx {
+	return &Ctx{W: s.W, Session: s, Env: e}
 }
 
 // Standard Redis error replies.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/basaltdb/basalt/cluster"
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -21,64 +22,56 @@ import (
 // connection wait here, holding no lock, until the command that makes its
 // key ready serves it (serveBlocked, on that command's goroutine, before
 // that command's reply is sent), or its timeout or CLIENT UNBLOCK.
-func (e *Env) Dispatch(cl *Client, args [][]byte) {
-	replyFrom := cl.W.Len()
-	defer cl.replies.done(cl.W, &replyFrom)
-	e.dispatch(cl, args)
-	for cl.blocked {
-		cl.blocked = false
-		w := cl.waiter
+func (e *Env) Dispatch(c *Ctx, args [][]byte) {
+	s := c.Session
+	replyFrom := s.W.Len()
+	defer s.Replies.Done(s.W, &replyFrom)
+	e.dispatch(c, args)
+	for s.Blocked {
+		s.Blocked = false
+		w := s.Waiter()
 		// The replies of the commands before this one go out before it
 		// waits.
-		if cl.Flush != nil {
-			cl.Flush()
-			replyFrom = 0
-		}
-		cl.blockedNow.Store(true)
-		outcome := w.await()
-		cl.blockedNow.Store(false)
-		if outcome == woken || outcome == recount {
+		s.Flush()
+		replyFrom = 0
+		switch outcome := w.Await(); outcome {
+		case session.Woken, session.Recount:
 			// The waiter's own copy: the command as it blocked (XREAD's
 			// "$" made the ID it stood for then).
-			e.dispatch(cl, w.args)
+			e.dispatch(c, w.Args)
 			continue
-		}
-		switch outcome {
-		case timedOut:
-			w.null(cl.W)
+		case session.TimedOut:
+			w.Null(s.W)
 			// The call ends here: Redis 7 counts it now, once.
-			if cmd := cl.lastCmd.Load(); cmd != nil {
+			if cmd := lookup(w.Args[0]); cmd != nil {
 				cmd.stats.calls.Add(1)
-				cmd.stats.record(time.Since(time.UnixMilli(cl.lastActive.Load())))
+				cmd.stats.record(time.Since(s.IdleSince()))
 				e.Stats.CommandsProcessed.Add(1)
 			}
-		case unblockedWithError:
+		case session.UnblockedWithError:
 			// Not a call in Redis 7's commandstats; an error in errorstats.
-			cl.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+			s.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 		}
-		e.blocking.remove(w)
+		e.Sessions.Blocking.Remove(w)
 		// A wake meant for this waiter goes to the next one.
-		keys := make([][]byte, len(w.keys))
-		for i, k := range w.keys {
-			keys[i] = []byte(k)
-		}
-		e.blocking.written(w.ns, keys, cl)
+		e.Sessions.Blocking.Written(w.NS, w.Keys(), s)
 	}
-	e.serveBlocked(cl) // blocking.go: waiters on the keys written are served before the reply goes out
+	e.serveBlocked(s) // blocking.go: waiters on the keys written are served before the reply goes out
 }
 
-func (e *Env) dispatch(cl *Client, args [][]byte) {
+func (e *Env) dispatch(c *Ctx, args [][]byte) {
+	s := c.Session
 	cmd := lookup(args[0])
-	if cl.tx != nil && (cmd == nil || cmd.Flags&TxControl == 0) {
-		e.queue(cl, cmd, args)
+	if s.Tx != nil && (cmd == nil || cmd.Flags&TxControl == 0) {
+		e.queue(s, cmd, args)
 		return
 	}
-	if refusal := e.refuse(cl, cmd, args); refusal != "" {
-		cl.W.Error(refusal)
+	if refusal := e.refuse(s, cmd, args); refusal != "" {
+		s.W.Error(refusal)
 		return
 	}
 	// EXEC writes when its queued commands do.
-	writes := cmd.Flags&Write != 0 || (cl.tx != nil && cl.tx.writes())
+	writes := cmd.Flags&Write != 0 || (s.Tx != nil && txWrites(s.Tx))
 	if e.Cluster != nil {
 		if writes {
 			e.Cluster.BeginWrite()
@@ -86,20 +79,21 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		}
 		// ASKING lasts one command: the next one, unless it is ASKING,
 		// which sets it again.
-		asking := cl.Asking
-		cl.Asking = false
-		if err := e.route(cl, cmd, args, asking); err != nil {
+		asking := s.Asking
+		s.Asking = false
+		if err := e.route(s, cmd, args, asking); err != nil {
 			cmd.stats.rejected.Add(1)
-			cl.W.Error(err.Error())
+			s.W.Error(err.Error())
 			return
 		}
 	}
 	if refusal := e.replicaRefusal(cmd, writes); refusal != "" {
 		cmd.stats.rejected.Add(1)
-		cl.W.Error(refusal)
+		s.W.Error(refusal)
 		return
 	}
-	e.pause.wait(cmd, writes)
+	// CLIENT itself is never paused, so that CLIENT UNPAUSE gets through.
+	e.Sessions.Pause.Wait(writes, cmd.Name == "client")
 	// Commands share the gate; an Exclusive one holds it alone: nobody
 	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in
 	// flight, so none lands after them.
@@ -110,17 +104,17 @@ func (e *Env) dispatch(cl *Client, args [][]byte) {
 		e.gate.RLock()
 		defer e.gate.RUnlock()
 	}
-	// A read's reply may be sent in parts as it grows (Client.SpillReply).
-	cl.spillable = !writes && cmd.Flags&Exclusive == 0 && !cl.replies.suppressed()
-	e.execute(&cl.ctx, cmd, args)
-	cl.spillable = false
+	// A read's reply may be sent in parts as it grows (Env.Spill).
+	c.spillable = !writes && cmd.Flags&Exclusive == 0 && !s.Replies.Suppressed()
+	e.execute(c, cmd, args)
+	c.spillable = false
 }
 
 // refuse returns the error reply that stops a command before it runs, or
 // "": unknown command, wrong arity, no authentication, no admin right, a
 // monitor touching keys, a command MULTI cannot queue. A refused command
 // counts as rejected (INFO commandstats).
-func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
+func (e *Env) refuse(s *session.Session, cmd *Command, args [][]byte) string {
 	if cmd == nil {
 		return unknownCommand(args)
 	}
@@ -130,15 +124,15 @@ func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
 		refusal = "ERR wrong number of arguments"
 	case !cmd.arityOK(len(args)):
 		refusal = "ERR wrong number of arguments for '" + cmd.Name + "' command"
-	case !cl.Authed && cmd.Flags&NoAuth == 0:
+	case !s.Authed && cmd.Flags&NoAuth == 0:
 		refusal = errNoAuth
-	case cmd.Flags&Admin != 0 && !cl.Admin:
+	case cmd.Flags&Admin != 0 && !s.Admin:
 		refusal = errAdminRequired
-	case cl.monitor.Load() && cmd.hasKeys():
+	case s.Monitoring() && cmd.hasKeys():
 		refusal = "ERR Replica can't interact with the keyspace"
-	case cmd.Flags&SubscriberOK == 0 && cl.W.Protocol() == 2 && cl.subscriptions() > 0:
+	case cmd.Flags&SubscriberOK == 0 && s.W.Protocol() == 2 && s.Subscriptions() > 0:
 		refusal = "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
-	case cl.tx != nil && cmd.Flags&(NoMulti|TxControl) == NoMulti:
+	case s.Tx != nil && cmd.Flags&(NoMulti|TxControl) == NoMulti:
 		refusal = "ERR Command not allowed inside a transaction"
 	default:
 		return ""
@@ -149,35 +143,34 @@ func (e *Env) refuse(cl *Client, cmd *Command, args [][]byte) string {
 
 // execute runs a command that passed the checks, and accounts for it.
 func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
-	cl := ctx.Client
+	s := ctx.Session
 	ctx.Args, ctx.cmd = args, cmd
-	ctx.DB = e.Storage.DB(cl.Namespace)
+	ctx.DB = e.Storage.DB(s.Namespace)
 	start := time.Now()
-	cl.lastActive.Store(start.UnixMilli())
-	cl.lastCmd.Store(cmd)
+	s.Ran(&cmd.Name, start)
 	// Counted before it runs, as Kvrocks: INFO commandstats counts itself.
 	cmd.stats.calls.Add(1)
-	cl.errMark = ctx.W.Errors()
+	ctx.errMark = ctx.W.Errors()
 	e.run(ctx)
 	elapsed := time.Since(start)
-	if cl.blocked {
+	if s.Blocked {
 		// It runs again when woken, and is counted then.
 		cmd.stats.calls.Add(-1)
 	} else {
 		// Errors of the commands EXEC runs are theirs: each of them
 		// moves the mark, as Redis 7 counts them.
-		if ctx.W.Errors() > cl.errMark {
+		if ctx.W.Errors() > ctx.errMark {
 			cmd.stats.failed.Add(1)
 		}
 		cmd.stats.record(elapsed)
 		e.Stats.CommandsProcessed.Add(1)
 	}
-	cl.errMark = ctx.W.Errors()
-	e.slowlog.maybeAdd(e, cl, cmd, args, start, elapsed)
+	ctx.errMark = ctx.W.Errors()
+	e.Sessions.LogIfSlow(s, func() [][]byte { return redacted(cmd, args) }, start, elapsed)
 	// Like Redis, monitors are not shown admin commands (MONITOR itself,
 	// CONFIG, ...).
-	if e.monitors.count() > 0 && cmd.Flags&Admin == 0 {
-		e.monitors.feed(cl, cmd, args, start)
+	if e.Sessions.Monitors.Count() > 0 && cmd.Flags&Admin == 0 {
+		e.Sessions.Feed(s, redacted(cmd, args), start)
 	}
 	ctx.Args = nil
 }
@@ -199,7 +192,7 @@ func (e *Env) run(ctx *Ctx) {
 		call(ctx)
 		return
 	}
-	ctx.write = storage.Write{NS: ctx.Client.Namespace, Keys: ctx.cmd.keys(ctx.Args), By: ctx}
+	ctx.write = storage.Write{NS: ctx.Session.Namespace, Keys: ctx.cmd.keys(ctx.Args), By: ctx}
 	replied := ctx.W.Len()
 	db := ctx.DB
 	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
@@ -213,26 +206,26 @@ func (e *Env) run(ctx *Ctx) {
 		ctx.Error(err)
 	}
 	// The group's writes were applied after call read the sequence.
-	ctx.Client.SyncTo = e.Storage.LatestSequence()
+	ctx.Session.SyncTo = e.Storage.LatestSequence()
 }
 
 // Watching and Wrote make the Env the storage's Watcher: a write that
 // changed the database touches the keys it wrote for WATCH and wakes their
 // oldest blocked clients.
 func (e *Env) Watching() bool {
-	return e.watches.count.Load() > 0 || e.blocking.count.Load() > 0
+	return e.Sessions.Watches.Active() || e.Sessions.Blocking.Count() > 0
 }
 
 // Wrote is called under the write's key locks.
 func (e *Env) Wrote(w *storage.Write) {
 	ctx := w.By.(*Ctx)
 	changed := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
-	e.watches.touch(w.NS, changed)
-	e.blocking.written(w.NS, changed, ctx.Client)
+	e.Sessions.Watches.Touch(w.NS, changed)
+	e.Sessions.Blocking.Written(w.NS, changed, ctx.Session)
 	for _, k := range w.Also {
 		changed = append(changed[:0:0], k.Name)
-		e.watches.touch(k.NS, changed)
-		e.blocking.written(k.NS, changed, ctx.Client)
+		e.Sessions.Watches.Touch(k.NS, changed)
+		e.Sessions.Blocking.Written(k.NS, changed, ctx.Session)
 	}
 }
 
@@ -245,7 +238,7 @@ func call(ctx *Ctx) {
 			slog.Error("command panicked", "cmd", ctx.cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			ctx.W.Error("ERR internal error")
 		}
-		ctx.Client.SyncTo = ctx.Env.Storage.LatestSequence()
+		ctx.Session.SyncTo = ctx.Env.Storage.LatestSequence()
 	}()
 	ctx.cmd.Handler(ctx)
 }
@@ -253,7 +246,7 @@ func call(ctx *Ctx) {
 // route checks, in cluster mode, that this node serves the slot of the
 // command's keys, which must all be in one slot. Keyless commands run
 // locally.
-func (e *Env) route(cl *Client, cmd *Command, args [][]byte, asking bool) error {
+func (e *Env) route(s *session.Session, cmd *Command, args [][]byte, asking bool) error {
 	keys := cmd.keys(args)
 	if len(keys) == 0 {
 		return nil
@@ -264,7 +257,7 @@ func (e *Env) route(cl *Client, cmd *Command, args [][]byte, asking bool) error 
 			return cluster.ErrCrossSlot
 		}
 	}
-	return e.Cluster.Route(int(slot), cluster.Access{Write: cmd.Flags&Write != 0, ReadOnly: cl.ReadOnly, Importing: cl.Importing || asking})
+	return e.Cluster.Route(int(slot), cluster.Access{Write: cmd.Flags&Write != 0, ReadOnly: s.ReadOnly, Importing: s.Importing || asking})
 }
 
 // unknownCommand renders Redis's error for an unknown command: the name
@@ -281,6 +274,31 @@ func unknownCommand(args [][]byte) string {
 		quoted.WriteString("' ")
 	}
 	return "ERR unknown command '" + abbreviate(args[0]) + "', with args beginning with: " + quoted.String()
+}
+
+// Spill returns the spill function of the writer of the connection whose
+// commands run in c: a long reply is sent as it grows. Only a read outside
+// a transaction is sent in parts (send false: in the middle of an aggregate
+// whose length comes last); it lets go of the command gate while it waits
+// on the socket, so that a client that does not read holds up no one. That
+// is safe only because a handler holds no other lock while it writes
+// replies: one that must reply under a lock of its own pushes instead. Any
+// other reply stays whole, within the normal class's output limit.
+func (e *Env) Spill(c *Ctx) func(send bool) error {
+	return func(send bool) error {
+		s := c.Session
+		if !send || !c.spillable {
+			return s.HoldReply()
+		}
+		e.gate.RUnlock()
+		defer e.gate.RLock()
+		s.SyncTo = e.Storage.LatestSequence()
+		if err := s.Flush(); err != nil {
+			s.Kill()
+			return err
+		}
+		return nil
+	}
 }
 
 func floatBits(f float64) uint64     { return math.Float64bits(f) }

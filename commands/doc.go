@@ -8,7 +8,13 @@
 // which the connection renders as RESP2 or RESP3, or which a consumer of
 // replies (a script's redis.call) keeps as values.
 //
-// commands imports storage, config, metadata and the pure helper packages;
-// it must never import server. The server package owns connections and
-// calls Env.Dispatch for each request.
+// What a connection is (its authentication and namespace, protocol,
+// MULTI queue, WATCH set, subscriptions, blocking wait, MONITOR mode) is
+// kept in session/; commands reads and changes it through a Ctx's Session
+// and Env.Sessions, and knows nothing of sockets or RESP bytes.
+//
+// commands imports session, storage, config, metadata and the pure helper
+// packages; it must never import server, net or resp (it/lint_test.go).
+// The server package owns connections and calls Env.Dispatch for each
+// request, with the Ctx Env.NewContext made for its session.
 package commands

@@ -3,6 +3,7 @@ package commands
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/replication"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -33,8 +35,10 @@ type Env struct {
 	Cluster *cluster.Cluster
 	// Repl is the node's replication: the master side serving PSYNC,
 	// and the replica side once it follows a master.
-	Repl      *replication.Node
-	Clients   *Clients
+	Repl *replication.Node
+	// Sessions are the connections and what they listen to, wait for
+	// and watch.
+	Sessions  *session.Registry
 	Stats     Stats
 	StartTime time.Time
 	RunID     string
@@ -44,13 +48,7 @@ type Env struct {
 	startupMemory int64 // Go heap in use when the server started
 
 	cursors  cursorTable
-	slowlog  slowlog
 	keyspace keyspaceStats
-	monitors monitors
-	watches  watches
-	pubsub   pubsub
-	blocking blocking
-	pause    pause
 	authLog  authLog
 	backups  backups
 	// gate is held shared by every command and exclusively by EXEC.
@@ -60,9 +58,9 @@ type Env struct {
 	stop       chan struct{}
 }
 
-// NewEnv returns the state of a server using s, cfg and the namespace
-// registry ns.
-func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env {
+// NewEnv returns the state of a server using s, cfg, the namespace
+// registry ns and the registry of sessions.
+func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sessions *session.Registry) *Env {
 	var id [20]byte
 	rand.Read(id[:])
 	e := &Env{
@@ -70,7 +68,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 		Config:     cfg,
 		Namespaces: ns,
 		Repl:       replication.NewNode(cfg, s),
-		Clients:    newClients(),
+		Sessions:   sessions,
 		StartTime:  time.Now(),
 		RunID:      hex.EncodeToString(id[:]),
 		stop:       make(chan struct{}),
@@ -81,9 +79,23 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry) *Env
 	e.Repl.Quiesce = e.quiesce
 	e.Repl.OnRestored = e.replicaRestored
 	e.Repl.OnApplied = e.replicaApplied
-	e.Repl.Master.OnAck = e.blocking.acked
+	e.Repl.Master.OnAck = e.Sessions.Blocking.Acked
 	go e.sampleLoop()
 	return e
+}
+
+// Disconnected forgets a session whose connection closed. An import still
+// running over it failed: what it imported is dropped.
+func (e *Env) Disconnected(s *session.Session) {
+	e.Sessions.Disconnected(s)
+	if !s.Importing || e.Cluster == nil {
+		return
+	}
+	if r, drop := e.Cluster.ImportBroken(s.ID); drop {
+		if err := e.Storage.DeleteSlots(slotRange(r)); err != nil {
+			slog.Error("drop the slots of a broken import", "slots", r.String(), "err", err)
+		}
+	}
 }
 
 // Close stops the background work of the Env and waits for the keyspace

@@ -17,6 +17,8 @@ import (
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/namespace"
+	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -129,7 +131,7 @@ const (
 // an Env, and clients built as server.accept builds them.
 type fuzzHarness struct {
 	env   *Env
-	setup *Client
+	setup *testClient
 	logs  *logCatcher
 	cmds  []*Command
 }
@@ -155,7 +157,7 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 		st.Close()
 		tb.Fatal(err)
 	}
-	h := &fuzzHarness{env: NewEnv(st, cfg, ns), logs: &logCatcher{}}
+	h := &fuzzHarness{env: NewEnv(st, cfg, ns, session.NewRegistry(cfg, resp.Render)), logs: &logCatcher{}}
 	h.env.Shutdown = func() {} // SHUTDOWN replies nothing and stops nothing here
 	previous := slog.Default()
 	slog.SetDefault(slog.New(h.logs))
@@ -167,13 +169,6 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 	h.setup = h.client()
 	h.cmds = sortedCommands()
 	return h
-}
-
-// client connects a new client, as server.accept does.
-func (h *fuzzHarness) client() *Client {
-	cl := h.env.NewClient("127.0.0.1:40000", "127.0.0.1:6666", -1, func() {})
-	h.env.Clients.Add(cl, 1<<20)
-	return cl
 }
 
 // seed empties the database and writes the keys the tokens name; "big",
@@ -188,7 +183,7 @@ func (h *fuzzHarness) seed(t *testing.T, big bool) {
 
 // reset is seed, into namespace ns, returning what went wrong.
 func (h *fuzzHarness) reset(big bool, ns string) error {
-	h.setup.Namespace = ns
+	h.setup.Session.Namespace = ns
 	cmds := [][]string{
 		{"client", "unpause"},
 		{"flushall"},
@@ -209,7 +204,7 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		cmds = append(cmds, members)
 	}
 	for _, cmd := range cmds {
-		h.env.Dispatch(h.setup, args(cmd...))
+		h.env.Dispatch(h.setup.Ctx, args(cmd...))
 		reply := h.setup.W.Bytes()
 		if len(reply) > 0 && reply[0] == '-' {
 			return fmt.Errorf("seeding %v: %q", cmd, reply)
@@ -263,14 +258,14 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 		big = big || string(a) == "big"
 	}
 	cl := h.client()
-	defer h.env.Disconnected(cl)
+	defer h.env.Disconnected(cl.Session)
 	if mode&fuzzRESP3 != 0 {
 		cl.setProtocol(3)
 	}
 	ns := metadata.DefaultNamespace
 	if mode&fuzzTenant != 0 {
 		// As AUTH with the namespace's token leaves it.
-		ns, cl.Namespace, cl.Admin = fuzzNamespace, fuzzNamespace, false
+		ns, cl.Session.Namespace, cl.Session.Admin = fuzzNamespace, fuzzNamespace, false
 	}
 	var sent []byte
 	spilled, failed := 0, false
@@ -301,7 +296,7 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 		}
 		h.logs.take()
 		for _, c := range calls {
-			h.env.Dispatch(cl, c)
+			h.env.Dispatch(cl.Ctx, c)
 		}
 	}()
 	select {
@@ -324,7 +319,7 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 	// A client that subscribed or monitors has its output in its push
 	// stream (replies queued there, confirmations pushed), in order.
 	out := sent
-	for _, pushed := range cl.TakePushes(nil) {
+	for _, pushed := range cl.Session.TakePushes(nil) {
 		out = append(out, pushed...)
 	}
 	out = append(out, cl.W.Bytes()...)
@@ -340,8 +335,8 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 	// CLIENT REPLY OFF and SKIP silence replies on purpose, and a command
 	// that takes the connection over (_fetch_file, PSYNC) answers on it
 	// itself, without RESP.
-	silenced := cl.replies.off || cl.replies.skip || cl.TakeOver != nil
-	if replies < len(calls) && cmd.Name != "shutdown" && !cl.killed.Load() && !silenced {
+	silenced := cl.Session.Replies.Suppressed() || cl.Session.TakeOver != nil
+	if replies < len(calls) && cmd.Name != "shutdown" && !cl.conn.closed.Load() && !silenced {
 		t.Fatalf("%q: %d replies to %d commands", call, replies, len(calls))
 	}
 }

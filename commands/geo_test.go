@@ -48,11 +48,11 @@ func TestGeoReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.call, " ")+"/resp3="+strconv.FormatBool(tt.resp3), func(t *testing.T) {
 			cl := h.client()
-			defer h.env.Disconnected(cl)
+			defer h.env.Disconnected(cl.Session)
 			if tt.resp3 {
 				cl.setProtocol(3)
 			}
-			h.env.Dispatch(cl, args(tt.call...))
+			h.env.Dispatch(cl.Ctx, args(tt.call...))
 			got := string(cl.W.Bytes())
 			if want, prefix := strings.CutSuffix(tt.want, "..."); prefix {
 				if !strings.HasPrefix(got, want) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -177,10 +178,10 @@ func osName() string {
 
 func infoClients(e *Env, ns string, b *infoBuilder) {
 	b.field("maxclients", e.Config.MaxClients.Get())
-	b.field("connected_clients", e.Clients.Count())
-	b.field("monitor_clients", e.monitors.count())
-	b.field("blocked_clients", e.blocking.count.Load())
-	in, out := e.Clients.bufferPeaks()
+	b.field("connected_clients", e.Sessions.Count())
+	b.field("monitor_clients", e.Sessions.Monitors.Count())
+	b.field("blocked_clients", e.Sessions.Blocking.Count())
+	in, out := e.Sessions.BufferPeaks()
 	b.field("client_recent_max_input_buffer", in)
 	b.field("client_recent_max_output_buffer", out)
 }
@@ -253,8 +254,8 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 	b.field("evicted_clients", s.EvictedClients.Load())
 	b.field("acl_access_denied_auth", s.AuthFailures.Load())
 	b.field("total_error_replies", errStats.total.Load())
-	b.field("pubsub_channels", e.pubsub.distinct(kindChannel))
-	b.field("pubsub_patterns", e.pubsub.distinct(kindPattern))
+	b.field("pubsub_channels", e.Sessions.PubSub.Distinct(session.KindChannel))
+	b.field("pubsub_patterns", e.Sessions.PubSub.Distinct(session.KindPattern))
 }
 
 func infoCPU(e *Env, ns string, b *infoBuilder) {

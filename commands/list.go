@@ -217,7 +217,7 @@ func cmdLTrim(c *Ctx) {
 	}
 	// Redis counts an LTRIM of a list as a change of a WATCHed key even
 	// when it removes nothing.
-	if c.Env.watches.count.Load() > 0 {
+	if c.Env.Sessions.Watches.Active() {
 		if t, err := c.DB.Type(c.Args[1]); err == nil && t == metadata.TypeList {
 			c.touchWatched(c.Args[1])
 		}

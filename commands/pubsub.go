@@ -1,15 +1,6 @@
 package commands
 
-import (
-	"sort"
-	"strings"
-	"sync"
-	"sync/atomic"
-
-	"github.com/basaltdb/basalt/glob"
-	"github.com/basaltdb/basalt/reply"
-	"github.com/basaltdb/basalt/resp"
-)
+import "github.com/basaltdb/basalt/session"
 
 func init() {
 	register(
@@ -26,295 +17,30 @@ func init() {
 	)
 }
 
-// Pub/sub follows Redis: a subscribed client receives messages pushed
-// through its connection (see Client.Pushes), in publish order, as RESP2
-// arrays or RESP3 pushes. Channels are per namespace, as in Kvrocks. A
-// subscriber whose unsent messages pass the pubsub class of
-// client-output-buffer-limit is
-// disconnected; publishers never wait for subscribers.
-
-// subscription kinds: channels, patterns, shard channels.
-const (
-	kindChannel = iota
-	kindPattern
-	kindShard
-	numKinds
-)
-
-var kindVerbs = [numKinds][2]string{
-	{"subscribe", "unsubscribe"}, {"psubscribe", "punsubscribe"}, {"ssubscribe", "sunsubscribe"},
-}
-
-// pubsub is the server's registry of subscriptions.
-type pubsub struct {
-	mu sync.RWMutex
-	// subs maps namespace + "\x00" + name to its subscribers, per kind.
-	subs [numKinds]map[string]map[*Client]bool
-	// counts are the subscriptions of each kind, for PUBLISH's fast path.
-	counts [numKinds]atomic.Int64
-}
-
-func subKey(ns, name string) string { return ns + "\x00" + name }
-
-// set adds or removes one subscription of cl and then, still holding the
-// registry, calls then (when not nil): a message published to name is
-// pushed to cl after what then pushes. It returns whether the
-// subscription changed.
-func (ps *pubsub) set(cl *Client, kind int, name string, on bool, then func(changed bool)) bool {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	changed := ps.setLocked(cl, kind, name, on)
-	if then != nil {
-		then(changed)
-	}
-	return changed
-}
-
-func (ps *pubsub) setLocked(cl *Client, kind int, name string, on bool) bool {
-	k := subKey(cl.Namespace, name)
-	m := ps.subs[kind][k]
-	if on == m[cl] {
-		return false
-	}
-	if on {
-		if ps.subs[kind] == nil {
-			ps.subs[kind] = map[string]map[*Client]bool{}
-		}
-		if m == nil {
-			m = map[*Client]bool{}
-			ps.subs[kind][k] = m
-		}
-		m[cl] = true
-		ps.counts[kind].Add(1)
-	} else {
-		delete(m, cl)
-		if len(m) == 0 {
-			delete(ps.subs[kind], k)
-		}
-		ps.counts[kind].Add(-1)
-	}
-	return true
-}
-
-// publish pushes a message to the subscribers of channel in namespace ns
-// (kindChannel and matching patterns, or kindShard) and returns how many
-// received it.
-func (ps *pubsub) publish(ns, channel string, msg []byte, shard bool) int64 {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	kind, verb := kindChannel, "message"
-	if shard {
-		kind, verb = kindShard, "smessage"
-	}
-	n := int64(0)
-	direct := messageBytes{verb: verb, channel: channel, msg: msg}
-	for cl := range ps.subs[kind][subKey(ns, channel)] {
-		cl.push(direct.encoded(int(cl.proto.Load())))
-		n++
-	}
-	if shard || ps.counts[kindPattern].Load() == 0 {
-		return n
-	}
-	prefix := ns + "\x00"
-	for k, clients := range ps.subs[kindPattern] {
-		pattern, ok := strings.CutPrefix(k, prefix)
-		if !ok || !glob.Match([]byte(pattern), []byte(channel), false) {
-			continue
-		}
-		matched := messageBytes{verb: "pmessage", pattern: pattern, channel: channel, msg: msg}
-		for cl := range clients {
-			cl.push(matched.encoded(int(cl.proto.Load())))
-			n++
-		}
-	}
-	return n
-}
-
-// names returns the subscribed names of kind in namespace ns matching
-// pattern (nil: all), sorted.
-func (ps *pubsub) names(ns string, kind int, pattern []byte) []string {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	var out []string
-	for k := range ps.subs[kind] {
-		if name, ok := strings.CutPrefix(k, ns+"\x00"); ok && (pattern == nil || glob.Match(pattern, []byte(name), false)) {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (ps *pubsub) numSub(ns string, kind int, name string) int {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	return len(ps.subs[kind][subKey(ns, name)])
-}
-
-// distinct returns how many channels (or patterns) of a kind have
-// subscribers, in all namespaces: INFO's pubsub_channels and
-// pubsub_patterns.
-func (ps *pubsub) distinct(kind int) int {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	return len(ps.subs[kind])
-}
-
-// messageBytes is one message as pushed to subscribers: encoded once per
-// protocol and shared, since the subscribers' writers only read it.
-type messageBytes struct {
-	verb, pattern, channel string
-	msg                    []byte
-	resp                   [2][]byte // RESP2, RESP3
-}
-
-func (m *messageBytes) encoded(proto int) []byte {
-	i := min(max(proto-2, 0), 1)
-	if m.resp[i] != nil {
-		return m.resp[i]
-	}
-	w := resp.NewWriter()
-	w.SetProtocol(proto)
-	if m.pattern != "" {
-		w.Push(4)
-		w.BulkString(m.verb)
-		w.BulkString(m.pattern)
-	} else {
-		w.Push(3)
-		w.BulkString(m.verb)
-	}
-	w.BulkString(m.channel)
-	w.Bulk(m.msg)
-	m.resp[i] = w.Bytes()
-	return m.resp[i]
-}
-
-// subscriptions returns how many channels, patterns and shard channels
-// the client is subscribed to.
-func (c *Client) subscriptions() int {
-	n := 0
-	for _, s := range c.subs {
-		n += len(s)
-	}
-	return n
-}
-
-// subscribeTo subscribes the client to names of kind, confirming each. A
-// confirmation is pushed while the subscription is registered, so that no
-// message of the channel overtakes it, and behind the replies the client
-// was given before (startPushes).
-func subscribeTo(c *Ctx, kind int, names [][]byte) {
-	cl := c.Client
-	cl.startPushes()
-	if cl.subs[kind] == nil {
-		cl.subs[kind] = map[string]bool{}
-	}
-	verb := kindVerbs[kind][0]
-	for _, n := range names {
-		name := string(n)
-		c.Env.pubsub.set(cl, kind, name, true, func(changed bool) {
-			if changed {
-				cl.subs[kind][name] = true
-			}
-			cl.push(confirmation(cl, verb, name, true, kind))
-		})
-	}
-	cl.subN[kind].Store(int64(len(cl.subs[kind])))
-}
-
-// unsubscribeFrom unsubscribes the client from names of kind (none: all),
-// confirming each; in order with its messages for a client that receives
-// pushes, as a plain reply for one that never subscribed.
-func unsubscribeFrom(c *Ctx, kind int, names [][]byte) {
-	cl := c.Client
-	verb := kindVerbs[kind][1]
-	var list []string
-	for _, n := range names {
-		list = append(list, string(n))
-	}
-	if len(names) == 0 {
-		for name := range cl.subs[kind] {
-			list = append(list, name)
-		}
-		sort.Strings(list)
-	}
-	if !cl.Pushing() {
-		// Nothing to take back: the replies need no lock.
-		if len(list) == 0 {
-			writeConfirmation(c.W, verb, "", false, 0)
-		}
-		for _, name := range list {
-			writeConfirmation(c.W, verb, name, true, 0)
-		}
-		return
-	}
-	cl.queueReplies()
-	if len(list) == 0 {
-		cl.push(confirmation(cl, verb, "", false, kind))
-	}
-	for _, name := range list {
-		c.Env.pubsub.set(cl, kind, name, false, func(bool) {
-			delete(cl.subs[kind], name)
-			cl.push(confirmation(cl, verb, name, true, kind))
-		})
-	}
-	cl.subN[kind].Store(int64(len(cl.subs[kind])))
-}
-
-// confirmation renders [verb, name, count] in the client's protocol;
-// Redis counts channels and patterns together, shard channels apart.
-func confirmation(cl *Client, verb, name string, named bool, kind int) []byte {
-	count := len(cl.subs[kindShard])
-	if kind != kindShard {
-		count = len(cl.subs[kindChannel]) + len(cl.subs[kindPattern])
-	}
-	w := resp.NewWriter()
-	w.SetProtocol(cl.W.Protocol())
-	writeConfirmation(w, verb, name, named, count)
-	return w.Bytes()
-}
-
-func writeConfirmation(w reply.Sink, verb, name string, named bool, count int) {
-	w.Push(3)
-	w.BulkString(verb)
-	if named {
-		w.BulkString(name)
-	} else {
-		w.Null()
-	}
-	w.Int(int64(count))
-}
-
-// unsubscribeAll drops every subscription of a closing client.
-func (ps *pubsub) unsubscribeAll(cl *Client) {
-	for kind, names := range cl.subs {
-		for name := range names {
-			ps.set(cl, kind, name, false, nil)
-		}
-	}
-}
+// Pub/sub follows Redis, with channels per namespace as in Kvrocks; the
+// subscriptions and the pushing of messages are the sessions' (session/pubsub.go).
 
 // SUBSCRIBE channel [channel ...]
-func cmdSubscribe(c *Ctx) { subscribeTo(c, kindChannel, c.Args[1:]) }
+func cmdSubscribe(c *Ctx) { c.Session.Subscribe(session.KindChannel, c.Args[1:]) }
 
 // UNSUBSCRIBE [channel ...]
-func cmdUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindChannel, c.Args[1:]) }
+func cmdUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindChannel, c.Args[1:]) }
 
 // PSUBSCRIBE pattern [pattern ...]
-func cmdPSubscribe(c *Ctx) { subscribeTo(c, kindPattern, c.Args[1:]) }
+func cmdPSubscribe(c *Ctx) { c.Session.Subscribe(session.KindPattern, c.Args[1:]) }
 
 // PUNSUBSCRIBE [pattern ...]
-func cmdPUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindPattern, c.Args[1:]) }
+func cmdPUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindPattern, c.Args[1:]) }
 
 // SSUBSCRIBE shardchannel [shardchannel ...]
-func cmdSSubscribe(c *Ctx) { subscribeTo(c, kindShard, c.Args[1:]) }
+func cmdSSubscribe(c *Ctx) { c.Session.Subscribe(session.KindShard, c.Args[1:]) }
 
 // SUNSUBSCRIBE [shardchannel ...]
-func cmdSUnsubscribe(c *Ctx) { unsubscribeFrom(c, kindShard, c.Args[1:]) }
+func cmdSUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindShard, c.Args[1:]) }
 
 // PUBLISH channel message
 func cmdPublish(c *Ctx) {
-	c.W.Int(c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), c.Args[2], false))
+	c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], false))
 }
 
 // MPUBLISH channel message [message ...], Kvrocks's: each message in turn,
@@ -322,14 +48,14 @@ func cmdPublish(c *Ctx) {
 func cmdMPublish(c *Ctx) {
 	var receivers int64
 	for _, msg := range c.Args[2:] {
-		receivers += c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), msg, false)
+		receivers += c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), msg, false)
 	}
 	c.W.Int(receivers)
 }
 
 // SPUBLISH shardchannel message
 func cmdSPublish(c *Ctx) {
-	c.W.Int(c.Env.pubsub.publish(c.Client.Namespace, string(c.Args[1]), c.Args[2], true))
+	c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], true))
 }
 
 // PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT |
@@ -339,12 +65,12 @@ func cmdPubSub(c *Ctx) {
 }
 
 var pubsubSubcommands = map[string]subcommand{
-	"channels":      {-2, func(c *Ctx) { pubsubChannels(c, kindChannel) }},
-	"shardchannels": {-2, func(c *Ctx) { pubsubChannels(c, kindShard) }},
-	"numsub":        {-2, func(c *Ctx) { pubsubNumSub(c, kindChannel) }},
-	"shardnumsub":   {-2, func(c *Ctx) { pubsubNumSub(c, kindShard) }},
+	"channels":      {-2, func(c *Ctx) { pubsubChannels(c, session.KindChannel) }},
+	"shardchannels": {-2, func(c *Ctx) { pubsubChannels(c, session.KindShard) }},
+	"numsub":        {-2, func(c *Ctx) { pubsubNumSub(c, session.KindChannel) }},
+	"shardnumsub":   {-2, func(c *Ctx) { pubsubNumSub(c, session.KindShard) }},
 	"numpat": {2, func(c *Ctx) {
-		c.W.Int(int64(len(c.Env.pubsub.names(c.Client.Namespace, kindPattern, nil))))
+		c.W.Int(int64(len(c.Env.Sessions.PubSub.Names(c.Session.Namespace, session.KindPattern, nil))))
 	}},
 	"help": help(
 		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -375,7 +101,7 @@ func pubsubChannels(c *Ctx, kind int) {
 	if len(c.Args) == 3 {
 		pattern = c.Args[2]
 	}
-	c.W.BulkStrings(c.Env.pubsub.names(c.Client.Namespace, kind, pattern))
+	c.W.BulkStrings(c.Env.Sessions.PubSub.Names(c.Session.Namespace, kind, pattern))
 }
 
 // PUBSUB NUMSUB|SHARDNUMSUB [channel ...]: channel, count, ... as a flat
@@ -384,6 +110,6 @@ func pubsubNumSub(c *Ctx, kind int) {
 	c.W.Array(2 * (len(c.Args) - 2))
 	for _, name := range c.Args[2:] {
 		c.W.Bulk(name)
-		c.W.Int(int64(c.Env.pubsub.numSub(c.Client.Namespace, kind, string(name))))
+		c.W.Int(int64(c.Env.Sessions.PubSub.NumSub(c.Session.Namespace, kind, string(name))))
 	}
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"log/slog"
 	"math"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -92,34 +91,12 @@ func cmdSlaveOf(c *Ctx) {
 		c.W.OK()
 		return
 	}
-	ips, err := net.LookupIP(host)
-	if err != nil || len(ips) == 0 {
-		c.ErrorString("ERR Can not resolve hostname: " + host)
+	if err := c.Env.Repl.CheckNewMaster(host, port, c.Env.Config.BindAddrs(), int(c.Env.Config.Port.Get())); err != nil {
+		c.ErrorString(err.Error())
 		return
-	}
-	if replication.IsSelf(host, port, c.Env.Config.BindAddrs(), int(c.Env.Config.Port.Get())) {
-		c.ErrorString("ERR can't replicate itself")
-		return
-	}
-	for _, r := range c.Env.Repl.Master.Replicas() {
-		if r.ListeningPort == port && sameHost(r.IP, ips) {
-			c.ErrorString("ERR can't replicate your own replicas")
-			return
-		}
 	}
 	c.Env.Repl.AddMaster(host, port, false)
 	c.W.OK()
-}
-
-// sameHost reports whether ip is one of ips.
-func sameHost(ip string, ips []net.IP) bool {
-	parsed := net.ParseIP(ip)
-	for _, x := range ips {
-		if parsed != nil && parsed.Equal(x) {
-			return true
-		}
-	}
-	return false
 }
 
 // ROLE
@@ -165,7 +142,7 @@ func cmdReplConf(c *Ctx) {
 		c.ErrorString("ERR wrong number of arguments")
 		return
 	}
-	a := c.Client.announced
+	a := c.Session.Announced
 	for i := 1; i < len(c.Args); i += 2 {
 		v := string(c.Args[i+1])
 		switch {
@@ -189,7 +166,7 @@ func cmdReplConf(c *Ctx) {
 			return
 		}
 	}
-	c.Client.announced = a
+	c.Session.Announced = a
 	c.W.OK()
 }
 
@@ -220,33 +197,30 @@ func cmdWait(c *Ctx) {
 		c.ErrorString("ERR timeout is negative")
 		return
 	}
-	w := c.Client.waiter
-	target := c.Client.SyncTo
+	w := c.Session.Waiter()
+	target := c.Session.SyncTo
 	if w != nil {
-		target = w.ackTarget
+		target = w.AckTarget
 	}
 	acked := e.Repl.Master.Acked(target)
 	if int64(acked) >= want || c.inExec {
 		if w != nil {
-			e.blocking.remove(w)
+			e.Sessions.Blocking.Remove(w)
 		}
 		c.W.Int(int64(acked))
 		return
 	}
 	if w != nil {
-		e.blocking.wait(c, c.Args, nil, 0, nil, nil)
+		c.Session.Block(c.Args, nil, 0, nil, nil)
 		return
 	}
 	count := func(s reply.Sink) { s.Int(int64(e.Repl.Master.Acked(target))) }
-	e.blocking.wait(c, c.Args, nil, time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond)))*time.Millisecond, count, nil)
-	w = c.Client.waiter
-	w.ackTarget = target
-	e.blocking.waitAcks(w)
+	w = c.Session.Block(c.Args, nil, time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond)))*time.Millisecond, count, nil)
+	w.AckTarget = target
+	e.Sessions.Blocking.WaitAcks(w)
 	// An acknowledgement that came since the count above: run again.
 	if int64(e.Repl.Master.Acked(target)) >= want {
-		w.mu.Lock()
-		w.missed = true
-		w.mu.Unlock()
+		w.Miss()
 	}
 }
 
@@ -270,7 +244,7 @@ func cmdPSync(c *Ctx) {
 		c.ErrorString("ERR Wrong replication id length")
 		return
 	}
-	if c.Client.Pushing() {
+	if c.Session.Pushing() {
 		// The push stream owns the socket.
 		c.ErrorString("ERR PSYNC is not allowed to a client with subscriptions or MONITOR")
 		return
@@ -280,10 +254,9 @@ func cmdPSync(c *Ctx) {
 		c.ErrorString(err.Error())
 		return
 	}
-	cl := c.Client
-	announced := cl.announced
-	cl.replica.Store(true)
-	cl.TakeOver = func(nc net.Conn) { master.Serve(nc, next, announced) }
+	s := c.Session
+	s.FeedReplica()
+	s.TakeOver = master.Feed(next, s.Announced)
 }
 
 // _db_name
@@ -325,7 +298,7 @@ func cmdFetchMeta(c *Ctx) {
 	} else {
 		c.W.RawLine(strings.Join(names, ","))
 	}
-	c.Client.CloseAfterReply = true
+	c.Session.CloseAfterReply = true
 }
 
 // _fetch_file name[,name...]
@@ -333,7 +306,7 @@ func cmdFetchMeta(c *Ctx) {
 // The files of the checkpoint, each as its size on a raw line and its
 // bytes; then the connection closes.
 func cmdFetchFile(c *Ctx) {
-	if c.Client.Pushing() {
+	if c.Session.Pushing() {
 		c.ErrorString("ERR _fetch_file is not allowed to a client with subscriptions or MONITOR")
 		return
 	}
@@ -344,7 +317,7 @@ func cmdFetchFile(c *Ctx) {
 		}
 	}
 	master := c.Env.Repl.Master
-	c.Client.TakeOver = func(nc net.Conn) { master.ServeFiles(nc, names) }
+	c.Session.TakeOver = master.FilesTo(names)
 }
 
 // replicaRestored follows a full sync: the namespace tokens are the

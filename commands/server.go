@@ -132,7 +132,7 @@ func cmdShutdown(c *Ctx) {
 			return
 		}
 	}
-	c.Client.CloseAfterReply = true
+	c.Session.CloseAfterReply = true
 	if c.Env.Shutdown != nil {
 		go c.Env.Shutdown()
 	}
@@ -156,20 +156,20 @@ var slowlogSubcommands = map[string]subcommand{
 			c.ErrorString("ERR wrong number of arguments for 'slowlog|get' command")
 			return
 		}
-		entries := c.Env.slowlog.get(int(n))
+		entries := c.Env.Sessions.Slowlog.Newest(int(n))
 		c.W.Array(len(entries))
 		for _, e := range entries {
 			c.W.Array(6)
-			c.W.Int(e.id)
-			c.W.Int(e.at.Unix())
-			c.W.Int(e.duration.Microseconds())
-			c.W.BulkStrings(e.args)
-			c.W.BulkString(e.addr)
-			c.W.BulkString(e.name)
+			c.W.Int(e.ID)
+			c.W.Int(e.At.Unix())
+			c.W.Int(e.Duration.Microseconds())
+			c.W.BulkStrings(e.Args)
+			c.W.BulkString(e.Addr)
+			c.W.BulkString(e.Name)
 		}
 	}},
-	"len":   {2, func(c *Ctx) { c.W.Int(int64(c.Env.slowlog.len())) }},
-	"reset": {2, func(c *Ctx) { c.Env.slowlog.reset(); c.W.OK() }},
+	"len":   {2, func(c *Ctx) { c.W.Int(int64(c.Env.Sessions.Slowlog.Len())) }},
+	"reset": {2, func(c *Ctx) { c.Env.Sessions.Slowlog.Reset(); c.W.OK() }},
 	"help": help(
 		"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",

@@ -114,8 +114,9 @@ type errorCount struct {
 // they belong to the process.
 var errStats errorStats
 
-// countErrorReply is every client writer's error hook.
-func countErrorReply(msg string) { errStats.add(msg) }
+// CountErrorReply is the error hook of every connection's writer: it counts
+// the error replies by their code (INFO errorstats).
+func CountErrorReply(msg string) { errStats.add(msg) }
 
 // errorCode returns an error reply's code as Redis 7 finds it: the text
 // before the first space within the first 32 bytes, else ERR.

@@ -14,7 +14,7 @@ func TestStatsAllocationFree(t *testing.T) {
 	run := func(a [][]byte) func() {
 		return func() {
 			cl.W.Reset()
-			h.env.Dispatch(cl, a)
+			h.env.Dispatch(cl.Ctx, a)
 		}
 	}
 	run(ping)()

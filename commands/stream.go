@@ -53,7 +53,7 @@ func (s *replyStream) end(err error) {
 		// it ends, so it loses the connection rather than read a wrong
 		// reply.
 		slog.Error("reply cut short", "cmd", s.c.cmd.Name, "err", err)
-		s.c.Client.Kill()
+		s.c.Session.Kill()
 	case err != nil:
 		if s.deferred {
 			s.c.W.Abandon(s.d)

@@ -216,14 +216,14 @@ func dispatchSub(c *Ctx, subs map[string]subcommand) {
 	if !ok {
 		c.refused(false)
 		c.ErrorString("ERR unknown subcommand '" + abbreviate(c.Args[1]) + "'. Try " + strings.ToUpper(c.cmd.Name) + " HELP.")
-		c.Client.errMark = c.W.Errors()
+		c.errMark = c.W.Errors()
 		return
 	}
 	n := len(c.Args)
 	if (sub.arity >= 0 && n != sub.arity) || (sub.arity < 0 && n < -sub.arity) {
 		c.refused(true)
 		c.ErrorString("ERR wrong number of arguments for '" + c.cmd.Name + "|" + name + "' command")
-		c.Client.errMark = c.W.Errors()
+		c.errMark = c.W.Errors()
 		return
 	}
 	sub.handler(c)

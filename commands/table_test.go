@@ -88,21 +88,6 @@ func TestUnknownCommandMessage(t *testing.T) {
 	}
 }
 
-func TestSlowlogArgs(t *testing.T) {
-	many := make([][]byte, 40)
-	for i := range many {
-		many[i] = []byte("x")
-	}
-	got := slowlogArgs(many)
-	if len(got) != slowlogMaxArgs || got[31] != "... (9 more arguments)" {
-		t.Fatalf("slowlogArgs = %v", got)
-	}
-	got = slowlogArgs(args(strings.Repeat("y", 130)))
-	if got[0] != strings.Repeat("y", 128)+"... (2 more bytes)" {
-		t.Fatalf("long argument = %q", got[0])
-	}
-}
-
 func TestCursorTable(t *testing.T) {
 	var c cursorTable
 	id := c.save("ns", []byte("key"))

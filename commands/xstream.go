@@ -733,7 +733,7 @@ func cmdXRead(c *Ctx) {
 	count, block, streams := a.count, a.block, a.streams
 	n := (len(c.Args) - streams) / 2
 	keys := c.Args[streams : streams+n]
-	if w := c.Client.waiter; w != nil && w.state.Load() == stServing {
+	if w := c.Session.Waiter(); w != nil && w.Serving() {
 		// Served from a key that now holds another type: not served,
 		// rather than answered WRONGTYPE, as blockingRun would decide.
 		if typ, err := c.DB.Type(keys[0]); err != nil || (typ != metadata.TypeNone && typ != metadata.TypeStream) {
@@ -750,7 +750,7 @@ func cmdXRead(c *Ctx) {
 	// locks, so that no XADD slips between them unseen; reads go through
 	// the locked DB, which sees the writes of its group.
 	db := c.DB
-	c.Env.Storage.Update(&storage.Write{NS: c.Client.Namespace, Keys: keys}, func(in storage.DB) {
+	c.Env.Storage.Update(&storage.Write{NS: c.Session.Namespace, Keys: keys}, func(in storage.DB) {
 		c.DB = in
 		xread(c, keys, streams, count, block)
 	})

@@ -25,6 +25,7 @@ var forbidden = map[string][]string{
 	"storage":       {"commands", "server", "resp", "cluster", "metrics"},
 	"config":        {"storage", "commands", "server", "metadata"},
 	"commands":      {"server", "metrics"},
+	"session":       {"commands", "server", "metrics"},
 	"metrics":       {"server"},
 	"cluster":       {"commands", "server", "metrics"},
 	"resp":          {"storage", "commands", "server", "config", "metadata"},
@@ -50,6 +51,34 @@ func TestImportLayering(t *testing.T) {
 			for _, b := range banned {
 				if p.ImportPath == module+b {
 					t.Errorf("%s depends on %s", pkg, b)
+				}
+			}
+		}
+	}
+}
+
+// notImported lists, per package, what its own files must not import
+// (other packages may bring it in below): command handlers know nothing
+// of sockets or RESP bytes, and sessions render nothing.
+var notImported = map[string][]string{
+	"commands": {"net", "github.com/basaltdb/basalt/resp"},
+	"session":  {"github.com/basaltdb/basalt/resp"},
+}
+
+func TestDirectImports(t *testing.T) {
+	for pkg, banned := range notImported {
+		out, err := exec.Command("go", "list", "-json", "../"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		var p struct{ Imports []string }
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range p.Imports {
+			for _, b := range banned {
+				if imp == b {
+					t.Errorf("%s imports %s", pkg, b)
 				}
 			}
 		}

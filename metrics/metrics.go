@@ -151,7 +151,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	emit("kvrocks_config_maxclients", "maxclients setting.", prometheus.GaugeValue, parse(info["maxclients"]))
 	replicationMetrics(info, emit)
-	length, lastID, last := c.env.SlowlogStats()
+	length, lastID, last := c.env.Sessions.Slowlog.Stats()
 	emit("kvrocks_slowlog_length", "Entries in the slow log.", prometheus.GaugeValue, float64(length))
 	emit("kvrocks_slowlog_last_id", "Id of the newest slow log entry.", prometheus.GaugeValue, float64(lastID))
 	emit("kvrocks_last_slow_execution_duration_seconds", "Duration of the newest slow log entry.", prometheus.GaugeValue, last.Seconds())

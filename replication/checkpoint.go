@@ -94,6 +94,13 @@ func validFileName(name string) bool {
 	return name != "" && name != "." && name != ".." && len(name) <= 255 && !strings.ContainsAny(name, "/\\\x00")
 }
 
+// FilesTo returns ServeFiles for the connection a _fetch_file came on,
+// which the server calls with the socket once the replies before it are
+// sent.
+func (m *Master) FilesTo(names []string) func(nc net.Conn) {
+	return func(nc net.Conn) { m.ServeFiles(nc, names) }
+}
+
 // ServeFiles sends the files names of the checkpoint on nc, after a
 // _fetch_file, and closes nc. It stops at the first name that is not a
 // file of the checkpoint: the replica then sees the connection end.

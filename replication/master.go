@@ -159,6 +159,12 @@ func (m *Master) checkPSync(next uint64) error {
 	return nil
 }
 
+// Feed returns Serve for the connection a PSYNC from next came on, which
+// the server calls with the socket once the replies before it are sent.
+func (m *Master) Feed(next uint64, a Announced) func(nc net.Conn) {
+	return func(nc net.Conn) { m.Serve(nc, next, a) }
+}
+
 // Serve feeds the replica on nc from sequence number next, after a PSYNC
 // CheckPSync accepted: it writes "+OK\r\n" and then the batches, until the
 // replica goes away, a write fails, the WAL cannot serve the next batch or

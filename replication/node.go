@@ -1,9 +1,11 @@
 package replication
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,15 +212,34 @@ func (n *Node) Replica() (Link, bool) {
 // IsReplica reports whether the node follows a master.
 func (n *Node) IsReplica() bool { return n.replica.Load() != nil }
 
-// IsSelf reports whether host:port is this node: its port, and an
-// address it listens on (with a wildcard bind, any address of this
-// machine).
-func IsSelf(host string, port int, bind []string, myPort int) bool {
-	if port != myPort {
-		return false
-	}
+// CheckNewMaster returns why this node cannot follow host:port (SLAVEOF),
+// as the error reply Kvrocks gives, or nil: the host must resolve, and be
+// neither this node (bind addresses and port myPort) nor one of its
+// replicas.
+func (n *Node) CheckNewMaster(host string, port int, bind []string, myPort int) error {
 	ips, err := net.LookupIP(host)
-	if err != nil {
+	if err != nil || len(ips) == 0 {
+		return errors.New("ERR Can not resolve hostname: " + host)
+	}
+	if isSelf(ips, port, bind, myPort) {
+		return errors.New("ERR can't replicate itself")
+	}
+	for _, r := range n.Master.Replicas() {
+		if r.ListeningPort != port {
+			continue
+		}
+		if ip := net.ParseIP(r.IP); ip != nil && slices.ContainsFunc(ips, ip.Equal) {
+			return errors.New("ERR can't replicate your own replicas")
+		}
+	}
+	return nil
+}
+
+// isSelf reports whether a host with addresses ips and port is this
+// node: its port, and an address it binds (any local address for
+// 0.0.0.0).
+func isSelf(ips []net.IP, port int, bind []string, myPort int) bool {
+	if port != myPort {
 		return false
 	}
 	for _, ip := range ips {

@@ -37,6 +37,15 @@ type Writer struct {
 // NewWriter returns a RESP2 writer.
 func NewWriter() *Writer { return &Writer{proto: 2, buf: make([]byte, 0, 512), nullAt: -1} }
 
+// Render returns the bytes, in protocol proto, of the replies write
+// writes: how what is pushed to a client (session.Render) is rendered.
+func Render(proto int, write func(reply.Sink)) []byte {
+	w := NewWriter()
+	w.SetProtocol(proto)
+	write(w)
+	return w.Bytes()
+}
+
 // SetProtocol selects RESP2 (2) or RESP3 (3).
 func (w *Writer) SetProtocol(p int) { w.proto = p }
 

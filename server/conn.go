@@ -13,6 +13,7 @@ import (
 
 	"github.com/basaltdb/basalt/commands"
 	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/session"
 )
 
 // spillAt is the size at which a reply being produced is sent before it
@@ -22,6 +23,7 @@ const spillAt = 64 << 10
 var (
 	errQueryBufferLimit = errors.New("server: client-query-buffer-limit reached")
 	errClientsMemory    = errors.New("server: maxmemory-clients reached")
+	errRepliesWithheld  = errors.New("server: the WAL could not hold what the replies reveal")
 )
 
 // conn serves one client connection. Its goroutine reads a request, runs
@@ -29,13 +31,17 @@ var (
 // far go out in one write when the next read would have to wait, so a
 // pipeline is answered in as few writes as it was sent in. A client that
 // receives pushes (pub/sub, MONITOR) has one ordered output stream
-// (commands.Client.Pushes), which a pusher goroutine writes: its replies
+// (session.Session.Pushing), which a pusher goroutine writes: its replies
 // are queued there too, so the pusher is then the socket's only writer.
+// conn is the session's session.Conn.
 type conn struct {
-	s  *Server
-	nc net.Conn
-	cl *commands.Client
-	rd *resp.Reader
+	s     *Server
+	nc    net.Conn
+	w     *resp.Writer // the replies not sent yet
+	sess  *session.Session
+	ctx   *commands.Ctx // where the session's commands run
+	rd    *resp.Reader
+	watch func() (closed <-chan struct{}, stop func())
 
 	// pushDone, once the pusher runs, is closed to stop it; it writes
 	// what is queued first.
@@ -47,13 +53,15 @@ type conn struct {
 func (s *Server) serve(nc net.Conn) {
 	defer s.conns.Done()
 	defer nc.Close()
-	c := &conn{s: s, nc: nc}
-	c.cl = s.env.NewClient(nc.RemoteAddr().String(), nc.LocalAddr().String(), connFD(nc), func() { nc.Close() })
+	c := &conn{s: s, nc: nc, w: resp.NewWriter(), watch: closeWatcher(nc)}
+	c.w.SetOnError(commands.CountErrorReply)
+	c.sess = s.env.Sessions.New(nc.RemoteAddr().String(), nc.LocalAddr().String(), connFD(nc), c.w, c)
+	c.ctx = s.env.NewContext(c.sess)
 	s.env.Stats.ConnectionsReceived.Add(1)
-	if !s.env.Clients.Add(c.cl, int(s.cfg.MaxClients.Get())) {
+	if !s.env.Sessions.Add(c.sess, int(s.cfg.MaxClients.Get())) {
 		s.env.Stats.RejectedConnections.Add(1)
-		c.cl.W.Error("ERR max number of clients reached")
-		c.flush()
+		c.w.Error("ERR max number of clients reached")
+		c.Flush()
 		return
 	}
 	defer c.end()
@@ -61,12 +69,10 @@ func (s *Server) serve(nc net.Conn) {
 		return // the server is stopping
 	}
 	defer s.untrack(nc)
-	c.cl.WatchClose = closeWatcher(nc)
-	c.cl.Flush = c.flush
-	c.cl.W.SetSpill(spillAt, c.cl.SpillReply)
+	c.w.SetSpill(spillAt, s.env.Spill(c.ctx))
 	c.rd = resp.NewReader(countingReader{nc, &s.env.Stats.NetInputBytes})
 	c.rd.Budget = c.budget
-	c.rd.BeforeRead = c.flush
+	c.rd.BeforeRead = c.Flush
 	defer c.rd.Close()
 	c.loop()
 }
@@ -74,30 +80,30 @@ func (s *Server) serve(nc net.Conn) {
 // loop reads and runs requests until the connection fails or closes.
 func (c *conn) loop() {
 	for {
-		c.rd.Authed = c.cl.Authed
+		c.rd.Authed = c.sess.Authed
 		c.rd.MaxBulk = c.s.cfg.ProtoMaxBulkLen.Get()
 		args, err := c.rd.ReadRequest()
-		c.cl.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held())
+		c.sess.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held())
 		if err != nil {
 			c.readFailed(err)
 			return
 		}
-		c.s.env.Dispatch(c.cl, args)
-		if take := c.cl.TakeOver; take != nil {
+		c.s.env.Dispatch(c.ctx, args)
+		if take := c.sess.TakeOver; take != nil {
 			// The connection now belongs to replication, which writes
 			// its own bytes: the replies so far go out first.
-			c.cl.TakeOver = nil
-			c.flush()
+			c.sess.TakeOver = nil
+			c.Flush()
 			c.stopPusher()
 			take(c.nc)
 			return
 		}
-		if c.cl.CloseAfterReply {
-			c.flush()
+		if c.sess.CloseAfterReply {
+			c.Flush()
 			c.stopPusher()
 			return
 		}
-		if c.pushDone == nil && c.cl.Pushing() {
+		if c.pushDone == nil && c.sess.Pushing() {
 			c.startPusher()
 		}
 	}
@@ -109,16 +115,16 @@ func (c *conn) readFailed(err error) {
 	var pe resp.ProtocolError
 	switch {
 	case errors.As(err, &pe):
-		c.cl.W.Error("ERR " + pe.Error())
-		c.flush()
+		c.w.Error("ERR " + pe.Error())
+		c.Flush()
 		c.stopPusher() // it writes what is queued, the error last
 	case errors.Is(err, errClientsMemory): // evictClients logged it
 	case errors.Is(err, resp.ErrBudget):
-		slog.Warn("closing client over its memory limit", "client", c.cl.ID, "addr", c.cl.Addr, "err", err)
+		slog.Warn("closing client over its memory limit", "client", c.sess.ID, "addr", c.sess.Addr, "err", err)
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
 	default:
-		slog.Debug("client read failed", "client", c.cl.ID, "err", err)
-		c.flush()
+		slog.Debug("client read failed", "client", c.sess.ID, "err", err)
+		c.Flush()
 	}
 }
 
@@ -134,11 +140,11 @@ func (c *conn) budget(delta int64) error {
 	if delta < 0 {
 		c.s.freed.Add(-delta)
 	}
-	c.cl.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held()+delta)
+	c.sess.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held()+delta)
 	if limit := c.s.cfg.ClientLimits.MaxMemoryClients.Get(); delta > 0 && limit > 0 && total > limit {
-		if c.s.evictClients(total-limit, c.cl) {
+		if c.s.evictClients(total-limit, c.sess) {
 			c.s.clientMemory.Add(-delta)
-			c.cl.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held())
+			c.sess.SetQueryBuffer(int64(c.rd.Buffered()), c.rd.Held())
 			return errClientsMemory
 		}
 	}
@@ -149,10 +155,10 @@ func (c *conn) budget(delta int64) error {
 // excess bytes are let go of, sparing those with CLIENT NO-EVICT on. It
 // reports whether self is among them; the others see their connection
 // closed.
-func (s *Server) evictClients(excess int64, self *commands.Client) (evictedSelf bool) {
+func (s *Server) evictClients(excess int64, self *session.Session) (evictedSelf bool) {
 	s.evictMu.Lock()
 	defer s.evictMu.Unlock()
-	clients := s.env.Clients.List()
+	clients := s.env.Sessions.List()
 	sort.Slice(clients, func(i, j int) bool { return clients[i].QueryHeld() > clients[j].QueryHeld() })
 	for _, cl := range clients {
 		if excess <= 0 {
@@ -173,30 +179,64 @@ func (s *Server) evictClients(excess int64, self *commands.Client) (evictedSelf 
 	return evictedSelf
 }
 
-// flush sends the replies the client's writer holds, once the WAL holds
-// every write they reveal.
-func (c *conn) flush() error {
-	w := c.cl.W
-	if w.Len() == 0 {
+// Flush sends the replies the writer holds, once the WAL holds every
+// write they reveal; to the push stream when there is one.
+func (c *conn) Flush() error {
+	if c.w.Len() == 0 {
 		return nil
 	}
-	if err := c.s.env.Storage.Durable(c.cl.SyncTo); err != nil {
-		slog.Error("replies withheld", "client", c.cl.ID, "err", err)
-		w.Reset()
-		c.nc.Close()
-		return err
+	if !c.durable(c.sess.SyncTo) {
+		return errRepliesWithheld
 	}
 	var err error
-	if c.cl.Pushing() {
-		c.cl.PushReply(bytes.Clone(w.Bytes()))
+	if c.sess.Pushing() {
+		c.sess.PushReply(bytes.Clone(c.w.Bytes()))
 	} else {
-		c.cl.SetReplyHeld(w.Len())
-		err = c.write(w.Bytes())
-		c.cl.SetReplyHeld(0)
+		c.sess.SetReplyHeld(c.w.Len())
+		err = c.write(c.w.Bytes())
+		c.sess.SetReplyHeld(0)
 	}
-	w.Reset()
+	c.w.Reset()
 	return err
 }
+
+// QueueReplies moves the replies the writer holds into the push stream,
+// once the WAL holds what they reveal, so that what is pushed next comes
+// after them. It writes nothing to the socket: callers may hold locks.
+func (c *conn) QueueReplies() {
+	if c.w.Len() == 0 || !c.durable(c.s.env.Storage.LatestSequence()) {
+		return
+	}
+	c.sess.PushReply(bytes.Clone(c.w.Bytes()))
+	c.w.Reset()
+}
+
+// durable returns once the WAL holds every write up to sequence number
+// seq. When it cannot, the replies held are dropped and the connection
+// closed: nothing they reveal may be acknowledged.
+func (c *conn) durable(seq uint64) bool {
+	err := c.s.env.Storage.Durable(seq)
+	if err == nil {
+		return true
+	}
+	slog.Error("replies withheld", "client", c.sess.ID, "err", err)
+	c.w.Reset()
+	c.sess.Kill()
+	return false
+}
+
+// WatchClose watches for the peer closing the connection while the
+// session waits in a blocking command (closewatch.go).
+func (c *conn) WatchClose() (closed <-chan struct{}, stop func()) {
+	if c.watch == nil {
+		return nil, func() {}
+	}
+	return c.watch()
+}
+
+// Close closes the connection; the session's goroutine sees its next read
+// fail. Safe from any goroutine.
+func (c *conn) Close() { c.nc.Close() }
 
 // write sends b. Only one goroutine writes at a time: the connection's
 // until the pusher starts, the pusher from then on.
@@ -209,7 +249,7 @@ func (c *conn) write(b []byte) error {
 // startPusher starts the goroutine that writes the client's push stream,
 // once it first subscribes or monitors.
 func (c *conn) startPusher() {
-	ready := c.cl.PushReady()
+	ready := c.sess.PushReady()
 	done := make(chan struct{})
 	c.pushDone = done
 	c.pusher.Add(1)
@@ -220,7 +260,7 @@ func (c *conn) startPusher() {
 			select {
 			case <-ready:
 				if !c.writePushes(&batch) {
-					c.cl.Kill()
+					c.sess.Kill()
 					return
 				}
 			case <-done:
@@ -235,7 +275,7 @@ func (c *conn) startPusher() {
 // vectored write; batch is reused between calls. It reports whether the
 // write succeeded.
 func (c *conn) writePushes(batch *[][]byte) bool {
-	*batch = c.cl.TakePushes((*batch)[:0])
+	*batch = c.sess.TakePushes((*batch)[:0])
 	size := 0
 	for _, b := range *batch {
 		size += len(b)
@@ -245,7 +285,7 @@ func (c *conn) writePushes(batch *[][]byte) bool {
 	bufs := net.Buffers(*batch)
 	n, err := bufs.WriteTo(c.nc)
 	c.s.env.Stats.NetOutputBytes.Add(n)
-	c.cl.Delivered(len(*batch), size)
+	c.sess.Delivered(len(*batch), size)
 	clear(*batch)
 	return err == nil
 }
@@ -264,8 +304,8 @@ func (c *conn) stopPusher() {
 func (c *conn) end() {
 	c.nc.Close()
 	c.stopPusher()
-	c.s.freed.Add(c.cl.PendingOutput())
-	c.s.env.Disconnected(c.cl)
+	c.s.freed.Add(c.sess.PendingOutput())
+	c.s.env.Disconnected(c.sess)
 }
 
 // countingReader counts the bytes read for INFO's total_net_input_bytes.

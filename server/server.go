@@ -22,6 +22,8 @@ import (
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/metrics"
 	"github.com/basaltdb/basalt/namespace"
+	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -58,7 +60,7 @@ func Run(cfg *config.Config) error {
 		st.Close()
 		return err
 	}
-	env := commands.NewEnv(st, cfg, namespaces)
+	env := commands.NewEnv(st, cfg, namespaces, session.NewRegistry(cfg, resp.Render))
 	s := &Server{env: env, cfg: cfg}
 	// abort undoes what was started so far when start-up fails.
 	abort := func(err error) error {
@@ -248,7 +250,7 @@ func (s *Server) idleLoop(stop <-chan struct{}) {
 			if timeout == 0 {
 				continue
 			}
-			for _, cl := range s.env.Clients.List() {
+			for _, cl := range s.env.Sessions.List() {
 				if now.Sub(cl.IdleSince()) > timeout && !cl.FeedsReplica() {
 					cl.Kill()
 				}
