@@ -54,6 +54,12 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(0), "XADD", []byte("x\x00MAXLEN\x00~\x00\x01\x01\x00LIMIT\x00\x01\x03\x00*\x00f\x00v"))
 	f.Add(uint8(fuzzRESP3), "XREAD", []byte("COUNT\x00\x01\x01\x00BLOCK\x00\x01\x00\x00STREAMS\x00x\x00missing\x00$\x00+"))
 	f.Add(uint8(fuzzRESP3), "XINFO", []byte("STREAM\x00x\x00FULL\x00COUNT\x00\x01\x02"))
+	f.Add(uint8(0), "XGROUP", []byte("CREATE\x00x\x00g2\x00$\x00MKSTREAM\x00ENTRIESREAD\x00"+token("9223372036854775807")))
+	f.Add(uint8(fuzzRESP3), "XREADGROUP", []byte("GROUP\x00g\x00c\x00COUNT\x00"+token("-1")+"\x00NOACK\x00STREAMS\x00x\x00x\x00>\x000"))
+	f.Add(uint8(fuzzInMulti), "XREADGROUP", []byte("GROUP\x00g\x00c\x00BLOCK\x00"+token("0")+"\x00STREAMS\x00x\x00>"))
+	f.Add(uint8(0), "XCLAIM", []byte("x\x00g\x00d\x00"+token("-9223372036854775808")+"\x001-1\x002-1\x00IDLE\x00"+token("-9223372036854775808")+"\x00RETRYCOUNT\x00"+token("18446744073709551615")+"\x00FORCE\x00LASTID\x00"+token("18446744073709551615-18446744073709551615")))
+	f.Add(uint8(fuzzRESP3), "XAUTOCLAIM", []byte("x\x00g\x00d\x00"+token("0")+"\x00-\x00COUNT\x00"+token("4611686018427387903")+"\x00JUSTID"))
+	f.Add(uint8(fuzzRESP3), "XPENDING", []byte("x\x00g\x00IDLE\x00"+token("-1")+"\x00-\x00+\x00"+token("9223372036854775807")+"\x00c"))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -96,6 +102,9 @@ var fuzzTokens = []string{
 	// The stream commands' keys, IDs and words.
 	"x", "1-1", "2-*", "(1-1", "(18446744073709551615-18446744073709551615", "18446744073709551615-18446744073709551615",
 	"$", "~", "=", "MINID", "NOMKSTREAM", "STREAMS", "BLOCK", "ENTRIESADDED", "MAXDELETEDID", "STREAM", "GROUPS", "CONSUMERS", "FULL",
+	// The consumer group commands' names and words.
+	"g", "c", ">", "GROUP", "NOACK", "CREATE", "SETID", "DESTROY", "CREATECONSUMER", "DELCONSUMER", "MKSTREAM", "ENTRIESREAD",
+	"IDLE", "TIME", "RETRYCOUNT", "FORCE", "JUSTID", "LASTID",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -195,6 +204,8 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		{"set", "n", "10"},
 		{"xadd", "x", "1-1", "f", "v"},
 		{"xadd", "x", "2-1", "f", "v", "g", "w"},
+		{"xgroup", "create", "x", "g", "0"},
+		{"xreadgroup", "group", "g", "c", "count", "1", "streams", "x", ">"},
 	}
 	if big {
 		members := []string{"sadd", "big"}
@@ -232,7 +243,7 @@ func fuzzSkip(cmd *Command, a [][]byte) string {
 // parse their arguments and answer as if timed out.
 var blocksForEver = map[string]bool{
 	"blpop": true, "brpop": true, "blmove": true, "brpoplpush": true, "blmpop": true,
-	"bzpopmin": true, "bzpopmax": true, "bzmpop": true, "xread": true,
+	"bzpopmin": true, "bzpopmax": true, "bzmpop": true, "xread": true, "xreadgroup": true,
 	// WAIT waits for replicas that the harness has none of.
 	"wait": true,
 }

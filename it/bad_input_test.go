@@ -113,6 +113,17 @@ var badInputCases = []struct {
 	{[]string{"XINFO", "STREAM", "x", "FULL", "COUNT", "9223372036854775807"}, "*18\r\n...", redisSame},
 	{[]string{"XREAD", "COUNT", "9223372036854775807", "STREAMS", "x", "0"}, "*1\r\n*2\r\n$1\r\nx\r\n*3\r\n...", redisSame},
 	{[]string{"XREAD", "BLOCK", "9223372036854775807", "STREAMS", "x", "0"}, "*1\r\n...", redisSame},
+	{[]string{"XREADGROUP", "GROUP", "g", "c", "COUNT", "9223372036854775807", "STREAMS", "x", ">"}, "*1\r\n*2\r\n$1\r\nx\r\n*3\r\n...", redisSame},
+	{[]string{"XREADGROUP", "GROUP", "g", "c", "COUNT", "-9223372036854775808", "BLOCK", "9223372036854775807", "STREAMS", "x", "0"}, "*1\r\n*2\r\n$1\r\nx\r\n*0\r\n", redisSame},
+	{[]string{"XPENDING", "x", "g", "-", "+", "9223372036854775807"}, "*0\r\n", redisSame},
+	{[]string{"XPENDING", "x", "g", "IDLE", "-9223372036854775808", "-", "+", "-9223372036854775808", "c"}, "*0\r\n", redisSame},
+	{[]string{"XCLAIM", "x", "g", "c", "9223372036854775807", "1-1", "IDLE", "-9223372036854775808", "RETRYCOUNT", "-9223372036854775808", "FORCE"}, "*1\r\n*2\r\n$3\r\n1-1\r\n...", redisSame},
+	{[]string{"XCLAIM", "x", "g", "c", "0", "1-1", "TIME", "9223372036854775807", "RETRYCOUNT", "9223372036854775807", "FORCE", "JUSTID"}, "*1\r\n$3\r\n1-1\r\n", redisSame},
+	{[]string{"XAUTOCLAIM", "x", "g", "c", "0", "0", "COUNT", "9223372036854775807"}, "-ERR COUNT must be > 0\r\n", redisSame},
+	{[]string{"XAUTOCLAIM", "x", "g", "c", "-9223372036854775808", "0", "COUNT", "1000000"}, "*3\r\n$3\r\n0-0\r\n*0\r\n*0\r\n", redisSame},
+	{[]string{"XGROUP", "CREATE", "x", "g2", "0", "ENTRIESREAD", "9223372036854775807"}, "+OK\r\n", redisSame},
+	{[]string{"XGROUP", "SETID", "x", "g", "0", "ENTRIESREAD", "-9223372036854775808"}, "-ERR value for ENTRIESREAD must be positive or -1\r\n", redisSame},
+	{[]string{"XACK", "x", "g", "18446744073709551616-1"}, "-ERR Invalid stream ID specified as stream command argument\r\n", redisSame},
 }
 
 // seedBadInput empties a server and writes the keys the cases use.
@@ -126,6 +137,7 @@ func seedBadInput(c *rawConn) {
 		{"SET", "str", "hello world"},
 		{"SET", "n", "10"},
 		{"XADD", "x", "1-1", "f", "v"}, {"XADD", "x", "2-1", "f", "v"}, {"XADD", "x", "3-1", "f", "v"},
+		{"XGROUP", "CREATE", "x", "g", "0"},
 	} {
 		if reply := c.do(cmd...); strings.HasPrefix(reply, "-") {
 			c.t.Fatalf("%v: %q", cmd, reply)
