@@ -488,7 +488,7 @@ func cmdXReadGroup(c *Ctx) {
 	}
 	n := (len(c.Args) - a.streams) / 2
 	keys := c.Args[a.streams : a.streams+n]
-	if w := c.Client.waiter; w != nil && w.state.Load() == stServing {
+	if w := c.Session.Waiter(); w != nil && w.Serving() {
 		xreadgroupServe(c, keys[0], &a)
 		return
 	}
