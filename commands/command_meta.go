@@ -137,13 +137,15 @@ var dispatchedSubcommands map[string]map[string]subcommand
 
 func init() {
 	dispatchedSubcommands = map[string]map[string]subcommand{
-		"client":  clientSubcommands,
-		"command": commandSubcommands,
-		"config":  configSubcommands,
-		"object":  objectSubcommands,
-		"pubsub":  pubsubSubcommands,
-		"slowlog": slowlogSubcommands,
-		"xinfo":   xinfoSubcommands,
+		"client":   clientSubcommands,
+		"command":  commandSubcommands,
+		"config":   configSubcommands,
+		"function": functionSubcommands,
+		"object":   objectSubcommands,
+		"pubsub":   pubsubSubcommands,
+		"script":   scriptSubcommands,
+		"slowlog":  slowlogSubcommands,
+		"xinfo":    xinfoSubcommands,
 	}
 }
 

@@ -23,7 +23,9 @@ type Ctx struct {
 	Env     *Env
 	cmd     *Command
 	write   storage.Write // the write door's description of the running write command
-	inExec  bool          // the command runs inside EXEC: blocking commands do not block
+	inExec  bool          // the command runs inside EXEC or a script: blocking commands do not block
+	// inScript is set when a script runs the command.
+	inScript bool
 	// spillable is set while a command whose reply may be sent in parts
 	// runs: a read outside a transaction, holding the gate shared.
 	spillable bool

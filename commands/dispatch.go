@@ -96,14 +96,14 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 	e.Sessions.Pause.Wait(writes, cmd.Name == "client")
 	// Commands share the gate; an Exclusive one holds it alone: nobody
 	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in
-	// flight, so none lands after them.
-	if cmd.Flags&Exclusive != 0 {
-		e.gate.Lock()
-		defer e.gate.Unlock()
-	} else {
-		e.gate.RLock()
-		defer e.gate.RUnlock()
+	// flight, so none lands after them. A script too (busy.go).
+	hold, busy := e.enterGate(cmd, args)
+	if busy != "" {
+		cmd.stats.rejected.Add(1)
+		s.W.Error(busy)
+		return
 	}
+	defer e.leaveGate(hold)
 	// A read's reply may be sent in parts as it grows (Env.Spill).
 	c.spillable = !writes && cmd.Flags&Exclusive == 0 && !s.Replies.Suppressed()
 	e.execute(c, cmd, args)

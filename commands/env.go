@@ -12,6 +12,7 @@ import (
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/replication"
+	"github.com/basaltdb/basalt/scripting"
 	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -53,6 +54,11 @@ type Env struct {
 	backups  backups
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
+	// scripts runs the Lua scripts and functions (script.go);
+	// scriptsPending counts the script commands waiting for the gate or
+	// holding it (busy.go).
+	scripts        *scripting.Engine
+	scriptsPending atomic.Int64
 	// background counts the goroutines reading storage on their own.
 	background sync.WaitGroup
 	stop       chan struct{}
@@ -80,6 +86,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 	e.Repl.OnRestored = e.replicaRestored
 	e.Repl.OnApplied = e.replicaApplied
 	e.Repl.Master.OnAck = e.Sessions.Blocking.Acked
+	e.startScripting()
 	go e.sampleLoop()
 	return e
 }
@@ -103,6 +110,7 @@ func (e *Env) Disconnected(s *session.Session) {
 func (e *Env) Close() {
 	close(e.stop)
 	e.background.Wait()
+	e.scripts.Close()
 }
 
 // Stats are the server counters INFO reports.

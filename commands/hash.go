@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/basaltdb/basalt/reply"
 	"math"
 	"strings"
 
@@ -129,9 +130,13 @@ func cmdHGetAll(c *Ctx) { hashWalk(c, true, true) }
 // hashWalk streams a hash's fields and/or values from one snapshot into the
 // reply: a map for HGETALL, an array otherwise.
 func hashWalk(c *Ctx, fields, values bool) {
-	var d = c.W.DeferArray()
+	// One aggregate begun: a sink that keeps values (a script's
+	// redis.call) keeps each one begun.
+	var d reply.Deferred
 	if fields && values {
 		d = c.W.DeferMap()
+	} else {
+		d = c.W.DeferArray()
 	}
 	n := 0
 	_, err := c.DB.Walk(c.Args[1], metadata.TypeHash, func(f, v []byte) {

@@ -265,16 +265,18 @@ func cmdPSync(c *Ctx) {
 // it with its own.
 func cmdDBName(c *Ctx) { c.W.RawLine(c.Env.Config.DBName.Get()) }
 
-// replicaApplied follows a batch this node applied as a replica: a new
-// set of namespace tokens (with repl-namespace-enabled, the master's
+// replicaApplied follows a batch this node applied as a replica: scripts
+// and functions the master changed (script.go), and a new set of
+// namespace tokens (with repl-namespace-enabled, the master's
 // NAMESPACE commands write them to the database) is loaded, as Kvrocks
 // reloads them.
 func (e *Env) replicaApplied(batch []byte) {
-	if !e.Config.ReplNamespaceEnabled.Get() {
-		return
-	}
 	records, err := e.Storage.WALRecords(batch)
 	if err != nil {
+		return
+	}
+	e.scriptsReplicated(records)
+	if !e.Config.ReplNamespaceEnabled.Get() {
 		return
 	}
 	for _, r := range records {
@@ -320,9 +322,12 @@ func cmdFetchFile(c *Ctx) {
 	c.Session.TakeOver = master.FilesTo(names)
 }
 
-// replicaRestored follows a full sync: the namespace tokens are the
-// master's now (with repl-namespace-enabled).
+// replicaRestored follows a full sync: the scripts, the function
+// libraries and (with repl-namespace-enabled) the namespace tokens are
+// the master's now.
 func (e *Env) replicaRestored() {
+	e.scripts.FlushScripts()
+	e.reloadLibraries()
 	if err := e.Namespaces.Reload(); err != nil {
 		slog.Warn("replication: reloading the namespace tokens after a full sync", "err", err)
 	}

@@ -119,11 +119,16 @@ func cmdCompact(c *Ctx) {
 // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
 //
 // Every acknowledged write is already in RocksDB's WAL, so SAVE and NOSAVE
-// make no difference. On success there is no reply: the server closes.
+// make no difference, except while a script is busy: SHUTDOWN NOSAVE
+// then stops it, SHUTDOWN alone gets BUSY. On success there is no reply:
+// the server closes.
 func cmdShutdown(c *Ctx) {
+	nosave := false
 	for i := 1; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "nosave"), c.is(i, "save"), c.is(i, "now"), c.is(i, "force"):
+		case c.is(i, "nosave"):
+			nosave = true
+		case c.is(i, "save"), c.is(i, "now"), c.is(i, "force"):
 		case c.is(i, "abort"):
 			c.ErrorString("ERR No shutdown in progress.")
 			return
@@ -131,6 +136,14 @@ func cmdShutdown(c *Ctx) {
 			c.ErrorString(errSyntax)
 			return
 		}
+	}
+	// A busy script may only be stopped with the data as it is.
+	if busy := c.Env.scripts.Busy(); busy != "" {
+		if !nosave {
+			c.ErrorString(busy)
+			return
+		}
+		c.Env.scripts.Abort()
 	}
 	c.Session.CloseAfterReply = true
 	if c.Env.Shutdown != nil {

@@ -24,6 +24,7 @@ const (
 	SubscriberOK                   // allowed to a RESP2 client with subscriptions
 	NoDBSizeCheck                  // a write that only removes data: runs past max-db-size
 	KvrocksOnly                    // a Kvrocks command Redis lacks: errors worded as Kvrocks words them
+	RunsScript                     // runs a Lua script: while it runs too long, other commands get BUSY
 )
 
 // freesSpace are the writes Kvrocks lets run once max-db-size is reached

@@ -666,6 +666,10 @@ func parseXRead(c *Ctx, group bool) (a xreadArgs, ok bool) {
 		more := len(c.Args) - 1 - i
 		switch {
 		case more > 0 && c.is(i, "block"):
+			if c.inScript {
+				c.ErrorString("ERR xread command is not allowed with BLOCK option from scripts")
+				return
+			}
 			i++
 			ms, ok := num.ParseInt(c.Args[i])
 			if !ok {

@@ -20,6 +20,10 @@ type RedisKeys struct {
 	// MaxMemory is maxmemory, in bytes (0: no limit). Basalt evicts
 	// nothing; maxmemory-clients percentages are of it.
 	MaxMemory RedisInt
+	// BusyReplyThreshold is busy-reply-threshold (lua-time-limit), in
+	// milliseconds: past it a running script makes other clients get
+	// BUSY (0: never).
+	BusyReplyThreshold RedisInt
 }
 
 const longMax = math.MaxInt64
@@ -68,7 +72,8 @@ func (c *Config) addRedisKeys() {
 	add("latency-tracking", flag(), "yes", "Redis: per-command latency percentiles")
 	add("tracking-table-max-keys", num(0, longMax), "1000000", "Redis: keys the client-tracking table holds")
 	add("sanitize-dump-payload", &Enum{allowed: []string{"no", "yes", "clients"}, redis: true}, "no", "Redis: check RESTORE payloads deeply")
-	add("busy-reply-threshold", num(0, longMax), "5000", "Redis: milliseconds after which a script is busy")
+	add("busy-reply-threshold", &c.Redis.BusyReplyThreshold, "5000", "Redis: milliseconds a script runs before other clients get BUSY (0: never)")
+	c.Redis.BusyReplyThreshold.min, c.Redis.BusyReplyThreshold.max = 0, longMax
 	c.alias("lua-time-limit", "busy-reply-threshold")
 
 	// Replication. Redis 7's names of Kvrocks's keys (which are Redis's

@@ -1,0 +1,120 @@
+package commands
+
+import (
+	"strings"
+)
+
+// The command gate while scripts run. A script holds the gate alone for
+// its whole run (its command is Exclusive), so nothing interleaves with
+// it. Once it runs longer than busy-reply-threshold, the commands
+// waiting for the gate, and those that come, are answered BUSY instead
+// of waiting, except the few Redis lets through (allow_busy: SCRIPT
+// KILL, FUNCTION KILL and STATS, AUTH, HELLO, MULTI, SHUTDOWN, ...),
+// which then run beside the script without the gate.
+
+// gateHold is how a command holds the gate.
+type gateHold uint8
+
+const (
+	gateNone   gateHold = iota // beside a running script, or refused
+	gateShared                 // with other commands
+	gateAlone                  // Exclusive: alone
+	// gateScript marks a hold by a command that runs a script: while
+	// one waits or runs, other commands watch for BUSY.
+	gateScript gateHold = 4
+)
+
+// enterGate takes the gate for cmd, or returns the BUSY reply that
+// refuses it.
+func (e *Env) enterGate(cmd *Command, args [][]byte) (gateHold, string) {
+	hold := gateShared
+	if cmd.Flags&Exclusive != 0 {
+		hold = gateAlone
+	}
+	if cmd.Flags&RunsScript != 0 {
+		e.scriptsPending.Add(1)
+		hold |= gateScript
+	}
+	if e.scriptsPending.Load() == 0 && !e.scripts.Running() {
+		e.lockGate(hold)
+		return hold, ""
+	}
+	if allowedWhileBusy(cmd, args) {
+		e.leaveGate(hold &^ (gateShared | gateAlone))
+		return gateNone, ""
+	}
+	if e.tryLockGate(hold) {
+		return hold, ""
+	}
+	locked := make(chan struct{})
+	go func() {
+		e.lockGate(hold)
+		close(locked)
+	}()
+	for {
+		changed := e.scripts.Changed()
+		if busy := e.scripts.Busy(); busy != "" {
+			// The gate is let go of as soon as it is taken.
+			go func() {
+				<-locked
+				e.leaveGate(hold)
+			}()
+			return gateNone, busy
+		}
+		select {
+		case <-locked:
+			return hold, ""
+		case <-changed:
+		}
+	}
+}
+
+func (e *Env) lockGate(hold gateHold) {
+	switch {
+	case hold&gateAlone != 0:
+		e.gate.Lock()
+	case hold&gateShared != 0:
+		e.gate.RLock()
+	}
+}
+
+func (e *Env) tryLockGate(hold gateHold) bool {
+	if hold&gateAlone != 0 {
+		return e.gate.TryLock()
+	}
+	return e.gate.TryRLock()
+}
+
+// leaveGate lets go of what enterGate took.
+func (e *Env) leaveGate(hold gateHold) {
+	switch {
+	case hold&gateAlone != 0:
+		e.gate.Unlock()
+	case hold&gateShared != 0:
+		e.gate.RUnlock()
+	}
+	if hold&gateScript != 0 {
+		e.scriptsPending.Add(-1)
+	}
+}
+
+// allowedWhileBusy reports whether Redis serves the command while a
+// script is busy (its allow_busy flag, or its subcommand's).
+func allowedWhileBusy(cmd *Command, args [][]byte) bool {
+	if len(args) > 1 {
+		if m := metaOf(cmd.Name + "|" + strings.ToLower(string(args[1]))); m != nil {
+			return hasFlag(m.Flags, "allow_busy")
+		}
+	}
+	m := metaOf(cmd.Name)
+	return m != nil && hasFlag(m.Flags, "allow_busy")
+}
+
+func hasFlag(flags []string, flag string) bool {
+	for _, f := range flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}

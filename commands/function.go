@@ -1,0 +1,363 @@
+package commands
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/basaltdb/basalt/glob"
+	"github.com/basaltdb/basalt/rdb"
+	"github.com/basaltdb/basalt/scripting"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Functions: FUNCTION and FCALL. A library is kept as Kvrocks keeps it in
+// the propagate column family: its code under lua_lib_code_<library>,
+// and for each of its functions the library's name under
+// lua_func_lib_<function>. The libraries are loaded from there at start,
+// and again on a replica when the master changed them.
+
+func init() {
+	register(
+		&Command{Name: "fcall", Arity: -3, Flags: Write | LocksItself | Exclusive | RunsScript, Keys: scriptKeys, Handler: func(c *Ctx) { fcallCommand(c, false) }},
+		&Command{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | Exclusive | RunsScript, Keys: scriptKeys, Handler: func(c *Ctx) { fcallCommand(c, true) }},
+		&Command{Name: "function", Arity: -2, Handler: cmdFunction},
+	)
+}
+
+// FCALL function numkeys [key ...] [arg ...]
+// FCALL_RO, the same for read-only functions.
+func fcallCommand(c *Ctx, readOnly bool) {
+	keys, args, ok := scriptArgs(c, "ERR Bad number of keys provided")
+	if !ok {
+		return
+	}
+	fn := c.Env.scripts.Function(string(c.Args[1]))
+	if fn == nil {
+		c.ErrorString("ERR Function not found")
+		return
+	}
+	if refusal := c.Env.declaredRefusal(fn.Flags, readOnly); refusal != "" {
+		c.ErrorString(refusal)
+		return
+	}
+	c.runScript(keys, readOnly || fn.ReadOnly(), fn.Flags&scripting.AllowCrossSlot != 0, func(inv scripting.Invocation) {
+		c.Env.scripts.FCall(fn, keys, args, inv, c.W)
+	})
+}
+
+// reloadLibraries makes the engine's libraries those storage holds.
+func (e *Env) reloadLibraries() {
+	var libs []*scripting.Library
+	err := e.Storage.ScanPropagated(libraryCodePrefix, func(key, value []byte) error {
+		lib, err := e.scripts.Prepare(string(value), scripting.PolicyReplace)
+		if err != nil {
+			slog.Warn("a stored function library does not load", "library", string(key[len(libraryCodePrefix):]), "err", err)
+			return nil
+		}
+		libs = append(libs, lib)
+		return nil
+	})
+	if err != nil {
+		slog.Error("reading the function libraries", "err", err)
+	}
+	e.scripts.Reset(libs)
+}
+
+// persistLibraries writes a change of the libraries to storage.
+func (e *Env) persistLibraries(ch scripting.Change) error {
+	var writes []storage.PropagatedWrite
+	for _, lib := range ch.Remove {
+		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryCodePrefix + lib.Name), Delete: true})
+		for _, f := range lib.Functions {
+			writes = append(writes, storage.PropagatedWrite{Key: []byte(functionLibPrefix + f.Name), Delete: true})
+		}
+	}
+	for _, lib := range ch.Add {
+		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryCodePrefix + lib.Name), Value: []byte(lib.Code)})
+		for _, f := range lib.Functions {
+			writes = append(writes, storage.PropagatedWrite{Key: []byte(functionLibPrefix + f.Name), Value: []byte(lib.Name)})
+		}
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	return e.Storage.WritePropagated(writes)
+}
+
+// FUNCTION LOAD [REPLACE] code | DELETE library | LIST [LIBRARYNAME
+// pattern] [WITHCODE] | DUMP | RESTORE payload [FLUSH|APPEND|REPLACE] |
+// FLUSH [ASYNC|SYNC] | STATS | KILL | HELP
+func cmdFunction(c *Ctx) {
+	dispatchSub(c, functionSubcommands)
+}
+
+var functionSubcommands = map[string]subcommand{
+	"load":    {-3, functionLoad},
+	"delete":  {3, functionDelete},
+	"list":    {-2, functionList},
+	"dump":    {2, functionDump},
+	"restore": {-3, functionRestore},
+	"flush":   {-2, functionFlush},
+	"stats":   {2, functionStats},
+	"kill": {2, func(c *Ctx) {
+		if refusal := c.Env.scripts.Kill(true); refusal != "" {
+			c.ErrorString(refusal)
+			return
+		}
+		c.W.OK()
+	}},
+	"help": help(
+		"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"LOAD [REPLACE] <FUNCTION CODE>",
+		"    Create a new library with the given library name and code.",
+		"DELETE <LIBRARY NAME>",
+		"    Delete the given library.",
+		"LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+		"    Return general information on all the libraries:",
+		"    * Library name",
+		"    * The engine used to run the Library",
+		"    * Library description",
+		"    * Functions list",
+		"    * Library code (if WITHCODE is given)",
+		"    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
+		"STATS",
+		"    Return information about the current function running:",
+		"    * Function name",
+		"    * Command used to run the function",
+		"    * Duration in MS that the function is running",
+		"    If no function is running, return nil",
+		"    In addition, returns a list of available engines.",
+		"KILL",
+		"    Kill the current running function.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Delete all the libraries.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the libraries.",
+		"    * SYNC: Synchronously flush the libraries.",
+		"DUMP",
+		"    Return a serialized payload representing the current libraries, can be restored using FUNCTION RESTORE command",
+		"RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+		"    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
+		"    control how to handle existing libraries (default APPEND):",
+		"    * FLUSH: delete all existing libraries.",
+		"    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
+		"    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
+		"      libraries with the new libraries (notice that even on this option there is a chance of failure",
+		"      in case of functions name collision with another library).",
+		"HELP",
+		"    Prints this help.",
+	),
+}
+
+// FUNCTION LOAD [REPLACE] code
+func functionLoad(c *Ctx) {
+	policy := scripting.PolicyLoad
+	i := 2
+	for ; i < len(c.Args)-1; i++ {
+		if !c.is(i, "replace") {
+			c.ErrorString("ERR Unknown option given: " + string(c.Args[i]))
+			return
+		}
+		policy = scripting.PolicyReplace
+	}
+	if i != len(c.Args)-1 {
+		c.ErrorString("ERR Function code was not given")
+		return
+	}
+	if refusal := c.scriptWriteRefusal(); refusal != "" {
+		c.ErrorString(refusal)
+		return
+	}
+	lib, err := c.Env.scripts.Prepare(string(c.Args[i]), policy)
+	if err == nil {
+		err = c.Env.scripts.Install([]*scripting.Library{lib}, policy, c.Env.persistLibraries)
+	}
+	if !c.ok(scriptError(err)) {
+		return
+	}
+	c.W.BulkString(lib.Name)
+}
+
+// FUNCTION DELETE library
+func functionDelete(c *Ctx) {
+	if refusal := c.scriptWriteRefusal(); refusal != "" {
+		c.ErrorString(refusal)
+		return
+	}
+	err := c.Env.scripts.Delete(string(c.Args[2]), c.Env.persistLibraries)
+	if errors.Is(err, scripting.ErrNoLibrary) {
+		c.ErrorString("ERR Library not found")
+		return
+	}
+	if c.ok(err) {
+		c.W.OK()
+	}
+}
+
+// FUNCTION FLUSH [ASYNC|SYNC]
+func functionFlush(c *Ctx) {
+	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.is(2, "async") && !c.is(2, "sync")) {
+		c.ErrorString("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+		return
+	}
+	if refusal := c.scriptWriteRefusal(); refusal != "" {
+		c.ErrorString(refusal)
+		return
+	}
+	if c.ok(c.Env.scripts.Flush(c.Env.persistLibraries)) {
+		c.W.OK()
+	}
+}
+
+// FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE]
+func functionList(c *Ctx) {
+	var pattern []byte
+	withCode := false
+	for i := 2; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "withcode") && !withCode:
+			withCode = true
+		case c.is(i, "libraryname") && pattern == nil:
+			if i+1 == len(c.Args) {
+				c.ErrorString("ERR library name argument was not given")
+				return
+			}
+			i++
+			pattern = c.Args[i]
+		default:
+			c.ErrorString("ERR Unknown argument " + string(c.Args[i]))
+			return
+		}
+	}
+	var libs []*scripting.Library
+	for _, lib := range c.Env.scripts.Libraries() {
+		if pattern == nil || glob.Match(pattern, []byte(lib.Name), true) {
+			libs = append(libs, lib)
+		}
+	}
+	c.W.Array(len(libs))
+	for _, lib := range libs {
+		fields := 3
+		if withCode {
+			fields++
+		}
+		c.W.Map(fields)
+		c.W.BulkString("library_name")
+		c.W.BulkString(lib.Name)
+		c.W.BulkString("engine")
+		c.W.BulkString("LUA")
+		c.W.BulkString("functions")
+		c.W.Array(len(lib.Functions))
+		for _, f := range lib.Functions {
+			c.W.Map(3)
+			c.W.BulkString("name")
+			c.W.BulkString(f.Name)
+			c.W.BulkString("description")
+			if f.HasDescription {
+				c.W.BulkString(f.Description)
+			} else {
+				c.W.Null()
+			}
+			c.W.BulkString("flags")
+			names := f.Flags.Names()
+			c.W.Set(len(names))
+			for _, n := range names {
+				c.W.Simple(n)
+			}
+		}
+		if withCode {
+			c.W.BulkString("library_code")
+			c.W.BulkString(lib.Code)
+		}
+	}
+}
+
+// FUNCTION DUMP
+func functionDump(c *Ctx) {
+	var codes []string
+	for _, lib := range c.Env.scripts.Libraries() {
+		codes = append(codes, lib.Code)
+	}
+	c.W.Bulk(rdb.EncodeFunctions(codes))
+}
+
+// FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]
+func functionRestore(c *Ctx) {
+	if len(c.Args) > 4 {
+		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try FUNCTION HELP.")
+		return
+	}
+	policy := scripting.PolicyAppend
+	if len(c.Args) == 4 {
+		switch {
+		case c.is(3, "flush"):
+			policy = scripting.PolicyFlush
+		case c.is(3, "append"):
+		case c.is(3, "replace"):
+			policy = scripting.PolicyReplace
+		default:
+			c.ErrorString("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
+			return
+		}
+	}
+	if refusal := c.scriptWriteRefusal(); refusal != "" {
+		c.ErrorString(refusal)
+		return
+	}
+	codes, err := rdb.DecodeFunctions(c.Args[2])
+	switch {
+	case errors.Is(err, rdb.ErrNotFunction):
+		c.ErrorString("ERR given type is not a function")
+		return
+	case err != nil:
+		c.ErrorString("ERR DUMP payload version or checksum are wrong")
+		return
+	}
+	libs := make([]*scripting.Library, 0, len(codes))
+	for _, code := range codes {
+		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace)
+		if err != nil {
+			c.Error(scriptError(err))
+			return
+		}
+		libs = append(libs, lib)
+	}
+	if c.ok(scriptError(c.Env.scripts.Install(libs, policy, c.Env.persistLibraries))) {
+		c.W.OK()
+	}
+}
+
+// FUNCTION STATS
+func functionStats(c *Ctx) {
+	name, command, elapsed, function, running := c.Env.scripts.RunningStats()
+	if running && !function {
+		c.ErrorString("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+		return
+	}
+	c.W.Map(2)
+	c.W.BulkString("running_script")
+	if running {
+		c.W.Map(3)
+		c.W.BulkString("name")
+		c.W.BulkString(name)
+		c.W.BulkString("command")
+		c.W.Array(len(command))
+		for _, a := range command {
+			c.W.Bulk(a)
+		}
+		c.W.BulkString("duration_ms")
+		c.W.Int(elapsed.Milliseconds())
+	} else {
+		c.W.Null()
+	}
+	c.W.BulkString("engines")
+	c.W.Map(1)
+	c.W.BulkString("LUA")
+	libraries, functions := c.Env.scripts.Counts()
+	c.W.Map(2)
+	c.W.BulkString("libraries_count")
+	c.W.Int(int64(libraries))
+	c.W.BulkString("functions_count")
+	c.W.Int(int64(functions))
+}
