@@ -39,15 +39,23 @@ func cmdSSubscribe(c *Ctx) { c.Session.Subscribe(session.KindShard, c.Args[1:]) 
 func cmdSUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindShard, c.Args[1:]) }
 
 // PUBLISH channel message
+//
+// On a master the message is also written for the replicas.
 func cmdPublish(c *Ctx) {
-	c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], false))
+	if c.ok(c.Env.publishToReplicas(c.Session.Namespace, c.Args[1], c.Args[2])) {
+		c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], false))
+	}
 }
 
 // MPUBLISH channel message [message ...], Kvrocks's: each message in turn,
-// replying the receivers of all of them together.
+// written for the replicas and delivered, replying the receivers of all of
+// them together.
 func cmdMPublish(c *Ctx) {
 	var receivers int64
 	for _, msg := range c.Args[2:] {
+		if !c.ok(c.Env.publishToReplicas(c.Session.Namespace, c.Args[1], msg)) {
+			return
+		}
 		receivers += c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), msg, false)
 	}
 	c.W.Int(receivers)

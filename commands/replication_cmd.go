@@ -265,16 +265,21 @@ func cmdPSync(c *Ctx) {
 // it with its own.
 func cmdDBName(c *Ctx) { c.W.RawLine(c.Env.Config.DBName.Get()) }
 
-// replicaApplied follows a batch this node applied as a replica: scripts
-// and functions the master changed (script.go), and a new set of
-// namespace tokens (with repl-namespace-enabled, the master's
-// NAMESPACE commands write them to the database) is loaded, as Kvrocks
-// reloads them.
+// replicaApplied follows a batch this node applied as a replica, as a
+// Kvrocks replica does: the messages published on the master reach the
+// local subscribers (every message of the batch, where Kvrocks delivers
+// only a last record's), scripts and functions the master changed
+// (script.go), and a new set of namespace tokens (with
+// repl-namespace-enabled, the master's NAMESPACE commands write them to
+// the database) is loaded.
 func (e *Env) replicaApplied(batch []byte) {
 	records, err := e.Storage.WALRecords(batch)
 	if err != nil {
 		return
 	}
+	storage.PublishedMessages(records, func(ns string, channel, message []byte) {
+		e.Sessions.Publish(ns, string(channel), message, false)
+	})
 	e.scriptsReplicated(records)
 	if !e.Config.ReplNamespaceEnabled.Get() {
 		return
@@ -287,6 +292,17 @@ func (e *Env) replicaApplied(batch []byte) {
 			return
 		}
 	}
+}
+
+// publishToReplicas writes a message published on a master for its
+// replicas (storage.Publish), whether or not one is attached, as Kvrocks
+// does. A replica writes nothing: a write of its own would take a
+// sequence number of its master's stream.
+func (e *Env) publishToReplicas(ns string, channel, message []byte) error {
+	if e.Repl.IsReplica() {
+		return nil
+	}
+	return e.Storage.Publish(ns, channel, message)
 }
 
 // _fetch_meta

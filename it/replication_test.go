@@ -83,13 +83,20 @@ func writeLoad(t testing.TB, addr string, clients, ops int, seed int64) {
 
 // runWriteLoad is writeLoad, returning the first error.
 func runWriteLoad(addr string, clients, ops int, seed int64) error {
+	return runWriteLoadAs(addr, "", clients, ops, seed)
+}
+
+// runWriteLoadAs is runWriteLoad with a password.
+func runWriteLoadAs(addr, password string, clients, ops int, seed int64) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := 0; i < clients; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			c := redis.NewClient(longOptions(addr, 2))
+			opts := longOptions(addr, 2)
+			opts.Password = password
+			c := redis.NewClient(opts)
 			defer c.Close()
 			rnd := rand.New(rand.NewSource(seed + int64(i)))
 			for n := 0; n < ops; n += 20 {
