@@ -32,16 +32,22 @@ func main() {
 	bigHash := flag.Int("bighash", 1000000, "fields of the hash whose DEL is timed (0: skip)")
 	clusterTests := flag.String("cluster", "set,get,lpush,hset", "tests run against a 3-node and a 1-node cluster (empty: skip)")
 	migrateMB := flag.Int("migrate-mb", 1024, "MB of mixed data whose slot migration is timed in each mode (0: skip)")
+	fullSyncMB := flag.Int("fullsync-mb", 1024, "MB of mixed data a new replica copies in the timed full sync (0: skip)")
+	replOnly := flag.Bool("repl-only", false, "run only the replication figures: the full sync and the lag under a SET load")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
 	check(err)
 	workDir = dir
 	defer os.RemoveAll(dir)
+	l := load{clients: *clients, requests: *requests, minRate: *minRate}
+	if *replOnly {
+		benchReplication(*basaltBin, dir+"/replication", *fullSyncMB, l)
+		return
+	}
 
 	servers := startServers(*basaltBin, *kvrocksBin, dir)
 	defer stopAll(servers)
-	l := load{clients: *clients, requests: *requests, minRate: *minRate}
 
 	fmt.Printf("redis-benchmark -c %d -n %d -r 100000 against %s; basalt %s", l.clients, l.requests, strings.Join(names(servers), ", "), *basaltBin)
 	if len(servers) > 2 {
@@ -73,6 +79,7 @@ func main() {
 			benchMigration(*basaltBin, dir+"/migrate-"+mode, mode, *migrateMB)
 		}
 	}
+	benchReplication(*basaltBin, dir+"/replication", *fullSyncMB, l)
 	if *bigHash > 0 {
 		fmt.Println()
 		for _, s := range servers {
@@ -119,6 +126,9 @@ func benchSteps(tests string) [][]string {
 var customCommands = [][]string{
 	{"HGET", "myhash", "element:__rand_int__"},
 	{"ZRANGEBYSCORE", "myzset", "__rand_int__", "+inf", "LIMIT", "0", "10"},
+	// To no subscriber: the cost of the write each message is for
+	// replicas.
+	{"PUBLISH", "bench:channel", "message:__rand_int__"},
 }
 
 // timeBigDelete fills a hash with n fields, then times DEL of it against
