@@ -17,8 +17,8 @@ func init() {
 		&Command{Name: "echo", Arity: 2, Flags: Fast, Handler: cmdEcho},
 		&Command{Name: "quit", Arity: -1, Flags: NoAuth | Fast | SubscriberOK, Handler: cmdQuit},
 		&Command{Name: "select", Arity: 2, Flags: Fast, Handler: cmdSelect},
-		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast, Secret: secretFrom(1), Handler: cmdAuth},
-		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast, Secret: secretAfterWord("auth", 2), Handler: cmdHello},
+		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast | Loading, Secret: secretFrom(1), Handler: cmdAuth},
+		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast | Loading, Secret: secretAfterWord("auth", 2), Handler: cmdHello},
 		&Command{Name: "client", Arity: -2, Handler: cmdClient},
 	)
 }

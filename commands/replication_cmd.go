@@ -21,9 +21,11 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "slaveof", Arity: 3, Flags: ReadOnly | Admin | Exclusive | KvrocksOnly, Handler: cmdSlaveOf},
+		// Unlike Kvrocks's, it runs while the database is emptied for a
+		// full sync: a replica can always be made a master again.
+		&Command{Name: "slaveof", Arity: 3, Flags: ReadOnly | Admin | Exclusive | Loading | KvrocksOnly, Handler: cmdSlaveOf},
 		// Redis's name of SLAVEOF, which Kvrocks lacks.
-		&Command{Name: "replicaof", Arity: 3, Flags: ReadOnly | Admin | Exclusive, Handler: cmdSlaveOf},
+		&Command{Name: "replicaof", Arity: 3, Flags: ReadOnly | Admin | Exclusive | Loading, Handler: cmdSlaveOf},
 		&Command{Name: "role", Arity: 1, Flags: ReadOnly | Loading | Fast, Handler: cmdRole},
 		&Command{Name: "replconf", Arity: -3, Flags: ReadOnly | KvrocksOnly, Handler: cmdReplConf},
 		&Command{Name: "wait", Arity: 3, Handler: cmdWait},
@@ -41,22 +43,25 @@ func init() {
 const (
 	errReadOnlyReplica = "READONLY You can't write against a read only replica."
 	errMasterDown      = "MASTERDOWN Link with MASTER is down and slave-serve-stale-data is set to 'no'."
+	errLoading         = "LOADING kvrocks is restoring the db from backup"
 )
 
 // replicaRefusal returns the error that stops a command on a replica, or
-// "": a write while slave-read-only is on, and anything but INFO and
-// SLAVEOF while the link is down and slave-serve-stale-data is off.
+// "": any command without the Loading flag while the database is emptied
+// for a full sync, a write while slave-read-only is on, and anything but
+// INFO and SLAVEOF while the link is down and slave-serve-stale-data is
+// off.
 func (e *Env) replicaRefusal(cmd *Command, writes bool) string {
-	if !e.Repl.IsReplica() {
+	link, ok := e.Repl.Replica()
+	switch {
+	case !ok:
 		return ""
-	}
-	if writes && e.Config.SlaveReadOnly.Get() {
+	case link.Loading && cmd.Flags&Loading == 0:
+		return errLoading
+	case writes && e.Config.SlaveReadOnly.Get():
 		return errReadOnlyReplica
-	}
-	if !e.Config.SlaveServeStaleData.Get() && cmd.Name != "info" && cmd.Name != "slaveof" && cmd.Name != "replicaof" {
-		if link, ok := e.Repl.Replica(); ok && !link.Up() {
-			return errMasterDown
-		}
+	case !e.Config.SlaveServeStaleData.Get() && !link.Up() && cmd.Name != "info" && cmd.Name != "slaveof" && cmd.Name != "replicaof":
+		return errMasterDown
 	}
 	return ""
 }

@@ -11,13 +11,13 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "time", Arity: 1, Flags: Fast, Handler: cmdTime},
+		&Command{Name: "time", Arity: 1, Flags: Fast | Loading, Handler: cmdTime},
 		&Command{Name: "dbsize", Arity: -1, Flags: ReadOnly, Handler: cmdDBSize},
 		&Command{Name: "flushdb", Arity: -1, Flags: Write | Exclusive, Handler: cmdFlushDB},
 		&Command{Name: "flushall", Arity: -1, Flags: Write | Admin | Exclusive, Handler: cmdFlushAll},
 		&Command{Name: "shutdown", Arity: -1, Flags: Admin | NoMulti, Handler: cmdShutdown},
 		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
-		&Command{Name: "info", Arity: -1, Handler: cmdInfo},
+		&Command{Name: "info", Arity: -1, Flags: Loading, Handler: cmdInfo},
 		&Command{Name: "compact", Arity: 1, Flags: Admin | KvrocksOnly, Handler: cmdCompact},
 		&Command{Name: "applybatch", Arity: -2, Flags: Write | Admin | KvrocksOnly, Handler: cmdApplyBatch},
 	)

@@ -100,7 +100,7 @@ func (c *Config) addOptions() {
 	c.byName["slaveof"].validate = checkSlaveOf
 	c.add("master-use-repl-port", &c.MasterUseReplPort, "no", 0, "connect to the master's port+1 (Kvrocks's legacy replication port)")
 	c.add("slave-serve-stale-data", &c.SlaveServeStaleData, "yes", 0, "a replica answers while its link is down (no: MASTERDOWN)")
-	c.add("slave-empty-db-before-fullsync", &c.SlaveEmptyDBBeforeFullsync, "no", noEffect, "a replica empties its database before a full sync (Basalt keeps it until the new one is in)")
+	c.add("slave-empty-db-before-fullsync", &c.SlaveEmptyDBBeforeFullsync, "no", 0, "a replica empties its database before a full sync fetches its master's (answering LOADING until it is in), so the disk never holds both")
 	c.add("slave-priority", c.SlavePriority.bounds(0, intMax), "100", 0, "replica priority for failover (shown by INFO)")
 	c.add("slave-read-only", &c.SlaveReadOnly, "yes", 0, "a replica refuses writes")
 	c.add("use-rsid-psync", &c.UseRSIDPSync, "no", ro, "mark writes with a replication id and PSYNC with it, so that a replica whose history diverged syncs in full")

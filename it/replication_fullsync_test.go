@@ -1,9 +1,11 @@
 package it
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -108,5 +110,108 @@ func TestReplicationFullSyncKilled(t *testing.T) {
 	// The killed sync counted once, the clean one after the restart once.
 	if st := infoFields(t, mc, "stats"); st["sync_full"] != "2" {
 		t.Errorf("sync_full:%s, want 2", st["sync_full"])
+	}
+}
+
+// TestReplicationFullSyncSwapIsAtomic: clients reading a replica while it
+// swaps in its master's data see, in every reply, either all of the
+// replica's old keys and none of the master's, or the reverse: never a
+// database half swapped, never an error.
+func TestReplicationFullSyncSwapIsAtomic(t *testing.T) {
+	const keys = 200
+	m := startBasalt(t, purgedWAL...)
+	mc := m.client(t, 2)
+	fillStrings(t, mc, "new:", keys, 10)
+	// The master's sequence passes the replica's, so that the replica's
+	// PSYNC is refused (an equal one would be accepted: without
+	// use-rsid-psync only the sequence decides, as in Kvrocks).
+	for i := 0; i < keys; i++ {
+		must(t, mc.Incr(ctx, "pad").Err())
+	}
+	flushWAL(t, m)
+	r := startBasalt(t)
+	rc := r.client(t, 2)
+	fillStrings(t, rc, "old:", keys, 10)
+	mget := []any{"MGET"}
+	for i := 0; i < keys; i++ {
+		mget = append(mget, "old:"+strconv.Itoa(i), "new:"+strconv.Itoa(i))
+	}
+	if sm, sr := sequenceOf(t, mc), sequenceOf(t, rc); sm <= sr {
+		t.Fatalf("the master's sequence %d is not past the replica's %d", sm, sr)
+	}
+
+	const readers = 4
+	stop := make(chan struct{})
+	type outcome struct {
+		reads, before, after int
+		err                  error
+	}
+	results := make(chan outcome, readers)
+	var ready atomic.Int32 // readers that read once, or failed
+	for i := 0; i < readers; i++ {
+		c := r.longClient(t, 2)
+		go func() {
+			var o outcome
+			defer func() {
+				if o.reads == 0 {
+					ready.Add(1)
+				}
+				results <- o
+			}()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				vals, err := c.Do(ctx, mget...).Slice()
+				if err != nil {
+					o.err = fmt.Errorf("read %d: %v", o.reads, err)
+					return
+				}
+				old, fresh := 0, 0
+				for j, v := range vals {
+					if v != nil && j%2 == 0 {
+						old++
+					} else if v != nil {
+						fresh++
+					}
+				}
+				switch {
+				case old == keys && fresh == 0:
+					if o.after > 0 {
+						o.err = fmt.Errorf("read %d: the old data again after the new", o.reads)
+						return
+					}
+					o.before++
+				case old == 0 && fresh == keys:
+					o.after++
+				default:
+					o.err = fmt.Errorf("read %d: %d old keys and %d new ones", o.reads, old, fresh)
+					return
+				}
+				if o.reads++; o.reads == 1 {
+					ready.Add(1)
+				}
+			}
+		}()
+	}
+	waitFor(t, time.Minute, "every reader reading the old data", func() bool { return ready.Load() == readers })
+	slaveOf(t, rc, m)
+	waitCaughtUp(t, mc, rc)
+	// And a while after the swap.
+	time.Sleep(200 * time.Millisecond)
+	close(stop)
+	sawSwap := false
+	for i := 0; i < readers; i++ {
+		o := <-results
+		if o.err != nil {
+			t.Error(o.err)
+		}
+		t.Logf("reader %d: %d reads, %d of the old data, %d of the master's", i, o.reads, o.before, o.after)
+		sawSwap = sawSwap || (o.before > 0 && o.after > 0)
+	}
+	if !sawSwap {
+		t.Error("no reader read across the swap")
 	}
 }

@@ -42,6 +42,11 @@ func (r *Replica) fullSync() error {
 	if err := prepareStaging(staging, names); err != nil {
 		return fmt.Errorf("%w: %v", errRestart, err)
 	}
+	if r.cfg().SlaveEmptyDBBeforeFullsync.Get() && !r.node.loading.Load() {
+		if err := r.node.emptyDB(r.stop); err != nil {
+			return restoreFailed(err)
+		}
+	}
 	r.setState(StateFetchSST)
 	start := time.Now()
 	if err := r.fetchFiles(staging, names); err != nil {
@@ -52,18 +57,23 @@ func (r *Replica) fullSync() error {
 	}
 	slog.Info("replication: checkpoint fetched, swapping it in", "files", len(names), "took", time.Since(start).Round(time.Millisecond))
 	if err := r.node.restore(r.stop, staging); err != nil {
-		if errors.Is(err, storage.ErrWritesStopped) {
-			// Neither the checkpoint nor the old database opens: nothing
-			// can be served any more.
-			slog.Error("replication: the database cannot be reopened after a failed full sync; exiting", "err", err)
-			os.Exit(1)
-		}
 		if !errors.Is(err, ErrStopped) {
 			os.RemoveAll(staging) // the next attempt fetches every file again
 		}
-		return fmt.Errorf("%w: %v", errRestart, err)
+		return restoreFailed(err)
 	}
+	r.node.loading.Store(false)
 	return nil
+}
+
+// restoreFailed is the outcome of a database swap that failed: a retry,
+// unless no database opens any more, when the server exits.
+func restoreFailed(err error) error {
+	if errors.Is(err, storage.ErrWritesStopped) {
+		slog.Error("replication: the database cannot be reopened after a failed swap; exiting", "err", err)
+		os.Exit(1)
+	}
+	return fmt.Errorf("%w: %v", errRestart, err)
 }
 
 // fetchMeta asks the master for its checkpoint's file names.

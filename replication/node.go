@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +45,9 @@ type Node struct {
 	// changes.
 	replica atomic.Pointer[Replica]
 	mu      sync.Mutex
+	// loading is set while the database is emptied for a full sync
+	// (slave-empty-db-before-fullsync) and the master's is not in yet.
+	loading atomic.Bool
 }
 
 // NewNode returns the replication of a server over st.
@@ -122,6 +127,7 @@ func (n *Node) stopReplica() bool {
 	n.replica.Store(nil)
 	n.cfg.SetSlaveOf("no one")
 	r.Stop()
+	n.loading.Store(false) // a master serves what it has
 	return true
 }
 
@@ -180,6 +186,30 @@ func (n *Node) restore(stop <-chan struct{}, dir string) error {
 	return swap()
 }
 
+// emptyDB swaps in an empty database before a full sync fetches the
+// master's (slave-empty-db-before-fullsync, for a disk that cannot hold
+// both), and sets loading: until the master's data is in, the commands
+// that need data are refused, as Kvrocks refuses them while its
+// database is closed.
+func (n *Node) emptyDB(stop <-chan struct{}) error {
+	dir := filepath.Join(n.cfg.Dir.Get(), "empty_db")
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeMarker(dir); err != nil {
+		return err
+	}
+	n.loading.Store(true)
+	if err := n.restore(stop, dir); err != nil {
+		os.RemoveAll(dir)
+		n.loading.Store(false)
+		return err
+	}
+	slog.Info("replication: the database is emptied for a full sync (slave-empty-db-before-fullsync)")
+	return nil
+}
+
 // Link is what a replica knows of its master, for INFO and ROLE.
 type Link struct {
 	Host  string
@@ -187,6 +217,9 @@ type Link struct {
 	State State
 	// LastIO is when the master last sent something (zero: never).
 	LastIO time.Time
+	// Loading is set while the database is emptied for a full sync and
+	// the master's is not in yet.
+	Loading bool
 }
 
 // Up reports whether the link streams (master_link_status:up).
@@ -202,7 +235,7 @@ func (n *Node) Replica() (Link, bool) {
 	if r == nil {
 		return Link{}, false
 	}
-	l := Link{Host: r.host, Port: r.port, State: r.State()}
+	l := Link{Host: r.host, Port: r.port, State: r.State(), Loading: n.loading.Load()}
 	if s := r.lastIO.Load(); s > 0 {
 		l.LastIO = time.Unix(s, 0)
 	}

@@ -357,6 +357,7 @@ func (r *Replica) incremental() error {
 		return fmt.Errorf("%w: PSYNC %d: %s", errFullSync, next, reply)
 	}
 	r.setState(StateConnected)
+	r.node.loading.Store(false) // the master streams from this node's sequence: no full sync is needed
 	slog.Info("replication: streaming from the master", "master", r.addr(), "from", next)
 	return c.applyStream()
 }
