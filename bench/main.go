@@ -34,6 +34,9 @@ func main() {
 	migrateMB := flag.Int("migrate-mb", 1024, "MB of mixed data whose slot migration is timed in each mode (0: skip)")
 	fullSyncMB := flag.Int("fullsync-mb", 1024, "MB of mixed data a new replica copies in the timed full sync (0: skip)")
 	replOnly := flag.Bool("repl-only", false, "run only the replication figures: the full sync and the lag under a SET load")
+	rdbMB := flag.Int("rdb-mb", 256, "MB of mixed data redis-server saves, whose RDB LOAD is timed (0: skip)")
+	backupMB := flag.Int("backup-mb", 1024, "MB of data whose BGSAVE is timed (0: skip)")
+	opsOnly := flag.Bool("ops-only", false, "run only the RDB LOAD and BGSAVE measurements")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -45,7 +48,10 @@ func main() {
 		benchReplication(*basaltBin, dir+"/replication", *fullSyncMB, l)
 		return
 	}
-
+	if *opsOnly {
+		benchOps(*basaltBin, *kvrocksBin, dir, *rdbMB, *backupMB)
+		return
+	}
 	servers := startServers(*basaltBin, *kvrocksBin, dir)
 	defer stopAll(servers)
 
@@ -85,6 +91,18 @@ func main() {
 		for _, s := range servers {
 			timeBigDelete(s.port, s.name, *bigHash)
 		}
+	}
+	benchOps(*basaltBin, *kvrocksBin, dir, *rdbMB, *backupMB)
+}
+
+// benchOps times RDB LOAD and BGSAVE (ops.go).
+func benchOps(basaltBin, kvrocksBin, dir string, rdbMB, backupMB int) {
+	if rdbMB > 0 {
+		fmt.Println()
+		benchRDBLoad(basaltBin, kvrocksBin, dir+"/rdb", rdbMB)
+	}
+	if backupMB > 0 {
+		benchBackup(basaltBin, kvrocksBin, dir, backupMB)
 	}
 }
 

@@ -95,6 +95,13 @@ func basaltMeta() []*commandMeta {
 					optional(doc("name", "format", "type", "pure-token", "token", "FORMAT RAW")))),
 		},
 		{
+			Name: "rdb",
+			docs: doc("summary", "Imports the keys of a Redis RDB file on the server's disk (RDB LOAD path [NX] [DB index])",
+				"group", "server", "complexity", "O(N) where N is the size of the file",
+				"arguments", args(token("load", "LOAD"), str("path"), optional(token("nx", "NX")),
+					optional(doc("name", "index", "type", "integer", "token", "DB")))),
+		},
+		{
 			Name: "_db_name",
 			docs: doc("summary", "Returns db-name on a raw line: a replica checks it is its master's",
 				"group", "server", "complexity", "O(1)"),

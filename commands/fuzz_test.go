@@ -60,6 +60,8 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(0), "XCLAIM", []byte("x\x00g\x00d\x00"+token("-9223372036854775808")+"\x001-1\x002-1\x00IDLE\x00"+token("-9223372036854775808")+"\x00RETRYCOUNT\x00"+token("18446744073709551615")+"\x00FORCE\x00LASTID\x00"+token("18446744073709551615-18446744073709551615")))
 	f.Add(uint8(fuzzRESP3), "XAUTOCLAIM", []byte("x\x00g\x00d\x00"+token("0")+"\x00-\x00COUNT\x00"+token("4611686018427387903")+"\x00JUSTID"))
 	f.Add(uint8(fuzzRESP3), "XPENDING", []byte("x\x00g\x00IDLE\x00"+token("-1")+"\x00-\x00+\x00"+token("9223372036854775807")+"\x00c"))
+	f.Add(uint8(0), "RDB", []byte("LOAD\x00"+token("/nonexistent/dump.rdb")+"\x00NX\x00DB\x00"+token("18446744073709551615")))
+	f.Add(uint8(fuzzInMulti), "BGSAVE", []byte(token("SCHEDULE")))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -105,6 +107,8 @@ var fuzzTokens = []string{
 	// The consumer group commands' names and words.
 	"g", "c", ">", "GROUP", "NOACK", "CREATE", "SETID", "DESTROY", "CREATECONSUMER", "DELCONSUMER", "MKSTREAM", "ENTRIESREAD",
 	"IDLE", "TIME", "RETRYCOUNT", "FORCE", "JUSTID", "LASTID",
+	// Backups' and RDB LOAD's (a path: nothing there, a directory).
+	"SCHEDULE", "LOAD", "/nonexistent/dump.rdb", "/",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.

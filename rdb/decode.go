@@ -3,6 +3,7 @@ package rdb
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 
@@ -23,6 +24,11 @@ var (
 
 var errFormat = ErrFormat
 
+// ErrUnsupportedType is an ErrFormat: a value of a type Basalt does not
+// read (a module's, Redis 2.4's zipmap, an unknown one), whose number
+// follows.
+var ErrUnsupportedType = fmt.Errorf("%w: unsupported type", ErrFormat)
+
 const footerSize = 10 // the RDB version and the CRC64
 
 // Decode reads a DUMP payload. The Value aliases payload.
@@ -38,38 +44,57 @@ func Decode(payload []byte) (*Value, error) {
 	// As Redis does, the value is read from the whole payload: a value
 	// cut short reads on into the footer, and whatever follows the value
 	// is left unread. Every read stays within the payload.
-	r := &reader{b: payload}
+	r := &reader{src: &memSource{b: payload}}
 	t, err := r.byte()
 	if err != nil {
 		return nil, err
 	}
-	return r.value(t)
+	if err := r.value(t); err != nil {
+		return nil, err
+	}
+	v := &r.v
+	switch {
+	case v.Kind != String && len(v.Elems) == 0:
+		return nil, errFormat // Redis 7.0 restores no empty key
+	case v.Kind == Hash:
+		err = distinct(v.Elems, 2)
+	case v.Kind == Set || v.Kind == ZSet:
+		err = distinct(v.Elems, 1)
+	}
+	return v, err
 }
 
-// reader walks a payload's value; every read checks what remains.
+// reader decodes values from a source. It collects a value's elements in
+// v; with flush set, it hands them over in chunks instead (flush then
+// empties v), checking that members do not repeat across chunks.
 type reader struct {
-	b []byte
-	p int
+	src source
+	// keep copies the elements out of the source, whose buffer a file
+	// reuses; a payload's are aliased.
+	keep  bool
+	v     Value
+	flush func(v *Value) error
+	// size is what the elements in v take; arena holds the copies.
+	size  int
+	arena arena
+	seen  *dedup
 }
 
-func (r *reader) left() int { return len(r.b) - r.p }
+// chunkBytes is how much of a value a reader collects before it hands the
+// chunk to flush.
+const chunkBytes = 1 << 20
+
+func (r *reader) left() uint64 { return r.src.left() }
 
 func (r *reader) byte() (byte, error) {
-	if r.p >= len(r.b) {
-		return 0, errFormat
+	b, err := r.src.next(1)
+	if err != nil {
+		return 0, err
 	}
-	r.p++
-	return r.b[r.p-1], nil
+	return b[0], nil
 }
 
-func (r *reader) bytes(n uint64) ([]byte, error) {
-	if n > uint64(r.left()) {
-		return nil, errFormat
-	}
-	s := r.b[r.p : r.p+int(n)]
-	r.p += int(n)
-	return s, nil
-}
+func (r *reader) bytes(n uint64) ([]byte, error) { return r.src.next(n) }
 
 // length reads an RDB length; encoded reports a special string encoding
 // (an integer or LZF), which n then names.
@@ -113,22 +138,22 @@ func (r *reader) plainLength() (uint64, error) {
 	return n, err
 }
 
-// count reads a collection's element count, which may not be 0 (Redis 7.0
-// restores no empty key); each element takes at least perElem bytes, so a
-// count the remaining bytes cannot hold is refused before anything is
-// sized by it.
+// count reads a collection's element count; each element takes at least
+// perElem bytes, so a count the remaining bytes cannot hold is refused
+// before anything is sized by it.
 func (r *reader) count(perElem int) (int, error) {
 	n, err := r.plainLength()
 	if err != nil {
 		return 0, err
 	}
-	if n == 0 || n > uint64(r.left()/perElem) {
+	if n > r.left()/uint64(perElem) {
 		return 0, errFormat
 	}
 	return int(n), nil
 }
 
-// string reads a string in any of its encodings.
+// string reads a string in any of its encodings. What it returns is
+// valid until the next read.
 func (r *reader) string() ([]byte, error) {
 	n, encoded, err := r.length()
 	if err != nil {
@@ -181,100 +206,180 @@ func (r *reader) string() ([]byte, error) {
 	return nil, errFormat
 }
 
-// value reads a value of RDB type t.
-func (r *reader) value(t byte) (*Value, error) {
+// add adds an element (a list's, a set's member, a hash's field or
+// value) to the chunk, copied when the source's buffer is reused; a
+// member or field is checked against the earlier chunks'.
+func (r *reader) add(e []byte, member bool) error {
+	if r.keep {
+		e = r.arena.copy(e)
+	}
+	return r.put(e, member)
+}
+
+// put is add of an element that stays valid until the chunk is flushed.
+func (r *reader) put(e []byte, member bool) error {
+	if member && r.seen != nil && !r.seen.add(e) {
+		return fmt.Errorf("%w: a member repeats", errFormat)
+	}
+	r.v.Elems = append(r.v.Elems, e)
+	r.size += len(e) + 16
+	return nil
+}
+
+// addScored adds a sorted set's member, which stays valid until the chunk
+// is flushed, and its score.
+func (r *reader) addScored(m []byte, score float64) error {
+	if math.IsNaN(score) {
+		return errFormat
+	}
+	r.v.Scores = append(r.v.Scores, score)
+	return r.put(m, true)
+}
+
+// chunkDone hands the chunk to flush once it is big enough; call it where
+// a chunk may end (not between a field and its value).
+func (r *reader) chunkDone() error {
+	if r.flush == nil || r.size < chunkBytes {
+		return nil
+	}
+	return r.flushChunk()
+}
+
+// flushChunk hands what v holds to flush and empties it.
+func (r *reader) flushChunk() error {
+	if err := r.flush(&r.v); err != nil {
+		return err
+	}
+	r.v.Elems, r.v.Scores, r.size = r.v.Elems[:0], r.v.Scores[:0], 0
+	r.arena.reset()
+	return nil
+}
+
+// value reads a value of RDB type t into r.v (Kind, and Str or the
+// elements), handing chunks of a long one to flush. A collection without
+// elements reads as one: a file's loader skips it, Decode refuses it.
+func (r *reader) value(t byte) error {
+	r.v = Value{Elems: r.v.Elems[:0], Scores: r.v.Scores[:0]}
 	switch t {
 	case typeString:
 		s, err := r.string()
-		return &Value{Kind: String, Str: s}, err
+		if err == nil && r.keep {
+			s = append([]byte(nil), s...)
+		}
+		r.v.Kind, r.v.Str = String, s
+		return err
 	case typeList, typeSet:
+		r.v.Kind = List
+		if t == typeSet {
+			r.v.Kind = Set
+		}
 		n, err := r.count(1)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		elems := make([][]byte, 0, n)
 		for range n {
 			s, err := r.string()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			elems = append(elems, s)
+			if err := r.add(s, t == typeSet); err != nil {
+				return err
+			}
+			if err := r.chunkDone(); err != nil {
+				return err
+			}
 		}
-		if t == typeList {
-			return &Value{Kind: List, Elems: elems}, nil
-		}
-		return &Value{Kind: Set, Elems: elems}, distinct(elems, 1)
+		return nil
 	case typeHash:
+		r.v.Kind = Hash
 		n, err := r.count(2)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		elems := make([][]byte, 0, 2*n)
-		for range 2 * n {
-			s, err := r.string()
-			if err != nil {
-				return nil, err
+		for range n {
+			for _, field := range []bool{true, false} {
+				s, err := r.string()
+				if err != nil {
+					return err
+				}
+				if err := r.add(s, field); err != nil {
+					return err
+				}
 			}
-			elems = append(elems, s)
+			if err := r.chunkDone(); err != nil {
+				return err
+			}
 		}
-		return &Value{Kind: Hash, Elems: elems}, distinct(elems, 2)
+		return nil
 	case typeZSet, typeZSet2:
 		return r.zset(t)
-	case typeListZiplist, typeHashZiplist, typeZSetZiplist, typeHashListpack, typeZSetListpack:
+	case typeListZiplist, typeHashZiplist, typeZSetZiplist, typeHashListpack, typeZSetListpack, typeSetListpack:
 		return r.packed(t)
 	case typeSetIntset:
+		r.v.Kind = Set
 		s, err := r.string()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		elems, err := parseIntset(s)
-		if err == nil && len(elems) == 0 {
-			err = errFormat
+		if err != nil {
+			return err
 		}
-		return &Value{Kind: Set, Elems: elems}, err
+		for _, e := range elems {
+			if err := r.add(e, true); err != nil {
+				return err
+			}
+		}
+		return nil
 	case typeListQuicklist, typeListQuicklist2:
 		return r.quicklist(t)
-	case typeStreamListpacks, typeStreamListpack2:
-		return nil, ErrStream
+	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
+		return ErrStream
 	}
 	// Modules (whose module Basalt does not have), the zipmap of Redis
 	// 2.4, unknown types.
-	return nil, errFormat
+	return fmt.Errorf("%w: %d", ErrUnsupportedType, t)
 }
 
 // zset reads a sorted set of members and scores: scores as strings (type
 // 3) or binary doubles (type 5).
-func (r *reader) zset(t byte) (*Value, error) {
+func (r *reader) zset(t byte) error {
+	r.v.Kind = ZSet
 	perElem := 2
 	if t == typeZSet2 {
 		perElem = 9
 	}
 	n, err := r.count(perElem)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	v := &Value{Kind: ZSet, Elems: make([][]byte, 0, n), Scores: make([]float64, 0, n)}
 	for range n {
 		m, err := r.string()
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if r.keep {
+			// The score's read may reuse the buffer m points into.
+			m = r.arena.copy(m)
 		}
 		var score float64
 		if t == typeZSet2 {
 			b, err := r.bytes(8)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			score = math.Float64frombits(binary.LittleEndian.Uint64(b))
 		} else if score, err = r.stringScore(); err != nil {
-			return nil, err
+			return err
 		}
-		if math.IsNaN(score) {
-			return nil, errFormat
+		if err := r.addScored(m, score); err != nil {
+			return err
 		}
-		v.Elems, v.Scores = append(v.Elems, m), append(v.Scores, score)
+		if err := r.chunkDone(); err != nil {
+			return err
+		}
 	}
-	return v, distinct(v.Elems, 1)
+	return nil
 }
 
 // stringScore reads a score as Redis's old rdbLoadDoubleValue: a length
@@ -308,87 +413,105 @@ func parseScore(b []byte) (float64, error) {
 	return f, nil
 }
 
-// packed reads a list, hash or sorted set packed in one ziplist or
+// packed reads a list, set, hash or sorted set packed in one ziplist or
 // listpack.
-func (r *reader) packed(t byte) (*Value, error) {
+func (r *reader) packed(t byte) error {
 	s, err := r.string()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var elems [][]byte
 	collect := func(e []byte) error { elems = append(elems, e); return nil }
-	if t == typeHashListpack || t == typeZSetListpack {
+	if t == typeHashListpack || t == typeZSetListpack || t == typeSetListpack {
 		err = parseListpack(s, collect)
 	} else {
 		err = parseZiplist(s, collect)
 	}
 	if err != nil {
-		return nil, err
-	}
-	if len(elems) == 0 {
-		return nil, errFormat
+		return err
 	}
 	switch t {
-	case typeListZiplist:
-		return &Value{Kind: List, Elems: elems}, nil
-	case typeHashZiplist, typeHashListpack:
-		if len(elems)%2 != 0 {
-			return nil, errFormat
+	case typeListZiplist, typeSetListpack:
+		r.v.Kind = List
+		if t == typeSetListpack {
+			r.v.Kind = Set
 		}
-		return &Value{Kind: Hash, Elems: elems}, distinct(elems, 2)
+		for _, e := range elems {
+			if err := r.add(e, t == typeSetListpack); err != nil {
+				return err
+			}
+		}
+		return nil
+	case typeHashZiplist, typeHashListpack:
+		r.v.Kind = Hash
+		if len(elems)%2 != 0 {
+			return errFormat
+		}
+		for i, e := range elems {
+			if err := r.add(e, i%2 == 0); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
+	r.v.Kind = ZSet
 	if len(elems)%2 != 0 {
-		return nil, errFormat
+		return errFormat
 	}
-	v := &Value{Kind: ZSet, Elems: make([][]byte, 0, len(elems)/2), Scores: make([]float64, 0, len(elems)/2)}
 	for i := 0; i < len(elems); i += 2 {
 		score, err := parseScore(elems[i+1])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		v.Elems, v.Scores = append(v.Elems, elems[i]), append(v.Scores, score)
+		m := elems[i]
+		if r.keep {
+			m = r.arena.copy(m)
+		}
+		if err := r.addScored(m, score); err != nil {
+			return err
+		}
 	}
-	return v, distinct(v.Elems, 1)
+	return nil
 }
 
 // quicklist reads a list of nodes: ziplists (type 14), or plain elements
 // and listpacks (type 18). Empty nodes are skipped, as Redis skips them.
-func (r *reader) quicklist(t byte) (*Value, error) {
+func (r *reader) quicklist(t byte) error {
+	r.v.Kind = List
 	n, err := r.count(1)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	v := &Value{Kind: List}
-	collect := func(e []byte) error { v.Elems = append(v.Elems, e); return nil }
+	collect := func(e []byte) error { return r.add(e, false) }
 	for range n {
 		container := uint64(containerPacked)
 		if t == typeListQuicklist2 {
 			if container, err = r.plainLength(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		s, err := r.string()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch {
 		case t == typeListQuicklist:
 			err = parseZiplist(s, collect)
 		case container == containerPlain:
-			v.Elems = append(v.Elems, s)
+			err = r.add(s, false)
 		case container == containerPacked:
 			err = parseListpack(s, collect)
 		default:
 			err = errFormat
 		}
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if err := r.chunkDone(); err != nil {
+			return err
 		}
 	}
-	if len(v.Elems) == 0 {
-		return nil, errFormat
-	}
-	return v, nil
+	return nil
 }
 
 // distinct refuses a collection whose keys repeat (Redis's "duplicate

@@ -35,7 +35,7 @@ func DecodeFunctions(payload []byte) ([]string, error) {
 		binary.LittleEndian.Uint64(footer[2:]) != checksum(payload[:len(payload)-8]) {
 		return nil, ErrChecksum
 	}
-	r := &reader{b: payload[:len(payload)-footerSize]}
+	r := &reader{src: &memSource{b: payload[:len(payload)-footerSize]}}
 	var codes []string
 	for r.left() > 0 {
 		t, err := r.byte()

@@ -269,7 +269,7 @@ func TestListNodes(t *testing.T) {
 		elems[i] = []byte("aaaaaaaaaa")
 	}
 	p := Encode(&Value{Kind: List, Elems: elems}, DefaultLimits)
-	r := &reader{b: p[1 : len(p)-footerSize]}
+	r := &reader{src: &memSource{b: p[1 : len(p)-footerSize]}}
 	if n, _ := r.plainLength(); n != 2 {
 		t.Fatalf("%d nodes, want 2", n)
 	}

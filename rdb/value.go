@@ -53,25 +53,27 @@ var DefaultLimits = Limits{
 
 // The RDB object types (Redis 7.0's rdb.h).
 const (
-	typeString          = 0
-	typeList            = 1
-	typeSet             = 2
-	typeZSet            = 3
-	typeHash            = 4
-	typeZSet2           = 5
-	typeModule          = 6
-	typeModule2         = 7
-	typeHashZipmap      = 9
-	typeListZiplist     = 10
-	typeSetIntset       = 11
-	typeZSetZiplist     = 12
-	typeHashZiplist     = 13
-	typeListQuicklist   = 14
-	typeStreamListpacks = 15
-	typeHashListpack    = 16
-	typeZSetListpack    = 17
-	typeListQuicklist2  = 18
-	typeStreamListpack2 = 19
+	typeString           = 0
+	typeList             = 1
+	typeSet              = 2
+	typeZSet             = 3
+	typeHash             = 4
+	typeZSet2            = 5
+	typeModule           = 6
+	typeModule2          = 7
+	typeHashZipmap       = 9
+	typeListZiplist      = 10
+	typeSetIntset        = 11
+	typeZSetZiplist      = 12
+	typeHashZiplist      = 13
+	typeListQuicklist    = 14
+	typeStreamListpacks  = 15
+	typeHashListpack     = 16
+	typeZSetListpack     = 17
+	typeListQuicklist2   = 18
+	typeStreamListpacks2 = 19
+	typeSetListpack      = 20 // Redis 7.2 (RDB 11)
+	typeStreamListpacks3 = 21 // Redis 7.2 (RDB 11)
 )
 
 // Version is the RDB version Redis 7.0 writes and the newest it reads.

@@ -1,0 +1,92 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+	"syscall"
+
+	"github.com/basaltdb/basalt/rdb"
+	"github.com/basaltdb/basalt/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "rdb", Arity: -3, Flags: Write | Admin | LocksItself | KvrocksOnly, Handler: cmdRDB},
+	)
+}
+
+// RDB LOAD path [NX] [DB index]
+//
+// Imports the keys of database index (default 0) of the Redis RDB file at
+// path, on the server's file system, into the client's namespace,
+// replacing keys of the same names (NX: leaving them alone). Replies OK
+// once every key is written.
+func cmdRDB(c *Ctx) {
+	if !c.is(1, "load") {
+		c.ErrorString("ERR unknown subcommand")
+		return
+	}
+	nx, db := false, uint64(0)
+	for i := 3; i < len(c.Args); i++ {
+		switch {
+		case c.is(i, "nx"):
+			nx = true
+		case c.is(i, "db"):
+			if i+1 == len(c.Args) {
+				c.ErrorString("ERR no more item to parse")
+				return
+			}
+			i++
+			n, msg := kvrocksInt(string(c.Args[i]), 0, math.MaxUint32)
+			if msg == "out of numeric range" || msg == "Numerical result out of range" {
+				msg = "out of range of integer type" // Kvrocks's words for a uint32
+			}
+			if msg != "" {
+				c.ErrorString("ERR " + msg)
+				return
+			}
+			db = uint64(n)
+		default:
+			c.ErrorString(errSyntax)
+			return
+		}
+	}
+	path := string(c.Args[2])
+	_, err := c.DB.LoadRDB(path, db, nx)
+	if err != nil {
+		c.ErrorString(rdbLoadError(path, err))
+		return
+	}
+	c.W.OK()
+}
+
+// rdbLoadError words a failed RDB LOAD as Kvrocks does where it has
+// words for it.
+func rdbLoadError(path string, err error) string {
+	var pathErr *fs.PathError
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &pathErr) && errors.As(err, &errno):
+		return fmt.Sprintf("ERR failed to open rdb file: '%s': %s", path, strerror(errno))
+	case errors.Is(err, storage.ErrNotRegularFile):
+		return fmt.Sprintf("ERR failed to open rdb file: '%s': not a regular file", path)
+	case errors.Is(err, rdb.ErrSignature):
+		return "ERR Wrong signature trying to load DB from file"
+	case errors.Is(err, rdb.ErrVersion):
+		return "ERR Can't handle RDB format version" + strings.TrimPrefix(err.Error(), rdb.ErrVersion.Error())
+	}
+	return "ERR " + strings.TrimPrefix(err.Error(), "rdb: ")
+}
+
+// strerror is C's text of an errno, as Kvrocks quotes it: Go's, with a
+// capital.
+func strerror(errno syscall.Errno) string {
+	s := errno.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
