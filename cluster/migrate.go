@@ -286,13 +286,17 @@ var restoreCommands = map[metadata.Type]string{
 	metadata.TypeList: "RPUSH",
 }
 
-// sendCommands sends the commands that rebuild k: SET for a string, else
-// chunks of elements for HMSET, SADD, ZADD or RPUSH.
+// sendCommands sends the commands that rebuild k: SET for a string, the
+// stream commands of sendStream for a stream, else chunks of elements for
+// HMSET, SADD, ZADD or RPUSH.
 func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	t := k.Meta.Type
 	if t == metadata.TypeString {
 		m.bytes += int64(len(k.Key) + len(k.Value))
 		return m.link.send([]byte("SET"), k.Key, k.Value)
+	}
+	if t == metadata.TypeStream {
+		return m.sendStream(k)
 	}
 	name, ok := restoreCommands[t]
 	if !ok {

@@ -371,3 +371,53 @@ func (s *StreamMeta) Lag(length uint64, g StreamGroup) (lag int64, ok bool) {
 	}
 	return int64(s.EntriesAdded - read), true
 }
+
+// StreamRecord is what a stream subkey names: an entry (ID), a group
+// (Group), a consumer (Group, Consumer) or a pending entry (Group, ID).
+// Group and Consumer alias the subkey.
+type StreamRecord struct {
+	Kind            StreamRecordKind
+	ID              StreamID
+	Group, Consumer []byte
+}
+
+// StreamRecordKind tells the records of a stream apart.
+type StreamRecordKind uint8
+
+// The kinds of stream records.
+const (
+	StreamEntryRecord StreamRecordKind = iota
+	StreamGroupRecord
+	StreamConsumerRecord
+	StreamPendingRecord
+)
+
+// ParseStreamSubkey reads a subkey of a stream's records.
+func ParseStreamSubkey(sub []byte) (StreamRecord, bool) {
+	if id, ok := ParseStreamEntryKey(sub); ok {
+		return StreamRecord{Kind: StreamEntryRecord, ID: id}, true
+	}
+	if len(sub) < 17 || binary.BigEndian.Uint64(sub) != math.MaxUint64 {
+		return StreamRecord{}, false
+	}
+	n := binary.BigEndian.Uint64(sub[9:])
+	if n > uint64(len(sub)-17) {
+		return StreamRecord{}, false
+	}
+	r := StreamRecord{Group: sub[17 : 17+n]}
+	rest := sub[17+n:]
+	switch sub[8] {
+	case streamGroupKind:
+		r.Kind = StreamGroupRecord
+		return r, len(rest) == 0
+	case streamConsumerKind:
+		c, ok := ParseStreamConsumerKey(sub, int(17+n))
+		r.Kind, r.Consumer = StreamConsumerRecord, c
+		return r, ok
+	case streamPendingKind:
+		id, ok := ParseStreamEntryKey(rest)
+		r.Kind, r.ID = StreamPendingRecord, id
+		return r, ok
+	}
+	return StreamRecord{}, false
+}

@@ -129,3 +129,34 @@ func TestStreamID(t *testing.T) {
 		t.Fatalf("String = %q", s)
 	}
 }
+
+func TestParseStreamSubkey(t *testing.T) {
+	g, c := []byte("grp"), []byte("bob")
+	tests := []struct {
+		sub  []byte
+		want StreamRecord
+	}{
+		{AppendStreamEntryKey(nil, StreamID{7, 9}), StreamRecord{Kind: StreamEntryRecord, ID: StreamID{7, 9}}},
+		{AppendStreamGroupKey(nil, g), StreamRecord{Kind: StreamGroupRecord, Group: g}},
+		{AppendStreamConsumerKey(nil, g, c), StreamRecord{Kind: StreamConsumerRecord, Group: g, Consumer: c}},
+		{AppendStreamPendingKey(nil, g, StreamID{1, 2}), StreamRecord{Kind: StreamPendingRecord, Group: g, ID: StreamID{1, 2}}},
+		{AppendStreamGroupKey(nil, nil), StreamRecord{Kind: StreamGroupRecord, Group: []byte{}}},
+	}
+	for _, tt := range tests {
+		got, ok := ParseStreamSubkey(tt.sub)
+		if !ok || got.Kind != tt.want.Kind || got.ID != tt.want.ID || !bytes.Equal(got.Group, tt.want.Group) || !bytes.Equal(got.Consumer, tt.want.Consumer) {
+			t.Errorf("ParseStreamSubkey(%x) = %+v, %v; want %+v", tt.sub, got, ok, tt.want)
+		}
+	}
+	for _, bad := range [][]byte{
+		{1, 2, 3},
+		append(AppendStreamGroupKey(nil, g), 'x'),
+		AppendStreamGroupKey(nil, g)[:18],
+		AppendStreamPendingKey(nil, g, StreamID{1, 2})[:30],
+		append(AppendStreamGroupsStart(nil)[:8], 9, 0, 0, 0, 0, 0, 0, 0, 0),
+	} {
+		if r, ok := ParseStreamSubkey(bad); ok {
+			t.Errorf("ParseStreamSubkey(%x) = %+v", bad, r)
+		}
+	}
+}
