@@ -185,3 +185,32 @@ func TestStreamGroupKeys(t *testing.T) {
 		t.Fatalf("the default namespace sees %d groups", n)
 	}
 }
+
+// TestStreamGroupReplication: a replica gets a stream's groups, consumers
+// and pending entries as its master changes them, and refuses to be read
+// by a group itself (XREADGROUP writes).
+func TestStreamGroupReplication(t *testing.T) {
+	m, r := startBasalt(t), startBasalt(t)
+	mc, rc := m.client(t, 2), r.client(t, 2)
+	slaveOf(t, rc, m)
+	for i := 1; i <= 20; i++ {
+		mc.XAdd(ctx, &redis.XAddArgs{Stream: "s", ID: fmt.Sprint(i, "-1"), Values: []any{"i", i}})
+	}
+	must(t, mc.XGroupCreate(ctx, "s", "g", "0").Err())
+	mc.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "a", Streams: []string{"s", ">"}, Count: 5})
+	mc.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "b", Streams: []string{"s", ">"}, Count: 5})
+	mc.XAck(ctx, "s", "g", "1-1", "7-1")
+	mc.XClaim(ctx, &redis.XClaimArgs{Stream: "s", Group: "g", Consumer: "c", Messages: []string{"2-1"}})
+	mc.XGroupDelConsumer(ctx, "s", "g", "b")
+	must(t, mc.XGroupCreateMkStream(ctx, "other", "h", "$").Err())
+	waitCaughtUp(t, mc, rc)
+	for _, k := range []string{"s", "other"} {
+		if got, want := migratedStream(t, rc, k), migratedStream(t, mc, k); got != want {
+			t.Errorf("%s on the replica:\n%s\nwant:\n%s", k, got, want)
+		}
+	}
+	err := rc.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "a", Streams: []string{"s", ">"}, Block: -1}).Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
+		t.Errorf("XREADGROUP on the replica: %v", err)
+	}
+}
