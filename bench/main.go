@@ -37,6 +37,8 @@ func main() {
 	rdbMB := flag.Int("rdb-mb", 256, "MB of mixed data redis-server saves, whose RDB LOAD is timed (0: skip)")
 	backupMB := flag.Int("backup-mb", 1024, "MB of data whose BGSAVE is timed (0: skip)")
 	opsOnly := flag.Bool("ops-only", false, "run only the RDB LOAD and BGSAVE measurements")
+	groupEntries := flag.Int("group-entries", 100000, "entries the XREADGROUP+XACK loop reads (0: skip)")
+	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -76,6 +78,12 @@ func main() {
 	printRow("peak RSS (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmHWM") }))
 	printRow("PUBLISH to 100 subscribers (msgs/s)", "-", perServer(servers, func(s *server) float64 { return benchFanOut(s.port, 20000) }))
 	printRow("LPUSH -> BRPOP queue (items/s)", "-", perServer(servers, func(s *server) float64 { return benchQueue(s.port, 50000) }))
+	if *groupEntries > 0 {
+		printRow("XREADGROUP COUNT 1 + XACK, 50 consumers (loops/s)", "-", perServer(servers, func(s *server) float64 { return benchGroupLoop(s.port, *groupEntries) }))
+	}
+	if *bigStream > 0 {
+		printBigRange(servers, *bigStream)
+	}
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}
@@ -134,6 +142,7 @@ func benchSteps(tests string) [][]string {
 		steps = append(steps, []string{"-t", t})
 	}
 	steps = append(steps, customCommands...)
+	steps = append(steps, streamCommands...)
 	steps = append(steps, bitCommands...)
 	steps = append(steps, geoCommands...)
 	return append(steps, []string{"-t", "zpopmin"})

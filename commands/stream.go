@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"log/slog"
 
 	"github.com/basaltdb/basalt/reply"
@@ -18,8 +19,12 @@ type replyStream struct {
 
 	started, deferred bool
 	d                 reply.Deferred
-	items             int // items written, for a deferred array
+	items             int // items written
+	announced         int // items the array's header announced, when not deferred
 }
+
+// errShortWalk is a walk that ended before the elements it announced.
+var errShortWalk = errors.New("commands: a walk handed over fewer elements than it announced")
 
 func newReplyStream(c *Ctx, factor int) *replyStream { return &replyStream{c: c, factor: factor} }
 
@@ -34,7 +39,8 @@ func (s *replyStream) begin(total int64) {
 		s.deferred, s.d = true, s.c.W.DeferArray()
 		return
 	}
-	s.c.W.Array(int(total) * s.factor)
+	s.announced = int(total) * s.factor
+	s.c.W.Array(s.announced)
 }
 
 // wrote counts the reply items of one element and reports whether the
@@ -47,6 +53,11 @@ func (s *replyStream) wrote(items int) bool {
 // end finishes the reply after the walk returned err: an empty array when
 // nothing was handed over, the error reply when nothing was sent yet.
 func (s *replyStream) end(err error) {
+	if err == nil && s.started && !s.deferred && s.items != s.announced && !s.c.W.Failed() {
+		// The walk handed over fewer elements than it announced (records
+		// that disagree with their metadata): the reply cannot be ended.
+		err = errShortWalk
+	}
 	switch {
 	case err != nil && s.started && !s.deferred:
 		// Part of the reply may be sent: the client could not tell where

@@ -330,9 +330,9 @@ func xrange(c *Ctx, rev bool) {
 		}
 		return
 	}
+	// The reply goes out as the entries are read, its length known first.
 	out := newReplyStream(c, 1)
-	_, err := c.DB.XRange(c.Args[1], start, end, rev, max(count, 0), func(e storage.StreamEntry) bool {
-		out.begin(-1)
+	_, err := c.DB.XRangeSized(c.Args[1], start, end, rev, max(count, 0), out.begin, func(e storage.StreamEntry) bool {
 		c.writeEntry(e)
 		return out.wrote(1)
 	})

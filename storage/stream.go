@@ -578,6 +578,44 @@ func (db DB) XRange(key []byte, start, end metadata.StreamID, rev bool, count in
 	return true, v.entries(v.snap, start, end, rev, count, fn)
 }
 
+// smallRange is the COUNT up to which XRangeSized does not count a range
+// before walking it: such a reply is small enough to hold whole.
+const smallRange = 1000
+
+// XRangeSized is XRange that first tells size how many entries fn will be
+// handed (-1: not counted), so that a reply of any length can be sent as
+// it is read: a range over the whole stream has the stream's length, and
+// a part of it that may hold more than smallRange entries is counted,
+// keys only, before it is walked, as of the same snapshot.
+func (db DB) XRangeSized(key []byte, start, end metadata.StreamID, rev bool, count int64, size func(n int64), fn func(e StreamEntry) bool) (found bool, err error) {
+	v, err := db.streamRead(key)
+	if err != nil || v == nil {
+		return false, err
+	}
+	defer v.release()
+	n := int64(-1)
+	switch {
+	case v.meta.Size == 0 || start.Compare(end) > 0:
+		n = 0
+	case start.Compare(v.sm.First) <= 0 && end.Compare(v.sm.Last) >= 0:
+		n = int64(min(v.meta.Size, math.MaxInt64))
+	case count <= 0 || count > smallRange:
+		n = 0
+		err = v.walkEntries(v.snap, start, end, rev, 0, func(metadata.StreamID, []byte) bool {
+			n++
+			return count <= 0 || n < count
+		})
+		if err != nil {
+			return true, err
+		}
+	}
+	if count > 0 && n > count {
+		n = count
+	}
+	size(n)
+	return true, v.entries(v.snap, start, end, rev, count, fn)
+}
+
 // entries walks the stream's entries as of snap (nil: the latest) for
 // XRange.
 func (s *stream) entries(snap *grocksdb.Snapshot, start, end metadata.StreamID, rev bool, count int64, fn func(e StreamEntry) bool) error {

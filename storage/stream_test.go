@@ -267,3 +267,38 @@ func addGroup(t *testing.T, db DB, key string, n int64) {
 		t.Fatal(err)
 	}
 }
+
+// TestStreamRangeSized: XRangeSized announces exactly the entries it
+// hands over, for whole ranges, parts, COUNTs and empty ranges.
+func TestStreamRangeSized(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	addN(t, db, "s", 1, 3000)
+	if _, err := db.XDel(b("s"), []metadata.StreamID{sid(1, 0), sid(1500, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		start, end metadata.StreamID
+		rev        bool
+		count      int64
+	}{
+		{metadata.StreamID{}, metadata.MaxStreamID, false, 0},
+		{metadata.StreamID{}, metadata.MaxStreamID, true, 100},
+		{sid(10, 0), sid(2500, 0), false, 0},
+		{sid(10, 0), sid(2500, 0), true, 2000},
+		{sid(10, 0), sid(20, 0), false, 5},
+		{sid(1400, 0), sid(1600, 0), false, 5000},
+		{sid(20, 0), sid(10, 0), false, 0},
+		{sid(5000, 0), metadata.MaxStreamID, false, 0},
+	} {
+		announced, handed := int64(-2), int64(0)
+		_, err := db.XRangeSized(b("s"), tc.start, tc.end, tc.rev, tc.count, func(n int64) { announced = n }, func(StreamEntry) bool {
+			handed++
+			return true
+		})
+		if err != nil || (announced != -1 && announced != handed) || announced == -2 {
+			t.Errorf("%+v: announced %d, handed %d, %v", tc, announced, handed, err)
+		}
+	}
+}
