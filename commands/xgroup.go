@@ -278,7 +278,7 @@ func cmdXPending(c *Ctx) {
 	}
 	a.Now = time.Now().UnixMilli()
 	list, err := c.DB.XPendingRange(c.Args[1], c.Args[2], a)
-	if !c.noGroupOK(err, "") {
+	if !c.noGroupOK(err) {
 		return
 	}
 	c.W.Array(len(list))
@@ -293,9 +293,9 @@ func cmdXPending(c *Ctx) {
 
 // noGroupOK is ok that answers ErrNoGroup with Redis's NOGROUP error of
 // the command's key and group (arguments 1 and 2).
-func (c *Ctx) noGroupOK(err error, suffix string) bool {
+func (c *Ctx) noGroupOK(err error) bool {
 	if errors.Is(err, storage.ErrNoGroup) {
-		c.ErrorString(noGroupError(c.Args[1], c.Args[2], suffix))
+		c.ErrorString(noGroupError(c.Args[1], c.Args[2], ""))
 		return false
 	}
 	return c.ok(err)
@@ -303,7 +303,7 @@ func (c *Ctx) noGroupOK(err error, suffix string) bool {
 
 func xpendingSummary(c *Ctx) {
 	sum, err := c.DB.XPendingSummary(c.Args[1], c.Args[2])
-	if !c.noGroupOK(err, "") {
+	if !c.noGroupOK(err) {
 		return
 	}
 	c.W.Array(4)
@@ -328,7 +328,7 @@ func xpendingSummary(c *Ctx) {
 // [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID]
 // [LASTID lastid]
 func cmdXClaim(c *Ctx) {
-	if !streamGroupExists(c, "") {
+	if !streamGroupExists(c) {
 		return
 	}
 	minIdle, ok := num.ParseInt(c.Args[4])
@@ -348,7 +348,9 @@ func cmdXClaim(c *Ctx) {
 	a.Now = time.Now().UnixMilli()
 	for ; j < len(c.Args); j++ {
 		more := j < len(c.Args)-1
-		optErr := func(name string) bool {
+		// numberOption reads the number of option name (IDLE, TIME or
+		// RETRYCOUNT) after it.
+		numberOption := func(name string) bool {
 			j++
 			n, ok := num.ParseInt(c.Args[j])
 			if !ok {
@@ -370,7 +372,7 @@ func cmdXClaim(c *Ctx) {
 		case c.is(j, "justid"):
 			a.JustID = true
 		case more && (c.is(j, "idle") || c.is(j, "time") || c.is(j, "retrycount")):
-			if !optErr(strings.ToUpper(string(c.Args[j]))) {
+			if !numberOption(strings.ToUpper(string(c.Args[j]))) {
 				return
 			}
 		case more && c.is(j, "lastid"):
@@ -391,7 +393,7 @@ func cmdXClaim(c *Ctx) {
 		a.DeliveryTime = a.Now
 	}
 	claimed, err := c.DB.XClaim(c.Args[1], &a)
-	if !c.noGroupOK(err, "") {
+	if !c.noGroupOK(err) {
 		return
 	}
 	c.W.Array(len(claimed))
@@ -404,15 +406,15 @@ func cmdXClaim(c *Ctx) {
 	}
 }
 
-// streamGroupExists checks, before XCLAIM reads its arguments, that its
-// key holds a stream with its group, replying the error when not.
-func streamGroupExists(c *Ctx, suffix string) bool {
+// streamGroupExists checks that the key (argument 1) holds a stream with
+// the group (argument 2), replying the error when not.
+func streamGroupExists(c *Ctx) bool {
 	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
 	switch {
 	case !c.ok(err):
 		return false
 	case !keyFound || !groupFound:
-		c.ErrorString(noGroupError(c.Args[1], c.Args[2], suffix))
+		c.ErrorString(noGroupError(c.Args[1], c.Args[2], ""))
 		return false
 	}
 	return true
@@ -450,12 +452,12 @@ func cmdXAutoClaim(c *Ctx) {
 			return
 		}
 	}
-	if !streamGroupExists(c, "") {
+	if !streamGroupExists(c) {
 		return
 	}
 	a.Now = time.Now().UnixMilli()
 	res, err := c.DB.XAutoClaim(c.Args[1], &a)
-	if !c.noGroupOK(err, "") {
+	if !c.noGroupOK(err) {
 		return
 	}
 	c.W.Array(3)
