@@ -27,13 +27,14 @@ func init() {
 // FCALL function numkeys [key ...] [arg ...]
 // FCALL_RO, the same for read-only functions.
 func fcallCommand(c *Ctx, readOnly bool) {
-	keys, args, ok := scriptArgs(c, "ERR Bad number of keys provided")
-	if !ok {
-		return
-	}
+	// As Redis, the function is looked up before numkeys is read.
 	fn := c.Env.scripts.Function(string(c.Args[1]))
 	if fn == nil {
 		c.ErrorString("ERR Function not found")
+		return
+	}
+	keys, args, ok := scriptArgs(c, "ERR Bad number of keys provided")
+	if !ok {
 		return
 	}
 	if refusal := c.Env.declaredRefusal(fn.Flags, readOnly); refusal != "" {

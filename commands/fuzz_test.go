@@ -59,6 +59,12 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(fuzzInMulti), "XREADGROUP", []byte("GROUP\x00g\x00c\x00BLOCK\x00"+token("0")+"\x00STREAMS\x00x\x00>"))
 	f.Add(uint8(0), "XCLAIM", []byte("x\x00g\x00d\x00"+token("-9223372036854775808")+"\x001-1\x002-1\x00IDLE\x00"+token("-9223372036854775808")+"\x00RETRYCOUNT\x00"+token("18446744073709551615")+"\x00FORCE\x00LASTID\x00"+token("18446744073709551615-18446744073709551615")))
 	f.Add(uint8(fuzzRESP3), "XAUTOCLAIM", []byte("x\x00g\x00d\x00"+token("0")+"\x00-\x00COUNT\x00"+token("4611686018427387903")+"\x00JUSTID"))
+	f.Add(uint8(fuzzRESP3), "EVAL", []byte(token("return {1, {ok='x'}, {err='y'}, {double=1.5}, {map={a=1}}, {set={b=true}}}")+"\x00"+token("0")))
+	f.Add(uint8(fuzzTenant), "EVAL", []byte(token("return redis.call(unpack(ARGV))")+"\x00"+token("0")+"\x00ZRANGE\x00z\x00"+token("0")+"\x00"+token("-1")+"\x00WITHSCORES"))
+	f.Add(uint8(fuzzInMulti|fuzzRESP3), "EVAL_RO", []byte(token("redis.setresp(3) return redis.call('hgetall', KEYS[1])")+"\x00"+token("1")+"\x00h"))
+	f.Add(uint8(0), "FUNCTION", []byte("LOAD\x00REPLACE\x00"+token("#!lua name=lib\nredis.register_function('fn', function(k, a) return redis.call('lrange', k[1], 0, -1) end)")))
+	f.Add(uint8(0), "FCALL", []byte("fn\x00"+token("1")+"\x00l"))
+	f.Add(uint8(0), "SCRIPT", []byte("LOAD\x00"+token("return {cmsgpack.unpack(ARGV[1])}")))
 	f.Add(uint8(fuzzRESP3), "XPENDING", []byte("x\x00g\x00IDLE\x00"+token("-1")+"\x00-\x00+\x00"+token("9223372036854775807")+"\x00c"))
 	f.Add(uint8(0), "RDB", []byte("LOAD\x00"+token("/nonexistent/dump.rdb")+"\x00NX\x00DB\x00"+token("18446744073709551615")))
 	f.Add(uint8(fuzzInMulti), "BGSAVE", []byte(token("SCHEDULE")))
@@ -109,6 +115,13 @@ var fuzzTokens = []string{
 	"IDLE", "TIME", "RETRYCOUNT", "FORCE", "JUSTID", "LASTID",
 	// Backups' and RDB LOAD's (a path: nothing there, a directory).
 	"SCHEDULE", "LOAD", "/nonexistent/dump.rdb", "/",
+	// Scripts and functions: bodies, a library, SCRIPT's and FUNCTION's
+	// words.
+	"return redis.call('get', KEYS[1])", "return {1, {ok='x'}, {err='y'}, {double=1.5}, {map={a=1}}, {set={b=true}}}",
+	"redis.setresp(3) return redis.call('hgetall', KEYS[1])", "return cjson.encode(cjson.decode(ARGV[1]))",
+	"return {cmsgpack.unpack(ARGV[1])}", "return {struct.unpack(ARGV[1], ARGV[2])}", "return redis.call(unpack(ARGV))",
+	"#!lua flags=no-writes\nreturn redis.call('set', 'k', 'v')", "#!lua name=lib\nredis.register_function('fn', function(k, a) return redis.call('lrange', k[1], 0, -1) end)",
+	"fn", "EXISTS", "FLUSH", "DUMP", "RESTORE", "APPEND", "STATS", "LIBRARYNAME", "WITHCODE", "SYNC", "ASYNC",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -314,6 +327,10 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 			h.env.Dispatch(cl.Ctx, c)
 		}
 	}()
+	// A script may loop for ever, as in Redis: it is stopped, as
+	// SHUTDOWN NOSAVE would.
+	stopScript := time.AfterFunc(fuzzTimeout/3, h.env.scripts.Abort)
+	defer stopScript.Stop()
 	select {
 	case <-done:
 	case <-time.After(fuzzTimeout):

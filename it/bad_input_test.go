@@ -124,6 +124,19 @@ var badInputCases = []struct {
 	{[]string{"XGROUP", "CREATE", "x", "g2", "0", "ENTRIESREAD", "9223372036854775807"}, "+OK\r\n", redisSame},
 	{[]string{"XGROUP", "SETID", "x", "g", "0", "ENTRIESREAD", "-9223372036854775808"}, "-ERR value for ENTRIESREAD must be positive or -1\r\n", redisSame},
 	{[]string{"XACK", "x", "g", "18446744073709551616-1"}, "-ERR Invalid stream ID specified as stream command argument\r\n", redisSame},
+
+	// Scripts: numkeys at the limits, and what a script asks to build.
+	{[]string{"EVAL", "return 1", "9223372036854775807"}, "-ERR Number of keys can't be greater than number of args\r\n", redisSame},
+	{[]string{"EVAL", "return 1", "-9223372036854775808"}, "-ERR Number of keys can't be negative\r\n", redisSame},
+	{[]string{"EVAL", "return 1", "9223372036854775808"}, "-ERR value is not an integer or out of range\r\n", redisSame},
+	{[]string{"EVALSHA_RO", "ffffffffffffffffffffffffffffffffffffffff", "-1"}, "-ERR Number of keys can't be negative\r\n", redisSame},
+	{[]string{"FCALL", "f", "9223372036854775807"}, "-ERR Number of keys can't be greater than number of args\r\n", redisSame},
+	{[]string{"FCALL_RO", "f", "18446744073709551616"}, "-ERR Bad number of keys provided\r\n", redisSame},
+	{[]string{"EVAL", "return #cmsgpack.unpack('\\221\\255\\255\\255\\255')", "0"}, "-ERR user_script:1: Missing bytes in input. script: ...", redisSame},
+	{[]string{"EVAL", "return struct.pack('c2147483647', 'x')", "0"}, "-ERR user_script:1: bad argument #3 to 'pack' (string too short) script: ...", redisSame},
+	{[]string{"EVAL", "return #string.rep('x', 1099511627776)", "0"}, "-ERR user_script:1: not enough memory script: ...", redisUnsafe},
+	{[]string{"EVAL", "return redis.call('lrange', 'l', '-9223372036854775808', '9223372036854775807')", "0"}, "*5\r\n...", redisSame},
+	{[]string{"FUNCTION", "RESTORE", "\xf5\x81\xff\xff\xff\xff\xff\xff\xff\xff\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"}, "-ERR DUMP payload version or checksum are wrong\r\n", redisSame},
 }
 
 // seedBadInput empties a server and writes the keys the cases use.
@@ -138,6 +151,7 @@ func seedBadInput(c *rawConn) {
 		{"SET", "n", "10"},
 		{"XADD", "x", "1-1", "f", "v"}, {"XADD", "x", "2-1", "f", "v"}, {"XADD", "x", "3-1", "f", "v"},
 		{"XGROUP", "CREATE", "x", "g", "0"},
+		{"FUNCTION", "LOAD", "REPLACE", "#!lua name=badinput\nredis.register_function('f', function() return 1 end)"},
 	} {
 		if reply := c.do(cmd...); strings.HasPrefix(reply, "-") {
 			c.t.Fatalf("%v: %q", cmd, reply)
