@@ -65,6 +65,7 @@ func main() {
 	printHeader(names(servers))
 	prefillBits(servers)
 	prefillGeo(servers)
+	prefillScripts(servers)
 	for _, pipeline := range []int{1, 16} {
 		// -P 1 carries the targets; its rounds are repeated because this
 		// kind of machine drifts in speed by tens of percent within minutes.
@@ -145,6 +146,7 @@ func benchSteps(tests string) [][]string {
 	steps = append(steps, streamCommands...)
 	steps = append(steps, bitCommands...)
 	steps = append(steps, geoCommands...)
+	steps = append(steps, scriptCommands...)
 	return append(steps, []string{"-t", "zpopmin"})
 }
 

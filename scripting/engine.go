@@ -199,6 +199,7 @@ type run struct {
 	wrote    atomic.Bool
 	cancel   context.CancelCauseFunc
 	ctx      context.Context
+	done     chan struct{} // closed when the run ends
 }
 
 // Causes of a run stopped from outside.
@@ -232,11 +233,11 @@ func (e *Engine) begin(st *state, name string, function bool, inv Invocation) *r
 		r.command[i] = []byte(string(a))
 	}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
+	r.done = make(chan struct{})
 	st.run = r
 	st.L.SetContext(r.ctx)
 	st.L.Env = st.evalEnv
 	e.current.Store(r)
-	e.changed()
 	select {
 	case e.wake <- struct{}{}:
 	default:
@@ -251,8 +252,8 @@ func (e *Engine) finish(st *state, r *run, err error, w reply.Sink) {
 	L.RemoveContext()
 	if e.current.CompareAndSwap(r, nil) {
 		e.busy.Store(false)
-		e.changed()
 	}
+	close(r.done)
 	healthy := !r.stopped() && !st.broken
 	r.cancel(nil)
 	if err != nil {
@@ -270,7 +271,9 @@ func (e *Engine) finish(st *state, r *run, err error, w reply.Sink) {
 	e.putState(st, healthy)
 }
 
-// changed wakes whoever waits for the run control to change.
+// changed wakes whoever waits for a run to become busy. Runs beginning
+// and ending do not: the commands waiting for the gate behind a script
+// wait for the gate itself then.
 func (e *Engine) changed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -278,8 +281,8 @@ func (e *Engine) changed() {
 	e.mu.changed = make(chan struct{})
 }
 
-// Changed returns a channel closed at the next change of the run
-// control: a run begins, ends or becomes busy.
+// Changed returns a channel closed when the run in progress, or the next
+// one, becomes busy.
 func (e *Engine) Changed() <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -324,7 +327,10 @@ func (e *Engine) Kill(function bool) string {
 		case r == nil:
 			return "NOTBUSY No scripts in execution right now."
 		case !e.busy.Load():
-			<-changed
+			select {
+			case <-changed:
+			case <-r.done:
+			}
 			continue
 		case r.function != function:
 			return busyText(r.function)

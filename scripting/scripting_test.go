@@ -287,3 +287,36 @@ func TestKill(t *testing.T) {
 		t.Fatalf("killed script replied %q", got)
 	}
 }
+
+// The Lua states are pooled: runs after the first make none.
+func TestStatesReused(t *testing.T) {
+	e := newTestEngine(t)
+	eval(t, e, "return 1", 2)
+	first := e.mu.idle[0]
+	for range 10 {
+		eval(t, e, "return redis.call('get', 's')", 2)
+		fn, _ := e.Prepare("#!lua name=l\nredis.register_function('f', function() return 1 end)", PolicyReplace)
+		_ = fn
+	}
+	if len(e.mu.idle) != 1 || e.mu.idle[0] != first {
+		t.Fatalf("idle states %v, want the first one only", e.mu.idle)
+	}
+}
+
+// BenchmarkEvalGetSet is EVALSHA of a script doing one GET and one SET.
+func BenchmarkEvalGetSet(b *testing.B) {
+	e := NewEngine(func() time.Duration { return 0 })
+	b.Cleanup(e.Close)
+	sc, err := e.Cache("local v = redis.call('get', KEYS[1]) redis.call('set', KEYS[1], ARGV[1]) return v")
+	if err != nil {
+		b.Fatal(err)
+	}
+	caller := &memCaller{data: map[string]string{}}
+	keys, args := [][]byte{[]byte("k")}, [][]byte{[]byte("v")}
+	w := reply.NewCapture(2)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Reset()
+		e.Eval(sc, keys, args, Invocation{Caller: caller}, w)
+	}
+}
