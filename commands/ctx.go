@@ -33,6 +33,11 @@ type Ctx struct {
 	// the last command inside its EXEC ended: an error written past it
 	// makes the command failed (INFO commandstats).
 	errMark int64
+	// notifyFlags, before and consumersBefore are what a write that
+	// publishes keyspace events recorded before it ran (notify.go).
+	notifyFlags     config.NotifyClass
+	before          []storage.KeyState
+	consumersBefore []bool
 }
 
 // NewContext returns the context the commands of session s run in, which

@@ -46,7 +46,13 @@ func cmdDebug(c *Ctx) {
 			c.Env.Storage.SetDBSizeLimitReached(on)
 			c.W.OK()
 		}
-	case (sub == "set-active-expire" || sub == "quicklist-packed-threshold") && len(c.Args) == 3:
+	case sub == "set-active-expire" && len(c.Args) == 3:
+		// As Redis reads it (atoi): 0, or what is no number, stops
+		// active expiry; keys still expire when looked up.
+		n, _ := num.ParseInt(c.Args[2])
+		c.Env.notes.activeExpireOff.Store(n == 0)
+		c.W.OK()
+	case sub == "quicklist-packed-threshold" && len(c.Args) == 3:
 		c.W.OK()
 	default:
 		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + abbreviate(c.Args[1]) + "'. Try DEBUG HELP.")

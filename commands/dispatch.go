@@ -151,6 +151,7 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	// Counted before it runs, as Kvrocks: INFO commandstats counts itself.
 	cmd.stats.calls.Add(1)
 	ctx.errMark = ctx.W.Errors()
+	e.expireAccessed(ctx, cmd, args)
 	e.run(ctx)
 	elapsed := time.Since(start)
 	if s.Blocked {
@@ -197,8 +198,10 @@ func (e *Env) run(ctx *Ctx) {
 	db := ctx.DB
 	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
 		ctx.DB = in
+		ctx.noteBefore(in)
 		call(ctx)
 	})
+	ctx.endNotes()
 	ctx.DB, ctx.write = db, storage.Write{}
 	if err != nil {
 		// The reply was written before the write failed to apply.
@@ -213,12 +216,13 @@ func (e *Env) run(ctx *Ctx) {
 // changed the database touches the keys it wrote for WATCH and wakes their
 // oldest blocked clients.
 func (e *Env) Watching() bool {
-	return e.Sessions.Watches.Active() || e.Sessions.Blocking.Count() > 0
+	return e.Sessions.Watches.Active() || e.Sessions.Blocking.Count() > 0 || e.notifying() != 0
 }
 
 // Wrote is called under the write's key locks.
 func (e *Env) Wrote(w *storage.Write) {
 	ctx := w.By.(*Ctx)
+	ctx.announce()
 	changed := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
 	e.Sessions.Watches.Touch(w.NS, changed)
 	e.Sessions.Blocking.Written(w.NS, changed, ctx.Session)

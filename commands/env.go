@@ -52,6 +52,7 @@ type Env struct {
 	keyspace keyspaceStats
 	authLog  authLog
 	backups  backups
+	notes    notices
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// scripts runs the Lua scripts and functions (script.go);
@@ -88,6 +89,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 	e.Repl.Master.OnAck = e.Sessions.Blocking.Acked
 	e.startScripting()
 	go e.sampleLoop()
+	go e.expireLoop()
 	return e
 }
 

@@ -61,7 +61,8 @@ type Command struct {
 	Secret  func(args [][]byte, i int) bool
 	Handler func(c *Ctx)
 
-	stats commandStats
+	events *keyEvents // what it publishes to keyspace subscribers (notify_events.go)
+	stats  commandStats
 }
 
 // Table maps lower-case command names to commands.
@@ -80,6 +81,7 @@ func register(cmds ...*Command) {
 		if c.Step == 0 && c.FirstKey > 0 {
 			c.Step = 1
 		}
+		c.events = keyEventsOf[c.Name]
 		if freesSpace[c.Name] {
 			c.Flags |= NoDBSizeCheck
 		}

@@ -24,6 +24,10 @@ type RedisKeys struct {
 	// milliseconds: past it a running script makes other clients get
 	// BUSY (0: never).
 	BusyReplyThreshold RedisInt
+	// NotifyKeyspaceEvents is notify-keyspace-events; TrackingTableMaxKeys
+	// tracking-table-max-keys (0: no bound).
+	NotifyKeyspaceEvents NotifyEvents
+	TrackingTableMaxKeys RedisInt
 }
 
 const longMax = math.MaxInt64
@@ -70,7 +74,9 @@ func (c *Config) addRedisKeys() {
 	add("hz", &RedisInt{min: 0, max: intMax, clampMin: 1, clampMax: 500}, "10", "Redis: background task frequency (stored within 1..500)")
 	add("dynamic-hz", flag(), "yes", "Redis: scale hz with the number of clients")
 	add("latency-tracking", flag(), "yes", "Redis: per-command latency percentiles")
-	add("tracking-table-max-keys", num(0, longMax), "1000000", "Redis: keys the client-tracking table holds")
+	add("tracking-table-max-keys", &c.Redis.TrackingTableMaxKeys, "1000000", "Redis: keys the client-tracking table holds (0: no bound)")
+	c.Redis.TrackingTableMaxKeys.min, c.Redis.TrackingTableMaxKeys.max = 0, longMax
+	add("notify-keyspace-events", &c.Redis.NotifyKeyspaceEvents, "", "Redis: keyspace event classes published (K, E, g, $, l, s, h, z, x, e, t, m, d, n, A)")
 	add("sanitize-dump-payload", &Enum{allowed: []string{"no", "yes", "clients"}, redis: true}, "no", "Redis: check RESTORE payloads deeply")
 	add("busy-reply-threshold", &c.Redis.BusyReplyThreshold, "5000", "Redis: milliseconds a script runs before other clients get BUSY (0: never)")
 	c.Redis.BusyReplyThreshold.min, c.Redis.BusyReplyThreshold.max = 0, longMax

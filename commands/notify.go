@@ -1,0 +1,257 @@
+package commands
+
+import (
+	"bytes"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Keyspace notifications, as Redis 7.0's notify-keyspace-events: a write
+// publishes what it did to each key on __keyspace@0__:<key> (the event
+// as message) and __keyevent@0__:<event> (the key as message), in its
+// namespace only, as Kvrocks keeps channels per namespace. What each
+// command publishes is data (notify_events.go). Nothing is read or
+// published unless K or E is set and someone is subscribed.
+//
+// The write door (storage.Update) calls the hooks under the command's key
+// locks: run reads the keys' state before the command runs (Ctx.before),
+// and Wrote, once the command changed something, reads it after and
+// publishes the events the table derives from the two. Events of one key
+// thus follow the order of its writes, and those of a served blocked
+// client follow the push that served it, as in Redis.
+//
+// Keys whose time has passed are deleted, with an "expired" event, when
+// a command looks them up (expireAccessed) and by a background walk
+// (expireLoop), both only while someone listens for those events or
+// tracks keys: otherwise Basalt leaves them to compaction, as Kvrocks.
+
+const (
+	keyspaceChannel = "__keyspace@0__:"
+	keyeventChannel = "__keyevent@0__:"
+)
+
+// notices is the Env's state of keyspace notifications and expiry.
+type notices struct {
+	// activeExpireOff is DEBUG SET-ACTIVE-EXPIRE 0: the background walk
+	// stops, keys still expire when looked up.
+	activeExpireOff atomic.Bool
+}
+
+// notifying returns the classes to publish now: none unless K or E is set
+// and someone is subscribed.
+func (e *Env) notifying() config.NotifyClass {
+	flags := e.Config.Redis.NotifyKeyspaceEvents.Get()
+	if flags&(config.NotifyKeyspace|config.NotifyKeyevent) == 0 || !e.Sessions.PubSub.Listening() {
+		return 0
+	}
+	return flags
+}
+
+// notify publishes event of class on key of namespace ns, when flags has
+// the class (Redis's notifyKeyspaceEvent): the keyspace channel first.
+func (e *Env) notify(flags, class config.NotifyClass, event, ns string, key []byte) {
+	if flags&class == 0 {
+		return
+	}
+	if flags&config.NotifyKeyspace != 0 {
+		e.Sessions.Publish(ns, keyspaceChannel+string(key), []byte(event), false)
+	}
+	if flags&config.NotifyKeyevent != 0 {
+		e.Sessions.Publish(ns, keyeventChannel+event, key, false)
+	}
+}
+
+// noteBefore records, under the write's locks, the state of the keys of
+// the write about to run in db, when its events will be published.
+func (c *Ctx) noteBefore(db storage.DB) {
+	c.notifyFlags = c.Env.notifying()
+	if c.notifyFlags == 0 || c.cmd.events == nil {
+		c.notifyFlags = 0
+		return
+	}
+	states, err := db.KeyStates(c.write.Keys)
+	if err != nil {
+		slog.Error("keyspace notifications: read the keys before a write", "cmd", c.cmd.Name, "err", err)
+		c.notifyFlags = 0
+		return
+	}
+	c.before = states
+	if find := c.cmd.events.consumer; find != nil {
+		c.consumersBefore = make([]bool, len(c.write.Keys))
+		for i, k := range c.write.Keys {
+			c.consumersBefore[i] = find(c.Args, db, k)
+		}
+	}
+}
+
+// announce publishes the events of the write c just made, under its locks.
+func (c *Ctx) announce() {
+	if c.notifyFlags == 0 {
+		return
+	}
+	after, err := c.DB.KeyStates(c.write.Keys)
+	if err != nil {
+		slog.Error("keyspace notifications: read the keys after a write", "cmd", c.cmd.Name, "err", err)
+		return
+	}
+	a := &announcement{c: c, flags: c.notifyFlags, keys: c.write.Keys, written: c.cmd.writtenKeys(c.Args, c.write.Keys),
+		before: c.before, after: after, newSent: make([]bool, len(after))}
+	c.cmd.events.shape(a, c.cmd.events)
+}
+
+// endNotes forgets what the last write recorded for its events.
+func (c *Ctx) endNotes() {
+	c.notifyFlags, c.before, c.consumersBefore = 0, nil, nil
+}
+
+// announcement is one write's events being published.
+type announcement struct {
+	c             *Ctx
+	flags         config.NotifyClass
+	keys, written [][]byte
+	before, after []storage.KeyState
+	newSent       []bool // by key index: its "new" event went out
+}
+
+// index returns the position of key among the write's keys.
+func (a *announcement) index(key []byte) int {
+	for i, k := range a.keys {
+		if bytes.Equal(k, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// emit publishes event on the key at index i, after its "new" event when
+// the write created it (or replaced it, for RENAME, COPY and RESTORE).
+func (a *announcement) emit(class config.NotifyClass, event string, i int, replaced bool) {
+	if i < 0 {
+		return
+	}
+	// A key set already expired (SET ... PXAT 1) was added all the same.
+	if (replaced || !a.before[i].Alive) && (a.after[i].Alive || a.after[i].Expired) && !a.newSent[i] {
+		a.newSent[i] = true
+		a.c.Env.notify(a.flags, config.NotifyNew, "new", a.c.Session.Namespace, a.keys[i])
+	}
+	a.c.Env.notify(a.flags, class, event, a.c.Session.Namespace, a.keys[i])
+}
+
+// emptied reports whether the write removed the key at index i.
+func (a *announcement) emptied(i int) bool {
+	return i >= 0 && a.before[i].Alive && !a.after[i].Alive
+}
+
+// changed reports whether the write changed the key at index i: any
+// write of a command with one key does, as Redis counts it.
+func (a *announcement) changed(i int) bool {
+	return len(a.keys) == 1 || !a.before[i].Same(a.after[i])
+}
+
+// expireAccessed deletes the keys of a command about to run whose time has
+// passed, publishing "expired" for each, and "keymiss" for the keys it
+// looks up that do not exist, as Redis's lookups do before the command
+// acts. It does nothing unless someone listens for those events.
+func (e *Env) expireAccessed(c *Ctx, cmd *Command, args [][]byte) {
+	flags := e.notifying()
+	if flags&(config.NotifyExpired|config.NotifyKeyMiss) == 0 || !cmd.hasKeys() {
+		return
+	}
+	keys := cmd.keys(args)
+	db := e.Storage.DB(c.Session.Namespace)
+	states, err := db.KeyStates(keys)
+	if err != nil {
+		return
+	}
+	for i, k := range keys {
+		if states[i].Meta != nil && !states[i].Alive && states[i].Expired && flags&config.NotifyExpired != 0 && !e.Repl.IsReplica() {
+			e.expireKey(flags, c.Session.Namespace, k)
+		}
+	}
+	if flags&config.NotifyKeyMiss == 0 {
+		return
+	}
+	for i, k := range keys {
+		if !states[i].Alive && cmd.looksUp(args, keys, i) {
+			e.notify(flags, config.NotifyKeyMiss, "keymiss", c.Session.Namespace, k)
+		}
+	}
+}
+
+// looksUp reports whether the command reads key as Redis's lookupKeyRead
+// does: a read command reads all its keys, a write the keys it only reads
+// (sources) and those its events say it reads (GETDEL, SET ... GET).
+func (cmd *Command) looksUp(args, keys [][]byte, i int) bool {
+	ev := cmd.events
+	switch {
+	case cmd.Flags&Write == 0, ev != nil && ev.reads != nil && ev.reads(args):
+		return true
+	case ev != nil && ev.dest == firstKey:
+		return i > 0
+	case ev != nil && ev.dest == lastKey:
+		return i < len(keys)-1
+	}
+	for _, w := range cmd.writtenKeys(args, keys) {
+		if bytes.Equal(w, keys[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// expireKey deletes key of namespace ns if its time has passed, under its
+// lock, and publishes "expired" when it did.
+func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte) {
+	deleted := false
+	err := e.Storage.Update(&storage.Write{NS: ns, Keys: [][]byte{key}}, func(db storage.DB) {
+		var err error
+		deleted, err = db.DeleteExpired(key)
+		if err != nil {
+			slog.Error("delete an expired key", "err", err)
+		}
+	})
+	if err != nil || !deleted {
+		return
+	}
+	e.notify(flags, config.NotifyExpired, "expired", ns, key)
+}
+
+// Active expiry walks the keyspace in steps of expireStepKeys records
+// every expireStepEvery, as Redis's active expire cycle runs hz times a
+// second, deleting the keys whose time has passed.
+const (
+	expireStepKeys  = 1000
+	expireStepEvery = 100 * time.Millisecond
+)
+
+// expireLoop is the background walk of active expiry; it stops with the
+// Env.
+func (e *Env) expireLoop() {
+	t := time.NewTicker(expireStepEvery)
+	defer t.Stop()
+	var from []byte
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+		}
+		flags := e.notifying()
+		if flags&config.NotifyExpired == 0 || e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
+			continue
+		}
+		keys, next, err := e.Storage.ExpiredKeys(from, expireStepKeys)
+		if err != nil {
+			slog.Error("active expiry: walk the keys", "err", err)
+			continue
+		}
+		for _, k := range keys {
+			e.expireKey(flags, k.NS, k.Name)
+		}
+		from = next
+	}
+}
