@@ -77,6 +77,9 @@ type Config struct {
 	ReplNamespaceEnabled       Bool
 	// MaxDBSize is in GB; 0 means no limit.
 	MaxDBSize Int
+	// MetadataCacheSize is the MB of hot metadata records Basalt keeps in
+	// memory in front of RocksDB; 0 disables the cache.
+	MetadataCacheSize Int
 	// MaxBitmapToStringMB bounds the bitmap GET renders as a string.
 	MaxBitmapToStringMB Int
 	UnixSocket          Text

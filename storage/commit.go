@@ -225,14 +225,25 @@ func (s *Storage) apply(ops []op, queued []*queuedWrite, local bool) error {
 	if marker := s.replMarker.Load(); local && marker != nil {
 		wb.PutLogData(*marker)
 	}
+	s.invalidateMeta(ops, queued)
 	s.writeMu.Lock()
 	err := s.db.Write(s.writeOptions(), wb)
 	s.writeMu.Unlock()
+	s.invalidateMeta(ops, queued)
 	s.writeBatches.put(wb, bytes)
 	if err != nil {
 		return s.writeFailed("write batch", err)
 	}
 	return nil
+}
+
+// invalidateMeta makes the metadata cache forget the records a write
+// changes, before it is applied and again after (metacache.go).
+func (s *Storage) invalidateMeta(ops []op, queued []*queuedWrite) {
+	s.meta.invalidateOps(ops)
+	for _, w := range queued {
+		s.meta.invalidateOps(w.ops)
+	}
 }
 
 // A batch RocksDB refuses while inserting it into the memtables (after it

@@ -71,6 +71,8 @@ type Storage struct {
 	watcher      Watcher       // told of writes that changed something (write.go, rule 4)
 	writes       atomic.Uint64 // batches committed: Update compares it to learn whether a write changed anything
 	writeBatches writeBatches
+	// meta caches metadata records for point reads (metacache.go).
+	meta *metaCache
 	// replMarker is the LogData record "r <replication id>" that ends
 	// every local write batch, nil while there is no replication id
 	// (replid.go).
@@ -109,6 +111,8 @@ func Open(cfg *config.Config) (*Storage, error) {
 		versions: metadata.NewVersionGenerator(),
 		dir:      filepath.Join(dir, "db"),
 	}
+	s.meta = newMetaCache(cfg.MetadataCacheSize.Get() << 20)
+	cfg.Watch("metadata-cache-size", func() { s.meta.budget.Store(cfg.MetadataCacheSize.Get() << 20) })
 	if err := s.open(); err != nil {
 		return nil, err
 	}
@@ -131,6 +135,8 @@ func (s *Storage) open() error {
 		return fmt.Errorf("storage: open %s: %w", s.dir, err)
 	}
 	s.db = db
+	// A reopened database may hold other records (a restored checkpoint).
+	s.meta.clear()
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
 			s.cfs[id], s.cfIDs[id] = handles[i], handles[i].ID()
@@ -371,7 +377,18 @@ func (s *Storage) writeOptions() *grocksdb.WriteOptions {
 // get appends the value of key in cf to dst. found is false when the key
 // does not exist.
 func (s *Storage) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
-	return s.getWith(s.readOpts, cf, key, dst)
+	if cf != CFMetadata {
+		return s.getWith(s.readOpts, cf, key, dst)
+	}
+	value, found, hit, gen := s.meta.get(key, dst)
+	if hit {
+		return value, found, nil
+	}
+	value, found, err = s.getWith(s.readOpts, cf, key, dst)
+	if err == nil {
+		s.meta.fill(key, value[len(dst):], found, gen)
+	}
+	return value, found, err
 }
 
 // getAt is get as of a snapshot.

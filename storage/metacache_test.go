@@ -1,0 +1,132 @@
+package storage
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// Readers racing writers never see a value older than one a write that
+// returned before their read began, nor one that goes back: the cache
+// holds what RocksDB holds. Writers go through the write door, a range
+// deletion and raw batches (as a replica applies them) through apply.
+func TestMetaCacheExactUnderRaces(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	const keys, writes, readers = 4, 3000, 4
+	var acked [keys]atomic.Int64 // the last value whose write returned
+	for k := range acked {
+		acked[k].Store(-1)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan string, readers+keys)
+	for r := 0; r < readers; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			seen := [keys]int64{-1, -1, -1, -1}
+			for !stop.Load() {
+				for k := 0; k < keys; k++ {
+					floor := acked[k].Load()
+					v, found, err := db.Get([]byte("k" + strconv.Itoa(k)))
+					if err != nil {
+						errs <- err.Error()
+						return
+					}
+					n := int64(-1)
+					if found {
+						n, _ = strconv.ParseInt(string(v), 10, 64)
+					}
+					if n < floor || n < seen[k] {
+						errs <- "key " + strconv.Itoa(k) + " read " + strconv.FormatInt(n, 10) + " after " + strconv.FormatInt(max(floor, seen[k]), 10)
+						return
+					}
+					seen[k] = n
+				}
+			}
+		}()
+	}
+	var writers sync.WaitGroup
+	for k := 0; k < keys; k++ {
+		writers.Add(1)
+		go func(k int) {
+			defer writers.Done()
+			key := []byte("k" + strconv.Itoa(k))
+			for i := int64(0); i < writes; i++ {
+				err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{key}}, func(in DB) {
+					if _, err := in.Set(key, []byte(strconv.FormatInt(i, 10)), SetArgs{}); err != nil {
+						errs <- err.Error()
+					}
+				})
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				acked[k].Store(i)
+			}
+		}(k)
+	}
+	writers.Wait()
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if s.meta.hits.Load() == 0 {
+		t.Fatal("no read was served by the cache")
+	}
+}
+
+// A range deletion and a write of another namespace's key are seen at
+// once; a disabled cache serves nothing.
+func TestMetaCacheFlushAndBudget(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	if _, err := db.Set(b("k"), b("v"), SetArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if v, found, _ := db.Get(b("k")); !found || string(v) != "v" {
+			t.Fatalf("read %d: %q %v", i, v, found)
+		}
+	}
+	if s.meta.hits.Load() != 1 || s.meta.size() == 0 {
+		t.Fatalf("hits %d, size %d after two reads", s.meta.hits.Load(), s.meta.size())
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := db.Get(b("k")); found {
+		t.Fatal("a flushed key is still read")
+	}
+	s.meta.budget.Store(0)
+	s.meta.clear()
+	db.Set(b("k"), b("w"), SetArgs{})
+	db.Get(b("k"))
+	if v, _, _ := db.Get(b("k")); string(v) != "w" || s.meta.size() != 0 {
+		t.Fatalf("with no budget: read %q, cache holds %d bytes", v, s.meta.size())
+	}
+}
+
+// The cache stays within its budget, evicting as it fills.
+func TestMetaCacheEvicts(t *testing.T) {
+	c := newMetaCache(metaShards * 1024)
+	for i := 0; i < 10000; i++ {
+		key := []byte("key:" + strconv.Itoa(i))
+		_, _, hit, gen := c.get(key, nil)
+		if hit {
+			t.Fatal("hit on a key never stored")
+		}
+		c.fill(key, make([]byte, 100), true, gen)
+	}
+	if n := c.size(); n > metaShards*1024 || n == 0 {
+		t.Fatalf("cache holds %d bytes, budget %d", n, metaShards*1024)
+	}
+}
