@@ -37,7 +37,10 @@ var (
 
 // lookupMetadata is the subkey filter's view of the metadata column family.
 // Before Open has finished and once Close has begun it fails, and the
-// filter then keeps the record.
+// filter then keeps the record. It reads RocksDB, not the metadata cache:
+// the metadata filter drops expired records without a write, so the cache
+// may still hold a record that expired within the subkey filter's grace,
+// which would keep its subkeys one compaction longer.
 func (s *Storage) lookupMetadata(nsKey []byte) ([]byte, bool, error) {
 	if !s.ready.Load() {
 		return nil, false, errNotReady
@@ -45,7 +48,7 @@ func (s *Storage) lookupMetadata(nsKey []byte) ([]byte, bool, error) {
 	if s.closing.Load() {
 		return nil, false, errClosing
 	}
-	return s.get(CFMetadata, nsKey, nil)
+	return s.getWith(s.readOpts, CFMetadata, nsKey, nil)
 }
 
 // compactOrder is the order COMPACT compacts the column families in:

@@ -25,7 +25,10 @@ import (
 //     (full sync, restore) clear everything.
 //
 // Reads at a snapshot and iterators never use it. Expired records are kept
-// as they are: readers decode the expiry, as they do from RocksDB.
+// as they are: readers decode the expiry, as they do from RocksDB, and see
+// an expired record as absent, which is what RocksDB holds once the
+// metadata compaction filter dropped it without a write. The subkey filter,
+// which tells the two apart, reads RocksDB itself (compact.go).
 type metaCache struct {
 	budget atomic.Int64 // bytes for all shards; 0 disables the cache
 	seed   maphash.Seed
