@@ -145,6 +145,7 @@ func init() {
 		"pubsub":   pubsubSubcommands,
 		"script":   scriptSubcommands,
 		"slowlog":  slowlogSubcommands,
+		"xgroup":   xgroupSubcommands,
 		"xinfo":    xinfoSubcommands,
 	}
 }
