@@ -39,6 +39,7 @@ func main() {
 	opsOnly := flag.Bool("ops-only", false, "run only the RDB LOAD and BGSAVE measurements")
 	groupEntries := flag.Int("group-entries", 100000, "entries the XREADGROUP+XACK loop reads (0: skip)")
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
+	streamsOnly := flag.Bool("streams-only", false, "run only the stream figures: XADD, XRANGE, the group loop and the big XRANGE")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -63,6 +64,11 @@ func main() {
 	}
 	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
 	printHeader(names(servers))
+	if *streamsOnly {
+		benchPipeline(l, servers, streamCommands, 1, *rounds).print(1)
+		benchStreams(servers, *groupEntries, *bigStream)
+		return
+	}
 	prefillBits(servers)
 	prefillGeo(servers)
 	prefillScripts(servers)
@@ -73,18 +79,13 @@ func main() {
 		if pipeline == 1 {
 			n = *rounds
 		}
-		benchPipeline(l, servers, *tests, pipeline, n).print(pipeline)
+		benchPipeline(l, servers, benchSteps(*tests), pipeline, n).print(pipeline)
 	}
 	printRow("RSS after the tests (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmRSS") }))
 	printRow("peak RSS (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmHWM") }))
 	printRow("PUBLISH to 100 subscribers (msgs/s)", "-", perServer(servers, func(s *server) float64 { return benchFanOut(s.port, 20000) }))
 	printRow("LPUSH -> BRPOP queue (items/s)", "-", perServer(servers, func(s *server) float64 { return benchQueue(s.port, 50000) }))
-	if *groupEntries > 0 {
-		printRow("XREADGROUP COUNT 1 + XACK, 50 consumers (loops/s)", "-", perServer(servers, func(s *server) float64 { return benchGroupLoop(s.port, *groupEntries) }))
-	}
-	if *bigStream > 0 {
-		printBigRange(servers, *bigStream)
-	}
+	benchStreams(servers, *groupEntries, *bigStream)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}
@@ -118,10 +119,10 @@ func benchOps(basaltBin, kvrocksBin, dir string, rdbMB, backupMB int) {
 // benchPipeline runs every step on every server, rounds times. Each step
 // runs on all servers back to back, so that all see the machine at the
 // same speed; which one goes first rotates from round to round.
-func benchPipeline(l load, servers []*server, tests string, pipeline, rounds int) *table {
+func benchPipeline(l load, servers []*server, steps [][]string, pipeline, rounds int) *table {
 	t := newTable(names(servers))
 	for round := 0; round < rounds; round++ {
-		for _, step := range benchSteps(tests) {
+		for _, step := range steps {
 			results := make([]result, len(servers))
 			for j := range servers {
 				i := (j + round) % len(servers)
