@@ -15,6 +15,11 @@ import (
 // group and entry ID that names its consumer. The consumers' own PELs of
 // Redis are the group's PEL filtered by consumer. Every counter is kept
 // by the command that changes what it counts, in the same batch.
+//
+// The group commands here and in stream_claim.go and stream_pending.go
+// keep none of the byte slices they are given past their return (the
+// caller may reuse them), and what they return is the caller's: copies,
+// never RocksDB memory.
 
 // Errors of consumer group commands.
 var (
