@@ -71,8 +71,10 @@ type Storage struct {
 	watcher      Watcher       // told of writes that changed something (write.go, rule 4)
 	writes       atomic.Uint64 // batches committed: Update compares it to learn whether a write changed anything
 	writeBatches writeBatches
-	// meta caches metadata records for point reads (metacache.go).
-	meta *metaCache
+	// meta caches metadata records for point reads (metacache.go);
+	// hllCards the cardinality of HyperLogLogs (hllcard.go).
+	meta     *metaCache
+	hllCards hllCards
 	// replMarker is the LogData record "r <replication id>" that ends
 	// every local write batch, nil while there is no replication id
 	// (replid.go).
@@ -137,6 +139,7 @@ func (s *Storage) open() error {
 	s.db = db
 	// A reopened database may hold other records (a restored checkpoint).
 	s.meta.clear()
+	s.hllCards.invalidateAll()
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
 			s.cfs[id], s.cfIDs[id] = handles[i], handles[i].ID()

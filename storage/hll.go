@@ -127,6 +127,9 @@ func (db DB) PFAdd(key []byte, elems [][]byte) (bool, error) {
 	if created {
 		b.put(CFMetadata, nsKey, newHLLMeta(c.meta))
 	}
+	if changed {
+		db.s.hllCards.forget(nsKey)
+	}
 	return changed, b.commit()
 }
 
@@ -202,6 +205,46 @@ func (db DB) mergeHLL(snap *grocksdb.Snapshot, c *collection, regs *hllRegisters
 // each key's segments are merged into one set of registers as they are
 // read, one key after the other.
 func (db DB) PFCount(keys [][]byte) (int64, error) {
+	if len(keys) == 1 && db.g == nil {
+		// Under the key's lock, so that no PFADD of it is half applied
+		// while its cached cardinality is read or filled (hllcard.go).
+		var card int64
+		var cerr error
+		err := db.s.Update(&Write{NS: db.ns, Keys: keys}, func(in DB) { card, cerr = in.pfCountOne(keys[0]) })
+		if err == nil {
+			err = cerr
+		}
+		return card, err
+	}
+	return db.pfCountUnion(keys)
+}
+
+// pfCountOne is PFCOUNT of one key, answered from the cached cardinality
+// when the key's segments did not change since it was counted. The caller
+// holds the key's lock.
+func (db DB) pfCountOne(key []byte) (int64, error) {
+	nsKey := db.nsKey(key)
+	raw, _, err := db.get(CFMetadata, nsKey, nil)
+	if err != nil {
+		return 0, err
+	}
+	c, err := db.hllCollection(nsKey, key, raw)
+	if err != nil || c == nil {
+		return 0, err
+	}
+	if card, ok := db.s.hllCards.get(nsKey, c.meta.Version); ok {
+		return card, nil
+	}
+	gen := db.s.hllCards.generation()
+	card, err := db.pfCountUnion([][]byte{key})
+	if err == nil {
+		db.s.hllCards.put(nsKey, c.meta.Version, gen, card)
+	}
+	return card, err
+}
+
+// pfCountUnion counts the union of the HyperLogLogs at keys.
+func (db DB) pfCountUnion(keys [][]byte) (int64, error) {
 	snap := db.snapshot()
 	defer db.s.db.ReleaseSnapshot(snap)
 	ro := grocksdb.NewDefaultReadOptions()
@@ -273,6 +316,7 @@ func (db DB) PFMerge(dst []byte, srcs [][]byte) error {
 	// The metadata is written even when no register changed, so that the
 	// write is seen (WATCH), as Redis signals it.
 	b.put(CFMetadata, d.nsKey, newHLLMeta(d.meta))
+	db.s.hllCards.forget(d.nsKey)
 	return b.commit()
 }
 

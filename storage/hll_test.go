@@ -165,3 +165,76 @@ func BenchmarkPFCount(b *testing.B) {
 		}
 	})
 }
+
+// PFCOUNT of one key is answered from its cached cardinality until PFADD,
+// PFMERGE or a replicated batch changes the key's segments.
+func TestPFCountCache(t *testing.T) {
+	master := openTest(t, t.TempDir(), false)
+	defer master.Close()
+	replica := openTest(t, t.TempDir(), false)
+	defer replica.Close()
+	mdb, rdb := master.DB(metadata.DefaultNamespace), replica.DB(metadata.DefaultNamespace)
+	elems := func(from, to int) [][]byte {
+		var out [][]byte
+		for i := from; i < to; i++ {
+			out = append(out, b(fmt.Sprint("e", i)))
+		}
+		return out
+	}
+	count := func(db DB, key string) int64 {
+		t.Helper()
+		n, err := db.PFCount([][]byte{b(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	near := func(n, want int64) bool { return n > want*97/100 && n < want*103/100 }
+	mdb.PFAdd(b("a"), elems(0, 1000))
+	if n := count(mdb, "a"); !near(n, 1000) || count(mdb, "a") != n {
+		t.Fatalf("PFCOUNT a = %d", n)
+	}
+	if _, ok := master.hllCards.get(mdb.nsKey(b("a")), mustVersion(t, mdb, "a")); !ok {
+		t.Fatal("the count was not cached")
+	}
+	mdb.PFAdd(b("a"), elems(1000, 3000))
+	if n := count(mdb, "a"); !near(n, 3000) {
+		t.Fatalf("PFCOUNT a after PFADD = %d, want about 3000", n)
+	}
+	mdb.PFAdd(b("b"), elems(3000, 6000))
+	if err := mdb.PFMerge(b("a"), [][]byte{b("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(mdb, "a"); !near(n, 6000) {
+		t.Fatalf("PFCOUNT a after PFMERGE = %d, want about 6000", n)
+	}
+	// A replica applies the master's batches as they are, without locks.
+	var shipped uint64
+	ship := func() {
+		t.Helper()
+		var err error
+		shipped, err = master.ReadWALBatches(shipped, func(wb WALBatch) error {
+			_, err := replica.ApplyReplicated(wb.Data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ship()
+	before := count(rdb, "a")
+	mdb.PFAdd(b("a"), elems(6000, 9000))
+	ship()
+	if n := count(rdb, "a"); !near(n, 9000) || n == before {
+		t.Fatalf("PFCOUNT a on the replica = %d after %d, want about 9000", n, before)
+	}
+}
+
+func mustVersion(t *testing.T, db DB, key string) uint64 {
+	t.Helper()
+	rec, found, err := db.lookup(db.nsKey(b(key)))
+	if err != nil || !found {
+		t.Fatalf("lookup %s: %v %v", key, found, err)
+	}
+	return rec.meta.Version
+}

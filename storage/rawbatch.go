@@ -312,6 +312,8 @@ func (s *Storage) applyRaw(data []byte, local bool) (int, error) {
 		}
 	}
 	s.hints.reset()
+	// A raw batch takes no key lock: it may change any HyperLogLog.
+	s.hllCards.invalidateAll()
 	if err := s.apply(ops, nil, local); err != nil {
 		return 0, err
 	}
