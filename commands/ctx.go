@@ -38,6 +38,9 @@ type Ctx struct {
 	notifyFlags     config.NotifyClass
 	before          []storage.KeyState
 	consumersBefore []bool
+	// inv holds the invalidations of client-side caching the running
+	// command's writes send its own client after its reply (tracking.go).
+	inv session.Invalidation
 }
 
 // NewContext returns the context the commands of session s run in, which

@@ -57,6 +57,9 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 		e.Sessions.Blocking.Written(w.NS, w.Keys(), s)
 	}
 	e.serveBlocked(s) // blocking.go: waiters on the keys written are served before the reply goes out
+	if len(c.inv.Self) > 0 || s.TrackingOn() {
+		e.trackingDone(c, args)
+	}
 }
 
 func (e *Env) dispatch(c *Ctx, args [][]byte) {
@@ -153,6 +156,9 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	ctx.errMark = ctx.W.Errors()
 	e.expireAccessed(ctx, cmd, args)
 	e.run(ctx)
+	if s.TrackingOn() {
+		e.remember(ctx, cmd, args)
+	}
 	elapsed := time.Since(start)
 	if s.Blocked {
 		// It runs again when woken, and is counted then.
@@ -216,7 +222,7 @@ func (e *Env) run(ctx *Ctx) {
 // changed the database touches the keys it wrote for WATCH and wakes their
 // oldest blocked clients.
 func (e *Env) Watching() bool {
-	return e.Sessions.Watches.Active() || e.Sessions.Blocking.Count() > 0 || e.notifying() != 0
+	return e.Sessions.Watches.Active() || e.Sessions.Blocking.Count() > 0 || e.notifying() != 0 || e.Sessions.Tracking.Active()
 }
 
 // Wrote is called under the write's key locks.
@@ -226,10 +232,12 @@ func (e *Env) Wrote(w *storage.Write) {
 	changed := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
 	e.Sessions.Watches.Touch(w.NS, changed)
 	e.Sessions.Blocking.Written(w.NS, changed, ctx.Session)
+	e.invalidate(ctx, w.NS, changed)
 	for _, k := range w.Also {
 		changed = append(changed[:0:0], k.Name)
 		e.Sessions.Watches.Touch(k.NS, changed)
 		e.Sessions.Blocking.Written(k.NS, changed, ctx.Session)
+		e.invalidate(ctx, k.NS, changed)
 	}
 }
 

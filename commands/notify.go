@@ -27,7 +27,8 @@ import (
 // Keys whose time has passed are deleted, with an "expired" event, when
 // a command looks them up (expireAccessed) and by a background walk
 // (expireLoop), both only while someone listens for those events or
-// tracks keys: otherwise Basalt leaves them to compaction, as Kvrocks.
+// tracks keys (the deletion invalidates them): otherwise Basalt leaves
+// them to compaction, as Kvrocks.
 
 const (
 	keyspaceChannel = "__keyspace@0__:"
@@ -158,7 +159,8 @@ func (a *announcement) changed(i int) bool {
 // acts. It does nothing unless someone listens for those events.
 func (e *Env) expireAccessed(c *Ctx, cmd *Command, args [][]byte) {
 	flags := e.notifying()
-	if flags&(config.NotifyExpired|config.NotifyKeyMiss) == 0 || !cmd.hasKeys() {
+	tracking := e.Sessions.Tracking.Active()
+	if (flags&(config.NotifyExpired|config.NotifyKeyMiss) == 0 && !tracking) || !cmd.hasKeys() {
 		return
 	}
 	keys := cmd.keys(args)
@@ -168,7 +170,7 @@ func (e *Env) expireAccessed(c *Ctx, cmd *Command, args [][]byte) {
 		return
 	}
 	for i, k := range keys {
-		if states[i].Meta != nil && !states[i].Alive && states[i].Expired && flags&config.NotifyExpired != 0 && !e.Repl.IsReplica() {
+		if states[i].Expired && (flags&config.NotifyExpired != 0 || tracking) && !e.Repl.IsReplica() {
 			e.expireKey(flags, c.Session.Namespace, k)
 		}
 	}
@@ -218,6 +220,7 @@ func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte) {
 		return
 	}
 	e.notify(flags, config.NotifyExpired, "expired", ns, key)
+	e.Sessions.Tracking.Invalidate(e.Sessions, ns, [][]byte{key}, nil)
 }
 
 // Active expiry walks the keyspace in steps of expireStepKeys records
@@ -241,7 +244,8 @@ func (e *Env) expireLoop() {
 		case <-t.C:
 		}
 		flags := e.notifying()
-		if flags&config.NotifyExpired == 0 || e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
+		listening := flags&config.NotifyExpired != 0 || e.Sessions.Tracking.Active()
+		if !listening || e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
 			continue
 		}
 		keys, next, err := e.Storage.ExpiredKeys(from, expireStepKeys)

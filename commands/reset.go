@@ -9,7 +9,8 @@ func init() {
 // RESET
 //
 // Returns the connection to its state after connecting: no transaction,
-// no watched key, no subscription, not monitoring, RESP2, no name, READWRITE,
+// no watched key, no subscription, not monitoring, no tracking, RESP2, no
+// name, READWRITE,
 // and not authenticated when a password is required.
 func cmdReset(c *Ctx) {
 	s, sessions := c.Session, c.Env.Sessions
@@ -17,6 +18,7 @@ func cmdReset(c *Ctx) {
 	sessions.Watches.Unwatch(s)
 	sessions.PubSub.UnsubscribeAll(s)
 	sessions.Monitors.Stop(s)
+	s.DisableTracking()
 	s.SetProtocol(2)
 	s.SetName("")
 	s.ReadOnly, s.Asking = false, false

@@ -94,6 +94,7 @@ func flushMode(c *Ctx) bool {
 // FLUSHDB [ASYNC | SYNC]
 func cmdFlushDB(c *Ctx) {
 	if flushMode(c) && c.ok(c.DB.Flush()) {
+		c.flushed(false)
 		c.W.OK()
 	}
 }
@@ -101,6 +102,7 @@ func cmdFlushDB(c *Ctx) {
 // FLUSHALL [ASYNC | SYNC]
 func cmdFlushAll(c *Ctx) {
 	if flushMode(c) && c.ok(c.Env.Storage.FlushAll()) {
+		c.flushed(true)
 		c.W.OK()
 	}
 }

@@ -21,6 +21,7 @@ type Registry struct {
 	Blocking Blocking
 	Pause    Pause
 	Slowlog  Slowlog
+	Tracking Tracking
 }
 
 // NewRegistry returns an empty registry of sessions configured by cfg,

@@ -88,6 +88,7 @@ type Session struct {
 	// dispatcher then waits on Waiter.
 	Blocked bool
 	subs    subscriptions
+	track   tracking // CLIENT TRACKING (tracking.go)
 	out     pushStream
 	monitor atomic.Bool
 
@@ -240,7 +241,8 @@ func ParseKind(word string) (string, bool) {
 }
 
 // flags renders CLIENT LIST's flags as Redis does: S a replica being fed,
-// O monitor, P subscribed, x in MULTI, b blocked, N none.
+// O monitor, P subscribed, x in MULTI, b blocked, t tracking (R its
+// redirection broken, B in BCAST mode), e no-evict, N none.
 func (s *Session) flags() string {
 	var f []byte
 	if s.replica.Load() {
@@ -257,6 +259,10 @@ func (s *Session) flags() string {
 	}
 	if s.blockedNow.Load() {
 		f = append(f, 'b')
+	}
+	f = s.trackingFlags(f)
+	if s.noEvict.Load() {
+		f = append(f, 'e')
 	}
 	if len(f) == 0 {
 		return "N"
@@ -312,7 +318,7 @@ func (s *Session) Describe(now time.Time, argvMem int64) string {
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")
-	field("redir", "-1")
+	field("redir", itoa(s.trackingRedirect()))
 	field("resp", itoa(int64(s.proto.Load())))
 	field("lib-name", libName)
 	field("lib-ver", libVer)
@@ -374,4 +380,5 @@ func (r *Registry) Disconnected(s *Session) {
 	r.Monitors.Stop(s)
 	r.Watches.Unwatch(s)
 	r.PubSub.UnsubscribeAll(s)
+	s.DisableTracking()
 }

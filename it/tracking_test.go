@@ -1,0 +1,194 @@
+package it
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests of client-side caching (CLIENT TRACKING): the scripted cases
+// of testdata/tracking_diff.txt against redis-server 7.0, byte for byte,
+// and go-redis clients the way applications use it.
+
+// trackingSide is one server and the named connections of a script.
+type trackingSide struct {
+	t       *testing.T
+	p       *proc
+	conns   map[string]*rawConn
+	ids     map[string]string // connection name -> client id
+	inMulti map[string]bool
+	order   []string
+}
+
+func (s *trackingSide) conn(name string) *rawConn {
+	if c, ok := s.conns[name]; ok {
+		return c
+	}
+	c := dial(s.t, s.p)
+	s.conns[name] = c
+	s.order = append(s.order, name)
+	s.ids[name] = strings.TrimSpace(strings.TrimPrefix(c.do("CLIENT", "ID"), ":"))
+	return c
+}
+
+var clientInfoFields = regexp.MustCompile(`flags=\S+|redir=\S+`)
+
+// step runs one line and returns its reply and what each connection
+// received up to the PONG of a PING sent after it.
+func (s *trackingSide) step(name string, args []string) string {
+	c := s.conn(name)
+	for i, a := range args {
+		if strings.HasPrefix(a, "$") {
+			s.conn(a[1:])
+			args[i] = s.ids[a[1:]]
+		}
+	}
+	out := c.do(args...)
+	verb := strings.ToUpper(strings.Join(args[:min(2, len(args))], " "))
+	switch {
+	case strings.HasPrefix(verb, "HELLO"):
+		out = "(HELLO's reply is Kvrocks's)"
+	case verb == "CLIENT INFO":
+		out = strings.Join(clientInfoFields.FindAllString(out, -1), " ")
+		for n, id := range s.ids {
+			out = strings.ReplaceAll(out, "redir="+id, "redir=$"+n)
+		}
+	case strings.HasPrefix(verb, "CLIENT"):
+		// GETREDIR and TRACKINGINFO name a client by its ID.
+		for n, id := range s.ids {
+			out = strings.ReplaceAll(out, ":"+id+"\r\n", ":$"+n+"\r\n")
+		}
+	case strings.HasPrefix(verb, "MULTI"):
+		s.inMulti[name] = true
+	case strings.HasPrefix(verb, "EXEC"), strings.HasPrefix(verb, "DISCARD"):
+		s.inMulti[name] = false
+	}
+	var b strings.Builder
+	b.WriteString(out)
+	for _, n := range s.order {
+		if s.inMulti[n] {
+			continue
+		}
+		conn := s.conns[n]
+		conn.send(resp("PING"))
+		b.WriteString(" | " + n + ":")
+		for {
+			m := conn.reply()
+			if m == "+PONG\r\n" || strings.Contains(m, "$4\r\npong\r\n") {
+				break
+			}
+			b.WriteString(m)
+		}
+	}
+	return b.String()
+}
+
+func TestTrackingDiff(t *testing.T) {
+	b, r := startBasalt(t), startRedis(t)
+	lines := readCases(t, "testdata/tracking_diff.txt")
+	sides := []*trackingSide{}
+	for _, p := range []*proc{b, r} {
+		sides = append(sides, &trackingSide{t: t, p: p, conns: map[string]*rawConn{}, ids: map[string]string{}, inMulti: map[string]bool{}})
+	}
+	pushes := 0
+	var history []string
+	for _, line := range lines {
+		name := strings.TrimSuffix(line[0], ":")
+		args := line[1:]
+		got := sides[0].step(name, append([]string(nil), args...))
+		want := sides[1].step(name, append([]string(nil), args...))
+		history = append(history, name+": "+strings.Join(args, " "))
+		if got != want {
+			from := max(0, len(history)-8)
+			t.Fatalf("%s: %v\nbasalt:       %q\nredis-server: %q\nlast steps:\n%s", name, args, got, want, strings.Join(history[from:], "\n"))
+		}
+		pushes += strings.Count(want, "invalidate")
+	}
+	if pushes < 20 {
+		t.Fatalf("only %d invalidation messages: the cases should send more", pushes)
+	}
+	t.Logf("%d steps, %d invalidation messages the same", len(lines), pushes)
+}
+
+// TestTrackingTableMaxKeys: past tracking-table-max-keys, keys drawn at
+// random are invalidated until the table fits again, on both servers.
+func TestTrackingTableMaxKeys(t *testing.T) {
+	b, r := startBasalt(t), startRedis(t)
+	for _, p := range []*proc{b, r} {
+		c := dial(t, p)
+		c.do("HELLO", "3")
+		must(t, p.client(t, 2).ConfigSet(ctx, "tracking-table-max-keys", "10").Err())
+		c.do("CLIENT", "TRACKING", "on")
+		// The invalidations come among the replies: Redis evicts when a
+		// command comes, Basalt when a read made the table too big.
+		var pipeline strings.Builder
+		for i := 0; i < 20; i++ {
+			pipeline.WriteString(resp("GET", fmt.Sprint("key", i)))
+		}
+		pipeline.WriteString(resp("PING"))
+		c.send(pipeline.String())
+		invalidated, replies := 0, 0
+		for {
+			m := c.reply()
+			if m == "+PONG\r\n" {
+				break
+			}
+			switch {
+			case strings.HasPrefix(m, ">2\r\n$10\r\ninvalidate\r\n*1\r\n"):
+				invalidated++
+			case m == "_\r\n":
+				replies++
+			default:
+				t.Fatalf("%s: %q", p.cmd.Path, m)
+			}
+		}
+		if invalidated != 10 || replies != 20 {
+			t.Errorf("%s: %d keys invalidated, %d replies; want 10 and 20", p.cmd.Path, invalidated, replies)
+		}
+	}
+}
+
+// TestTrackingGoRedis: a go-redis RESP3 client caching GET replies, as an
+// application's cache does, sees its entries invalidated by another
+// client's writes, and a RESP2 client through a redirection.
+func TestTrackingGoRedis(t *testing.T) {
+	p := startBasalt(t)
+	writer := p.client(t, 2)
+	t.Run("RESP3", func(t *testing.T) {
+		cache := dial(t, p)
+		cache.do("HELLO", "3")
+		if r := cache.do("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "user:"); r != "+OK\r\n" {
+			t.Fatal(r)
+		}
+		must(t, writer.Set(ctx, "user:1", "ann", 0).Err())
+		must(t, writer.Set(ctx, "order:1", "x", 0).Err())
+		if m := cache.replyWithin(time.Minute); m != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$6\r\nuser:1\r\n" {
+			t.Fatalf("got %q", m)
+		}
+		if m := cache.replyWithin(100 * time.Millisecond); m != "(no reply)" {
+			t.Fatalf("a key of no tracked prefix was invalidated: %q", m)
+		}
+	})
+	t.Run("RESP2 redirect", func(t *testing.T) {
+		listener := dial(t, p)
+		id := strings.TrimSpace(strings.TrimPrefix(listener.do("CLIENT", "ID"), ":"))
+		listener.do("SUBSCRIBE", "__redis__:invalidate")
+		reader := p.client(t, 2).Conn()
+		defer reader.Close()
+		must(t, reader.Do(ctx, "CLIENT", "TRACKING", "on", "REDIRECT", id).Err())
+		if v, err := reader.Do(ctx, "CLIENT", "GETREDIR").Int64(); err != nil || fmt.Sprint(v) != id {
+			t.Fatalf("GETREDIR: %v %v", v, err)
+		}
+		if info, err := reader.Do(ctx, "CLIENT", "INFO").Text(); err != nil || !strings.Contains(info, " flags=t ") || !strings.Contains(info, " redir="+id+" ") {
+			t.Fatalf("CLIENT INFO: %q %v", info, err)
+		}
+		reader.Get(ctx, "cached")
+		must(t, writer.Set(ctx, "cached", "v", 0).Err())
+		want := "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$6\r\ncached\r\n"
+		if m := listener.replyWithin(time.Minute); m != want {
+			t.Fatalf("got %q, want %q", m, want)
+		}
+	})
+}
