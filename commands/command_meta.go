@@ -141,6 +141,8 @@ func init() {
 		"command":  commandSubcommands,
 		"config":   configSubcommands,
 		"function": functionSubcommands,
+		"latency":  latencySubcommands,
+		"memory":   memorySubcommands,
 		"object":   objectSubcommands,
 		"pubsub":   pubsubSubcommands,
 		"script":   scriptSubcommands,

@@ -51,6 +51,13 @@ func basaltMeta() []*commandMeta {
 				"group", "server", "complexity", "O(N) where N is the size of the database"),
 		},
 		{
+			Name:     "disk",
+			KeySpecs: []KeySpec{{Flags: []string{"RO", "access"}, BeginSearch: "index", Index: 2, FindKeys: "range", LastKey: 0, KeyStep: 1}},
+			docs: doc("summary", "Returns RocksDB's estimate of the bytes a key takes on disk and in memtables (DISK USAGE key)",
+				"group", "server", "complexity", "O(1)",
+				"arguments", args(token("usage", "USAGE"), key("key", 0))),
+		},
+		{
 			Name: "flushbackup",
 			docs: doc("summary", "Deletes the backup BGSAVE made in backup-dir",
 				"group", "server", "complexity", "O(N) where N is the number of files of the backup"),
@@ -86,6 +93,12 @@ func basaltMeta() []*commandMeta {
 				"arguments", args(str("subcommand"), str("namespace"), optional(str("token")))),
 		},
 		{
+			Name: "perflog",
+			docs: doc("summary", "Returns the RocksDB perf contexts of sampled commands (PERFLOG GET [count] | LEN | RESET)",
+				"group", "server", "complexity", "O(N) where N is the number of entries returned",
+				"arguments", args(str("subcommand"), optional(str("count")))),
+		},
+		{
 			Name: "pollupdates",
 			docs: doc("summary", "Returns the write batches committed after a sequence number, as RocksDB logged them (change data capture)",
 				"group", "server", "complexity", "O(N) where N is the size of the batches returned",
@@ -100,6 +113,11 @@ func basaltMeta() []*commandMeta {
 				"group", "server", "complexity", "O(N) where N is the size of the file",
 				"arguments", args(token("load", "LOAD"), str("path"), optional(token("nx", "NX")),
 					optional(doc("name", "index", "type", "integer", "token", "DB")))),
+		},
+		{
+			Name: "stats",
+			docs: doc("summary", "Returns RocksDB's statistics as JSON: tickers and histograms",
+				"group", "server", "complexity", "O(1)"),
 		},
 		{
 			Name: "_db_name",

@@ -19,9 +19,11 @@ func init() {
 const maxDebugSleep = 24 * time.Hour
 
 // DEBUG SLEEP seconds | PROTOCOL type | DBSIZE-LIMIT 0|1 |
-// SET-ACTIVE-EXPIRE 0|1 | QUICKLIST-PACKED-THRESHOLD size | HELP: Kvrocks's
-// subcommands and the two Redis's test suite sets first, which change
-// nothing here (Basalt has no active expiry cycle and no quicklists).
+// SET-ACTIVE-EXPIRE 0|1 | QUICKLIST-PACKED-THRESHOLD size | OBJECT key |
+// RELOAD [MERGE] [NOFLUSH] [NOSAVE] | HELP: Kvrocks's subcommands, Redis's
+// OBJECT and RELOAD (debug_reload.go), and the two Redis's test suite sets
+// first, which change nothing here (Basalt has no active expiry cycle and
+// no quicklists).
 func cmdDebug(c *Ctx) {
 	sub := strings.ToLower(string(c.Args[1]))
 	switch {
@@ -54,6 +56,10 @@ func cmdDebug(c *Ctx) {
 		c.W.OK()
 	case sub == "quicklist-packed-threshold" && len(c.Args) == 3:
 		c.W.OK()
+	case sub == "object" && len(c.Args) == 3:
+		debugObject(c)
+	case sub == "reload":
+		debugReload(c)
 	default:
 		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + abbreviate(c.Args[1]) + "'. Try DEBUG HELP.")
 	}
@@ -63,12 +69,16 @@ var debugHelp = []string{
 	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"DBSIZE-LIMIT <0|1>",
 	"    Force the max-db-size state (Kvrocks): 1 refuses writes that add data until the next size check.",
+	"OBJECT <key>",
+	"    Show low level info about `key` and associated value.",
 	"PROTOCOL <type>",
 	"    Reply with a test value of the specified type. <type> can be: string,",
 	"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
 	"    true, false.",
 	"QUICKLIST-PACKED-THRESHOLD <size>",
 	"    Accepted; Basalt stores no quicklists.",
+	"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+	"    Close RocksDB and open it again; clients stay connected. The options change nothing.",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Accepted; Basalt expires keys when read and when compacted.",
 	"SLEEP <seconds>",

@@ -155,11 +155,15 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	cmd.stats.calls.Add(1)
 	ctx.errMark = ctx.W.Errors()
 	e.expireAccessed(ctx, cmd, args)
+	sample, profiled := e.perflog.begin(e.Config, cmd)
 	e.run(ctx)
 	if s.TrackingOn() {
 		e.remember(ctx, cmd, args)
 	}
 	elapsed := time.Since(start)
+	if profiled {
+		e.perflog.end(e.Config, sample, cmd, elapsed)
+	}
 	if s.Blocked {
 		// It runs again when woken, and is counted then.
 		cmd.stats.calls.Add(-1)
@@ -171,6 +175,7 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 		}
 		cmd.stats.record(elapsed)
 		e.Stats.CommandsProcessed.Add(1)
+		e.recordLatency(cmd, elapsed)
 	}
 	ctx.errMark = ctx.W.Errors()
 	e.Sessions.LogIfSlow(s, func() [][]byte { return redacted(cmd, args) }, start, elapsed)

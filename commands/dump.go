@@ -31,13 +31,23 @@ var rdbKinds = []struct {
 
 // DUMP key
 func cmdDump(c *Ctx) {
-	v, found, err := c.DB.ReadValue(c.Args[1])
+	payload, found, err := c.dumpPayload(c.Args[1])
 	if !c.ok(err) {
 		return
 	}
 	if !found {
 		c.W.Null()
 		return
+	}
+	c.W.Bulk(payload)
+}
+
+// dumpPayload returns DUMP's payload of key; found is false when key
+// does not exist.
+func (c *Ctx) dumpPayload(key []byte) (payload []byte, found bool, err error) {
+	v, found, err := c.DB.ReadValue(key)
+	if err != nil || !found {
+		return nil, found, err
 	}
 	out := &rdb.Value{Str: v.Str, Elems: v.Elems, Scores: v.Scores}
 	for _, p := range rdbKinds {
@@ -48,7 +58,7 @@ func cmdDump(c *Ctx) {
 	if v.Type == metadata.TypeHyperLogLog {
 		out.Kind, out.Str = rdb.String, rdb.HLLString(v.Str)
 	}
-	c.W.Bulk(rdb.Encode(out, c.rdbLimits()))
+	return rdb.Encode(out, c.rdbLimits()), true, nil
 }
 
 // rdbLimits are the encoding thresholds of Redis's config keys, which

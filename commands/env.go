@@ -53,6 +53,8 @@ type Env struct {
 	authLog  authLog
 	backups  backups
 	notes    notices
+	perflog  perflog
+	latency  latencyMonitor
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
 	// scripts runs the Lua scripts and functions (script.go);
@@ -82,6 +84,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 	}
 	s.SetWatcher(e)
 	e.startupMemory = goHeapBytes()
+	e.perflog.watchConfig(cfg)
 	e.watchClusterPersist()
 	e.Repl.Quiesce = e.quiesce
 	e.Repl.OnRestored = e.replicaRestored

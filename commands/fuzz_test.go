@@ -68,6 +68,10 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(fuzzRESP3), "XPENDING", []byte("x\x00g\x00IDLE\x00"+token("-1")+"\x00-\x00+\x00"+token("9223372036854775807")+"\x00c"))
 	f.Add(uint8(0), "RDB", []byte("LOAD\x00"+token("/nonexistent/dump.rdb")+"\x00NX\x00DB\x00"+token("18446744073709551615")))
 	f.Add(uint8(fuzzInMulti), "BGSAVE", []byte(token("SCHEDULE")))
+	f.Add(uint8(fuzzRESP3), "MEMORY", []byte("USAGE\x00"+token("h")+"\x00SAMPLES\x00"+token("-9223372036854775808")))
+	f.Add(uint8(0), "LATENCY", []byte("GRAPH\x00"+token("command")))
+	f.Add(uint8(fuzzInMulti), "DEBUG", []byte("RELOAD\x00NOSAVE"))
+	f.Add(uint8(fuzzTenant), "PERFLOG", []byte("GET\x00"+token("*")))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -122,6 +126,8 @@ var fuzzTokens = []string{
 	"return {cmsgpack.unpack(ARGV[1])}", "return {struct.unpack(ARGV[1], ARGV[2])}", "return redis.call(unpack(ARGV))",
 	"#!lua flags=no-writes\nreturn redis.call('set', 'k', 'v')", "#!lua name=lib\nredis.register_function('fn', function(k, a) return redis.call('lrange', k[1], 0, -1) end)",
 	"fn", "EXISTS", "FLUSH", "DUMP", "RESTORE", "APPEND", "STATS", "LIBRARYNAME", "WITHCODE", "SYNC", "ASYNC",
+	// Diagnostics'.
+	"USAGE", "SAMPLES", "RESET", "HISTORY", "GRAPH", "HISTOGRAM", "command", "OBJECT", "RELOAD",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.

@@ -430,12 +430,21 @@ func objectEncoding(c *Ctx) {
 	if !ok {
 		return
 	}
+	if enc, ok := c.encodingOf(t); ok {
+		c.W.BulkString(enc)
+	}
+}
+
+// encodingOf returns the encoding Redis 7.0 would give the key of type t
+// named by argument 2; false once it replied an error.
+func (c *Ctx) encodingOf(t metadata.Type) (string, bool) {
+	ok := true
 	enc := ""
 	switch t {
 	case metadata.TypeString:
 		v, _, err := c.DB.Get(c.Args[2])
 		if !c.ok(err) {
-			return
+			return "", false
 		}
 		enc = stringEncoding(v)
 	case metadata.TypeBitmap:
@@ -458,9 +467,7 @@ func objectEncoding(c *Ctx) {
 		// place (SETBIT, PFADD): raw.
 		enc = "raw"
 	}
-	if ok {
-		c.W.BulkString(enc)
-	}
+	return enc, ok
 }
 
 // smallEncoding returns small (listpack, intset) when the collection has

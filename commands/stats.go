@@ -35,6 +35,9 @@ type commandStats struct {
 	rejected atomic.Int64
 	failed   atomic.Int64
 	buckets  [20]atomic.Uint64 // one per LatencyBuckets bound, then +Inf
+	// doubling counts the calls per power-of-two bucket of 1024 ns, as
+	// Redis's LATENCY HISTOGRAM shows them (latency.go).
+	doubling [latencyBuckets]atomic.Uint64
 }
 
 // record adds the time of a call counted when it started.
@@ -45,6 +48,7 @@ func (s *commandStats) record(elapsed time.Duration) {
 		i++
 	}
 	s.buckets[i].Add(1)
+	s.doubling[doublingBucket(elapsed)].Add(1)
 }
 
 func (s *commandStats) reset() {
@@ -54,6 +58,9 @@ func (s *commandStats) reset() {
 	s.failed.Store(0)
 	for i := range s.buckets {
 		s.buckets[i].Store(0)
+	}
+	for i := range s.doubling {
+		s.doubling[i].Store(0)
 	}
 }
 

@@ -28,6 +28,11 @@ type RedisKeys struct {
 	// tracking-table-max-keys (0: no bound).
 	NotifyKeyspaceEvents NotifyEvents
 	TrackingTableMaxKeys RedisInt
+	// LatencyMonitorThreshold is latency-monitor-threshold, in
+	// milliseconds: commands at least that slow are LATENCY events (0:
+	// none). LatencyTracking is latency-tracking: LATENCY HISTOGRAM.
+	LatencyMonitorThreshold RedisInt
+	LatencyTracking         Bool
 }
 
 const longMax = math.MaxInt64
@@ -73,7 +78,9 @@ func (c *Config) addRedisKeys() {
 	}
 	add("hz", &RedisInt{min: 0, max: intMax, clampMin: 1, clampMax: 500}, "10", "Redis: background task frequency (stored within 1..500)")
 	add("dynamic-hz", flag(), "yes", "Redis: scale hz with the number of clients")
-	add("latency-tracking", flag(), "yes", "Redis: per-command latency percentiles")
+	add("latency-tracking", &c.Redis.LatencyTracking, "yes", "Redis: per-command latency histograms (LATENCY HISTOGRAM)")
+	add("latency-monitor-threshold", &c.Redis.LatencyMonitorThreshold, "0", "Redis: milliseconds from which a command is a LATENCY event (0: none)")
+	c.Redis.LatencyMonitorThreshold.min, c.Redis.LatencyMonitorThreshold.max = 0, longMax
 	add("tracking-table-max-keys", &c.Redis.TrackingTableMaxKeys, "1000000", "Redis: keys the client-tracking table holds (0: no bound)")
 	c.Redis.TrackingTableMaxKeys.min, c.Redis.TrackingTableMaxKeys.max = 0, longMax
 	add("notify-keyspace-events", &c.Redis.NotifyKeyspaceEvents, "", "Redis: keyspace event classes published (K, E, g, $, l, s, h, z, x, e, t, m, d, n, A)")

@@ -137,6 +137,18 @@ var badInputCases = []struct {
 	{[]string{"EVAL", "return #string.rep('x', 1099511627776)", "0"}, "-ERR user_script:1: not enough memory script: ...", redisUnsafe},
 	{[]string{"EVAL", "return redis.call('lrange', 'l', '-9223372036854775808', '9223372036854775807')", "0"}, "*5\r\n...", redisSame},
 	{[]string{"FUNCTION", "RESTORE", "\xf5\x81\xff\xff\xff\xff\xff\xff\xff\xff\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"}, "-ERR DUMP payload version or checksum are wrong\r\n", redisSame},
+	// Diagnostics: sample counts and entry counts at the limits; the
+	// Kvrocks commands (PERFLOG, DISK, RDB) are Basalt's alone here.
+	{[]string{"MEMORY", "USAGE", "h", "SAMPLES", "9223372036854775807"}, ":...", redisSame},
+	{[]string{"MEMORY", "USAGE", "h", "SAMPLES", "-9223372036854775808"}, "-ERR syntax error\r\n", redisSame},
+	{[]string{"MEMORY", "USAGE", "h", "SAMPLES", "9223372036854775808"}, "-ERR value is not an integer or out of range\r\n", redisSame},
+	{[]string{"LATENCY", "HISTORY", "\x00\xff"}, "*0\r\n", redisSame},
+	{[]string{"LATENCY", "RESET", "a", "b", "c"}, ":0\r\n", redisSame},
+	{[]string{"PERFLOG", "GET", "9223372036854775807"}, "*0\r\n", redisDiffers},
+	{[]string{"PERFLOG", "GET", "-9223372036854775808"}, "*0\r\n", redisDiffers},
+	{[]string{"DISK", "USAGE", "h"}, ":...", redisDiffers},
+	{[]string{"RDB", "LOAD", "/nonexistent/dump.rdb", "DB", "18446744073709551615"}, "-ERR out of range of integer type\r\n", redisDiffers},
+	{[]string{"RDB", "LOAD", "/", "NX"}, "-ERR failed to open rdb file: '/': not a regular file\r\n", redisDiffers},
 }
 
 // seedBadInput empties a server and writes the keys the cases use.

@@ -70,3 +70,22 @@ func TestBackupRestore(t *testing.T) {
 		t.Fatalf("restore of no backup: %v", err)
 	}
 }
+
+// Reopen keeps every write, and the database serves writes after it.
+func TestReopen(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	if _, err := db.Set(b("k"), b("v"), SetArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	if v, found, err := db.Get(b("k")); err != nil || !found || string(v) != "v" {
+		t.Fatalf("after Reopen: %q %v %v", v, found, err)
+	}
+	if _, err := db.HSet(b("h"), [][]byte{b("f"), b("v")}, false); err != nil {
+		t.Fatalf("write after Reopen: %v", err)
+	}
+}

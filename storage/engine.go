@@ -89,8 +89,11 @@ type Storage struct {
 	// writeFailed), so that only the first failure is logged.
 	writesStopped atomic.Bool
 	compacting    atomic.Int32 // manual compactions (COMPACT, crons) running
-	dbSize        dbSizeLimit
-	unhooks       []func() // remove the config hooks of live options
+	// pinned counts the RocksDB objects kept from one call to the next
+	// (WAL tails' iterators, Snapshots): Reopen refuses while any lives.
+	pinned  atomic.Int64
+	dbSize  dbSizeLimit
+	unhooks []func() // remove the config hooks of live options
 
 	closeOnce sync.Once
 	// life is held exclusively by Restore and Close while RocksDB is

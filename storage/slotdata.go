@@ -108,13 +108,19 @@ type Snapshot struct {
 func (s *Storage) NewSnapshot() *Snapshot {
 	// Writes go through writeMu: holding it pins the sequence number the
 	// snapshot ends at.
+	s.life.RLock()
+	defer s.life.RUnlock()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	s.pinned.Add(1)
 	return &Snapshot{s: s, snap: s.db.NewSnapshot(), Seq: s.db.GetLatestSequenceNumber()}
 }
 
 // Release frees the snapshot.
-func (sn *Snapshot) Release() { sn.s.db.ReleaseSnapshot(sn.snap) }
+func (sn *Snapshot) Release() {
+	sn.s.db.ReleaseSnapshot(sn.snap)
+	sn.s.pinned.Add(-1)
+}
 
 // SlotKey is a live key read from a Snapshot. Its slices are valid only
 // during the callback that receives it.

@@ -44,6 +44,10 @@ func (t *WALTail) Read(fn func(WALBatch) error) error {
 	if err := t.s.Durable(latest); err != nil {
 		return err
 	}
+	// Reopen and Restore wait for the read; they refuse to close the
+	// database while a tail holds an iterator on it.
+	t.s.life.RLock()
+	defer t.s.life.RUnlock()
 	reopened := false
 	for t.next <= latest {
 		if t.it == nil {
@@ -51,6 +55,7 @@ func (t *WALTail) Read(fn func(WALBatch) error) error {
 			if err != nil {
 				return fmt.Errorf("storage: read WAL from %d: %w", t.next, walError(err))
 			}
+			t.s.pinned.Add(1)
 			t.it, t.positioned = it, false
 		}
 		if t.positioned {
@@ -62,6 +67,7 @@ func (t *WALTail) Read(fn func(WALBatch) error) error {
 			// on in a new file. One new iterator per read finds it.
 			err := t.it.Err()
 			t.it.Destroy()
+			t.s.pinned.Add(-1)
 			t.it = nil
 			if reopened {
 				if err != nil {
@@ -101,6 +107,7 @@ func (t *WALTail) Read(fn func(WALBatch) error) error {
 func (t *WALTail) Close() {
 	if t.it != nil {
 		t.it.Destroy()
+		t.s.pinned.Add(-1)
 		t.it = nil
 	}
 }
