@@ -42,6 +42,9 @@ type Importer struct {
 	// holds has a bit per lock stripe in held.
 	holds [lockStripes / 64]uint64
 	cur   *collection // the collection between Begin and End
+	// metas are the metadata keys the batch writes, which the metadata
+	// cache forgets around the write (metacache.go).
+	metas [][]byte
 	// Loaded counts the keys written; Existing those NX left alone.
 	Loaded, Existing int64
 }
@@ -60,7 +63,7 @@ func (im *Importer) PutString(key, value []byte, expire int64) error {
 		return err
 	}
 	im.b.logData(typeLog(metadata.TypeString))
-	im.b.Put(CFMetadata, nsKey, encodeString(value, expire))
+	im.putMeta(nsKey, encodeString(value, expire))
 	im.Loaded++
 	return im.writeIfFull()
 }
@@ -83,7 +86,7 @@ func (im *Importer) PutHLL(key, registers []byte, expire int64) error {
 			im.b.Put(CFDefault, c.subkey(metadata.AppendHLLSegment(buf[:0], seg)), regs)
 		}
 	}
-	im.b.Put(CFMetadata, c.nsKey, newHLLMeta(c.meta))
+	im.putMeta(c.nsKey, newHLLMeta(c.meta))
 	im.cur = nil
 	im.Loaded++
 	return im.writeIfFull()
@@ -151,7 +154,7 @@ func (im *Importer) Add(elems [][]byte, scores []float64) error {
 		return nil
 	}
 	// The part written so far, with a metadata record that names it.
-	b.Put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
+	im.putMeta(c.nsKey, c.meta.AppendTo(nil))
 	if err := im.write(); err != nil {
 		return err
 	}
@@ -167,7 +170,7 @@ func (im *Importer) End() error {
 	if c.meta.Size == 0 {
 		return nil
 	}
-	im.b.Put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
+	im.putMeta(c.nsKey, c.meta.AppendTo(nil))
 	im.Loaded++
 	return im.writeIfFull()
 }
@@ -177,11 +180,17 @@ func (im *Importer) End() error {
 // written as far as it came.
 func (im *Importer) Close() error {
 	if c := im.cur; c != nil && c.meta.Size > 0 {
-		im.b.Put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
+		im.putMeta(c.nsKey, c.meta.AppendTo(nil))
 		im.Loaded++
 	}
 	im.cur = nil
 	return im.write()
+}
+
+// putMeta adds a metadata record to the batch.
+func (im *Importer) putMeta(nsKey, record []byte) {
+	im.b.Put(CFMetadata, nsKey, record)
+	im.metas = append(im.metas, nsKey)
 }
 
 // claim takes key's lock stripe and returns its metadata key; ok is
@@ -234,15 +243,18 @@ func (im *Importer) write() error {
 		}
 		wb := grocksdb.WriteBatchFrom(b.Bytes())
 		s.writes.Add(1)
+		im.forgetMetas()
 		s.writeMu.Lock()
 		err = s.db.Write(s.writeOptions(), wb)
 		s.writeMu.Unlock()
+		im.forgetMetas()
 		wb.Destroy()
 		if err != nil {
 			err = s.writeFailed("import batch", err)
 		}
 	}
 	b.Reset()
+	im.metas = im.metas[:0]
 	keep := uint32(lockStripes)
 	if im.cur != nil {
 		keep = stripeOf(im.db.ns, im.cur.key)
@@ -258,6 +270,14 @@ func (im *Importer) write() error {
 		im.held = append(im.held, keep)
 	}
 	return err
+}
+
+// forgetMetas makes the metadata cache forget the records the batch
+// writes, as apply does before and after a write.
+func (im *Importer) forgetMetas() {
+	for _, k := range im.metas {
+		im.db.s.meta.invalidate(k)
+	}
 }
 
 // sortedBy returns 0..n-1 ordered by key(i), equal keys in index order.
