@@ -260,6 +260,11 @@ func TestReplicationEmptyDBBeforeFullSync(t *testing.T) {
 			}
 		})
 	}
+	// The second replica fetched the checkpoint the first one did: it was
+	// young and its sequence still the master's.
+	if n := strings.Count(m.Output.String(), "checkpoint created for a full sync"); n != 1 {
+		t.Errorf("the master made %d checkpoints for two full syncs in a row", n)
+	}
 }
 
 // TestReplicationExpiry: a key that expired is served by no replica, even
