@@ -141,26 +141,57 @@ func (m *Master) sendFile(nc net.Conn, path string) error {
 	if err != nil || !st.Mode().IsRegular() {
 		return fmt.Errorf("replication: %s is not a file", path)
 	}
-	start := time.Now()
-	nc.SetWriteDeadline(time.Now().Add(10 * time.Minute))
-	if _, err := io.WriteString(nc, strconv.FormatInt(st.Size(), 10)+"\r\n"); err != nil {
+	size := st.Size()
+	nc.SetWriteDeadline(time.Now().Add(sendTimeout))
+	if _, err := io.WriteString(nc, strconv.FormatInt(size, 10)+"\r\n"); err != nil {
 		return err
 	}
-	// From a file to a TCP connection, io.Copy uses sendfile.
-	if n, err := io.Copy(nc, io.LimitReader(f, st.Size())); err != nil || n != st.Size() {
-		return fmt.Errorf("replication: sent %d of %d bytes of %s: %v", n, st.Size(), path, err)
-	}
-	if mb := m.cfg.MaxReplicationMB.Get(); mb > 0 {
-		m.cp.Lock()
-		fetchers := max(m.cp.fetchers, 1)
-		m.cp.Unlock()
-		budget := float64(mb<<20) / float64(fetchers) // bytes per second
-		due := time.Duration(float64(st.Size()) / budget * float64(time.Second))
-		if wait := due - time.Since(start); wait > 0 {
-			time.Sleep(wait)
+	// From a file to a TCP connection, io.CopyN uses sendfile. With a
+	// rate limit the file goes a chunk at a time, each when it is due:
+	// Kvrocks sends a file whole and then waits, which leaves a replica
+	// without a byte for as long as the file took (Basalt's give up
+	// after 30 s of silence).
+	start, sent := time.Now(), int64(0)
+	for sent < size {
+		chunk := size - sent
+		budget := m.sendBudget()
+		if budget > 0 {
+			chunk = min(chunk, paceChunk)
+		}
+		nc.SetWriteDeadline(time.Now().Add(sendTimeout))
+		n, err := io.CopyN(nc, f, chunk)
+		sent += n
+		if err != nil {
+			return fmt.Errorf("replication: sent %d of %d bytes of %s: %w", sent, size, path, err)
+		}
+		if budget > 0 {
+			due := time.Duration(float64(sent) / budget * float64(time.Second))
+			if wait := due - time.Since(start); wait > 0 {
+				time.Sleep(wait)
+			}
 		}
 	}
 	return nil
+}
+
+const (
+	// paceChunk is what a rate-limited master sends at a time.
+	paceChunk = 256 << 10
+	// sendTimeout bounds a write to a replica that stopped reading.
+	sendTimeout = 10 * time.Minute
+)
+
+// sendBudget is the bytes per second each fetch may send: max-replication-mb
+// shared by the fetches running; 0 when there is no limit.
+func (m *Master) sendBudget() float64 {
+	mb := m.cfg.MaxReplicationMB.Get()
+	if mb <= 0 {
+		return 0
+	}
+	m.cp.Lock()
+	fetchers := max(m.cp.fetchers, 1)
+	m.cp.Unlock()
+	return float64(mb<<20) / float64(fetchers)
 }
 
 // janitor removes the checkpoint once it is idle or old, until stop is
