@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -19,14 +21,23 @@ import (
 // cores with redis-benchmark.
 
 // benchReplication prints the full sync of mb MB (0: skipped) and the lag
-// under l's SET load at -P 1 and -P 16.
+// under l's SET load at -P 1 and -P 16: with every process sharing the
+// cores, and, where taskset can, with the replica on a core of its own
+// (the master and redis-benchmark on the other), as a replica on another
+// machine would be: the master then pays only for feeding it.
 func benchReplication(bin, dir string, mb int, l load) {
 	fmt.Printf("\nreplication: a basalt master and a basalt replica on this machine\n\n")
 	if mb > 0 {
 		benchFullSync(bin, dir+"/fullsync", mb)
 	}
-	for _, pipeline := range []int{1, 16} {
-		benchLag(bin, fmt.Sprintf("%s/lag-%d", dir, pipeline), l, pipeline)
+	layouts := []bool{false}
+	if runtime.NumCPU() >= 2 && pin(os.Getpid(), allCPUs()) {
+		layouts = append(layouts, true)
+	}
+	for _, pinned := range layouts {
+		for _, pipeline := range []int{1, 16} {
+			benchLag(bin, fmt.Sprintf("%s/lag-%d-%t", dir, pipeline, pinned), l, pipeline, pinned)
+		}
 	}
 }
 
@@ -95,17 +106,29 @@ func benchFullSync(bin, dir string, mb int) {
 // master alone, then against a new master with a replica attached while
 // the lag is sampled every 50 ms, and prints both throughputs and the lag.
 // The lag of a sample is the time from reading the master's sequence
-// until the replica's reaches it.
-func benchLag(bin, dir string, l load, pipeline int) {
+// until the replica's reaches it. pinned puts the replica on CPU 1 and
+// everything else (this process and so redis-benchmark) on CPU 0.
+func benchLag(bin, dir string, l load, pipeline int, pinned bool) {
+	layout := "shared cores"
+	if pinned {
+		layout = "replica on its own core"
+		pin(os.Getpid(), "0")
+		defer pin(os.Getpid(), allCPUs())
+	}
 	step := []string{"-t", "set"}
 	alone := start("basalt master", bin, "--dir", dir+"/alone", "--log-level", "warning")
+	ticks := alone.cpuTicks()
 	without := l.measure(step, pipeline, alone)
+	aloneCPU := alone.cpuPerRequest(ticks, l.sent(pipeline))
 	alone.stop()
 
 	master := start("basalt master", bin, "--dir", dir+"/master", "--log-level", "warning")
 	defer master.stop()
 	replica := start("basalt replica", bin, "--dir", dir+"/replica", "--log-level", "warning")
 	defer replica.stop()
+	if pinned {
+		pin(replica.cmd.Process.Pid, "1")
+	}
 	mc, rc := nodeClient(master), nodeClient(replica)
 	defer mc.Close()
 	defer rc.Close()
@@ -115,19 +138,41 @@ func benchLag(bin, dir string, l load, pipeline int) {
 	done := make(chan struct{})
 	lags := make(chan []time.Duration)
 	go func() { lags <- sampleLag(mc, rc, done) }()
+	masterTicks, replicaTicks := master.cpuTicks(), replica.cpuTicks()
 	with := l.measure(step, pipeline, master, replica)
 	close(done)
 	samples := <-lags
 	end := time.Now()
 	waitCaughtUp(mc, rc, 5*time.Minute)
 	drained := time.Since(end)
+	masterCPU := master.cpuPerRequest(masterTicks, l.sent(pipeline))
+	replicaCPU := replica.cpuPerRequest(replicaTicks, l.sent(pipeline))
 
 	third := len(samples) / 3
-	fmt.Printf("SET -P %-2d master alone %s, with a replica %s (%s); lag p50 %v p99 %v max %v over %d samples, p50 of the first third %v, of the last %v; caught up %v after the load\n",
-		pipeline, opsText(without, "SET"), opsText(with, "SET"), ratioText(with, without, "SET"),
+	fmt.Printf("SET -P %-2d %s: master alone %s, with a replica %s (%s); CPU per SET: master alone %v, with a replica %v, replica %v\n",
+		pipeline, layout, opsText(without, "SET"), opsText(with, "SET"), ratioText(with, without, "SET"), aloneCPU, masterCPU, replicaCPU)
+	fmt.Printf("  lag p50 %v p99 %v max %v over %d samples, p50 of the first third %v, of the last %v; caught up %v after the load\n",
 		percentile(samples, 50), percentile(samples, 99), percentile(samples, 100), len(samples),
 		percentile(samples[:third], 50), percentile(samples[len(samples)-third:], 50), drained.Round(time.Millisecond))
 }
+
+// cpuPerRequest is the CPU the server used since ticks, per request.
+func (s *server) cpuPerRequest(ticks int64, requests int) time.Duration {
+	used := time.Duration(s.cpuTicks()-ticks) * time.Second / clockTicks
+	return (used / time.Duration(requests)).Round(100 * time.Nanosecond)
+}
+
+// clockTicks is the unit of /proc/<pid>/stat's CPU times (USER_HZ, 100 on
+// Linux).
+const clockTicks = 100
+
+// pin binds every thread of process pid to cpus ("0", "0-1"), with
+// taskset; threads created later inherit it. It reports whether it did.
+func pin(pid int, cpus string) bool {
+	return exec.Command("taskset", "-a", "-cp", cpus, strconv.Itoa(pid)).Run() == nil
+}
+
+func allCPUs() string { return "0-" + strconv.Itoa(runtime.NumCPU()-1) }
 
 // sampleLag measures the lag every 50 ms until done is closed.
 func sampleLag(mc, rc *redis.Client, done <-chan struct{}) []time.Duration {
