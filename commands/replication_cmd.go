@@ -277,11 +277,7 @@ func cmdDBName(c *Ctx) { c.W.RawLine(c.Env.Config.DBName.Get()) }
 // (script.go), and a new set of namespace tokens (with
 // repl-namespace-enabled, the master's NAMESPACE commands write them to
 // the database) is loaded.
-func (e *Env) replicaApplied(batch []byte) {
-	records, err := e.Storage.WALRecords(batch)
-	if err != nil {
-		return
-	}
+func (e *Env) replicaApplied(records []storage.WALRecord) {
 	storage.PublishedMessages(records, func(ns string, channel, message []byte) {
 		e.Sessions.Publish(ns, string(channel), message, false)
 	})

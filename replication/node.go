@@ -25,10 +25,11 @@ type Node struct {
 	cfg    *config.Config
 	st     *storage.Storage
 	Master *Master
-	// OnApplied, when set before Start, is called with every batch a
-	// replica applied (pub/sub messages reach local subscribers through
-	// it). The bytes are valid during the call only.
-	OnApplied func(batch []byte)
+	// OnApplied, when set before Start, is called with the records of
+	// every batch a replica applied (pub/sub messages reach local
+	// subscribers through it). Their bytes are valid during the call
+	// only.
+	OnApplied func(records []storage.WALRecord)
 	// Quiesce, when set before Start, runs fn while no command runs (a
 	// full sync swaps the database in it), unless stop is closed first;
 	// it then returns ErrStopped.

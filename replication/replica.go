@@ -417,11 +417,12 @@ func (c *masterConn) applyStream() error {
 			}
 			continue
 		}
-		if _, err := st.ApplyReplicated(data); err != nil {
+		records, err := st.ApplyReplicated(data)
+		if err != nil {
 			return fmt.Errorf("%w: apply a batch: %v", errRestart, err)
 		}
 		if c.r.node.OnApplied != nil {
-			c.r.node.OnApplied(data)
+			c.r.node.OnApplied(records)
 		}
 		if c.rd.Buffered() == 0 || time.Since(synced) > durableEvery {
 			// Caught up with what arrived (or streaming for a while):

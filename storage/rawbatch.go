@@ -148,21 +148,21 @@ func (s *Storage) parseRawBatch(data []byte, logData bool) ([]op, error) {
 	counted := uint32(0)
 	for n := 1; r.off < len(r.data); n++ {
 		start := r.off
-		o, err := s.parseRecord(&r)
+		o, noop, err := s.parseRecord(&r)
 		if err != nil {
 			return nil, fmt.Errorf("%w: record %d at byte %d: %w", ErrBadBatch, n, start, err)
 		}
 		switch {
-		case o == nil:
+		case noop:
 		case o.kind == opLogData:
 			if logData {
-				ops = append(ops, *o)
+				ops = append(ops, o)
 			}
 		case counted == math.MaxUint32:
 			return nil, fmt.Errorf("%w: more than %d records", ErrBadBatch, uint32(math.MaxUint32))
 		default:
 			counted++
-			ops = append(ops, *o)
+			ops = append(ops, o)
 		}
 	}
 	if counted != want {
@@ -171,68 +171,67 @@ func (s *Storage) parseRawBatch(data []byte, logData bool) ([]op, error) {
 	return ops, nil
 }
 
-// parseRecord decodes the record at r. It returns a nil op for a no-op
-// record.
-func (s *Storage) parseRecord(r *rawReader) (*op, error) {
+// parseRecord decodes the record at r; noop is set for a no-op record.
+func (s *Storage) parseRecord(r *rawReader) (o op, noop bool, err error) {
 	t := r.data[r.off]
 	r.off++
 	if name, ok := unsupportedRecords[t]; ok {
-		return nil, fmt.Errorf("%s records (type 0x%02x) are not supported", name, t)
+		return op{}, false, fmt.Errorf("%s records (type 0x%02x) are not supported", name, t)
 	}
 	cf := CFDefault
 	switch t {
 	case recCFDelete, recCFPut, recCFMerge, recCFSingleDelete, recCFRangeDeletion:
 		id, err := r.varint32("column family id")
 		if err != nil {
-			return nil, err
+			return op{}, false, err
 		}
 		var ok bool
 		if cf, ok = s.cfByID(id); !ok {
-			return nil, fmt.Errorf("unknown column family id %d", id)
+			return op{}, false, fmt.Errorf("unknown column family id %d", id)
 		}
 	}
 	switch t {
 	case recLogData:
 		blob, err := r.slice("log data")
-		return &op{kind: opLogData, value: blob}, err
+		return op{kind: opLogData, value: blob}, false, err
 	case recNoop:
-		return nil, nil
+		return op{}, true, nil
 	case recDelete, recCFDelete, recSingleDelete, recCFSingleDelete:
 		// A single deletion becomes a deletion when applied: RocksDB
 		// fails flushes and compactions, and so stops taking writes and
 		// even refuses to open, when a key has both kinds.
 		key, err := r.slice("key")
-		return &op{kind: opDelete, cf: cf, key: key}, err
+		return op{kind: opDelete, cf: cf, key: key}, false, err
 	case recPut, recCFPut, recMerge, recCFMerge:
 		key, err := r.slice("key")
 		if err != nil {
-			return nil, err
+			return op{}, false, err
 		}
 		value, err := r.slice("value")
 		if err != nil {
-			return nil, err
+			return op{}, false, err
 		}
 		if t == recMerge || t == recCFMerge {
 			// No column family has a merge operator: RocksDB would
 			// refuse the batch after writing it to the WAL.
-			return nil, fmt.Errorf("merge record in column family %s: there is no merge operator", cf)
+			return op{}, false, fmt.Errorf("merge record in column family %s: there is no merge operator", cf)
 		}
-		return &op{kind: opPut, cf: cf, key: key, value: value}, nil
+		return op{kind: opPut, cf: cf, key: key, value: value}, false, nil
 	case recRangeDeletion, recCFRangeDeletion:
 		begin, err := r.slice("range begin")
 		if err != nil {
-			return nil, err
+			return op{}, false, err
 		}
 		end, err := r.slice("range end")
 		if err != nil {
-			return nil, err
+			return op{}, false, err
 		}
 		if bytes.Compare(begin, end) >= 0 {
-			return nil, fmt.Errorf("range deletion in column family %s: end %s is not after begin %s", cf, quoteKey(end), quoteKey(begin))
+			return op{}, false, fmt.Errorf("range deletion in column family %s: end %s is not after begin %s", cf, quoteKey(end), quoteKey(begin))
 		}
-		return &op{kind: opDeleteRange, cf: cf, key: begin, value: end}, nil
+		return op{kind: opDeleteRange, cf: cf, key: begin, value: end}, false, nil
 	}
-	return nil, fmt.Errorf("unknown record type 0x%02x", t)
+	return op{}, false, fmt.Errorf("unknown record type 0x%02x", t)
 }
 
 // quoteKey renders a key of an error message, cut to a readable length.
@@ -294,28 +293,40 @@ func (r *rawReader) slice(what string) ([]byte, error) {
 // record Basalt writes itself reach it. Pop hints are dropped: the batch
 // may add elements behind them. It is a local write: it ends with this
 // node's replication id marker, if any.
-func (s *Storage) ApplyBatch(data []byte) (int, error) { return s.applyRaw(data, true) }
-
-// ApplyReplicated is ApplyBatch for a batch of the master's a replica
-// applies: written as the master wrote it, without a marker of its own.
-func (s *Storage) ApplyReplicated(data []byte) (int, error) { return s.applyRaw(data, false) }
-
-func (s *Storage) applyRaw(data []byte, local bool) (int, error) {
-	ops, err := s.parseRawBatch(data, true)
-	if err != nil {
-		return 0, err
-	}
+func (s *Storage) ApplyBatch(data []byte) (int, error) {
+	ops, err := s.applyRaw(data, true)
 	n := 0
 	for _, o := range ops {
 		if o.kind != opLogData {
 			n++
 		}
 	}
+	return n, err
+}
+
+// ApplyReplicated is ApplyBatch for a batch of the master's a replica
+// applies: written as the master wrote it, without a marker of its own.
+// It returns the batch's records, LogData included, for the replica's
+// side effects (published messages, namespaces, scripts); their bytes
+// point into data.
+func (s *Storage) ApplyReplicated(data []byte) ([]WALRecord, error) {
+	ops, err := s.applyRaw(data, false)
+	if err != nil {
+		return nil, err
+	}
+	return walRecords(ops), nil
+}
+
+func (s *Storage) applyRaw(data []byte, local bool) ([]op, error) {
+	ops, err := s.parseRawBatch(data, true)
+	if err != nil {
+		return nil, err
+	}
 	s.hints.reset()
 	// A raw batch takes no key lock: it may change any HyperLogLog.
 	s.hllCards.invalidateAll()
 	if err := s.apply(ops, nil, local); err != nil {
-		return 0, err
+		return nil, err
 	}
-	return n, nil
+	return ops, nil
 }

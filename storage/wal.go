@@ -154,6 +154,10 @@ func (s *Storage) WALRecords(data []byte) ([]WALRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	return walRecords(ops), nil
+}
+
+func walRecords(ops []op) []WALRecord {
 	out := make([]WALRecord, len(ops))
 	for i, o := range ops {
 		out[i] = WALRecord{CF: o.cf, Key: o.key, Value: o.value}
@@ -168,5 +172,5 @@ func (s *Storage) WALRecords(data []byte) ([]WALRecord, error) {
 			out[i] = WALRecord{Kind: RecordLogData, Value: o.value}
 		}
 	}
-	return out, nil
+	return out
 }
