@@ -241,7 +241,7 @@ var clientSubcommands = map[string]subcommand{
 		"ID", "    Return the ID of the current connection.",
 		"INFO", "    Return information about the current client connection.",
 		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
-		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, USER, SKIPME.",
+		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, TYPE, ADDR, LADDR, USER, SKIPME, MAXAGE.",
 		"LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
 		"NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction by maxmemory-clients.",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
@@ -312,8 +312,9 @@ func clientList(c *Ctx) {
 		case c.is(i, "id") && i+1 < len(c.Args):
 			ids = map[int64]bool{}
 			for i++; i < len(c.Args); i++ {
+				// Any integer, as Redis: one no client has matches none.
 				id, ok := num.ParseInt(c.Args[i])
-				if !ok || id <= 0 {
+				if !ok {
 					c.ErrorString("ERR Invalid client ID")
 					return
 				}
@@ -390,7 +391,10 @@ func clientNoEvict(c *Ctx) {
 	c.W.OK()
 }
 
-// CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [USER username] [SKIPME yes|no]
+// CLIENT KILL ip:port | CLIENT KILL [ID id] [TYPE type] [ADDR ip:port] [LADDR ip:port] [USER username] [SKIPME yes|no] [MAXAGE seconds]
+//
+// MAXAGE is Redis 7.4's: the connections older than that many seconds (0:
+// any age).
 func clientKill(c *Ctx) {
 	if len(c.Args) == 3 {
 		addr := string(c.Args[2])
@@ -408,7 +412,7 @@ func clientKill(c *Ctx) {
 		c.ErrorString(errSyntax)
 		return
 	}
-	var id int64
+	var id, maxAge int64
 	var addr, laddr, kind string
 	skipMe := true
 	for i := 2; i < len(c.Args); i += 2 {
@@ -421,6 +425,13 @@ func clientKill(c *Ctx) {
 				return
 			}
 			id = n
+		case c.is(i, "maxage"):
+			n, ok := num.ParseInt(c.Args[i+1])
+			if !ok || n < 0 {
+				c.ErrorString("ERR maxage is not an integer or out of range")
+				return
+			}
+			maxAge = n
 		case c.is(i, "addr"):
 			addr = v
 		case c.is(i, "laddr"):
@@ -452,9 +463,11 @@ func clientKill(c *Ctx) {
 		}
 	}
 	var victims []*session.Session
+	now := time.Now()
 	for _, cl := range c.visibleSessions() {
 		if (id != 0 && cl.ID != id) || (addr != "" && cl.Addr != addr) || (laddr != "" && cl.LAddr != laddr) ||
-			(kind != "" && kind != cl.Kind()) || (skipMe && cl == c.Session) {
+			(kind != "" && kind != cl.Kind()) || (skipMe && cl == c.Session) ||
+			(maxAge != 0 && int64(now.Sub(cl.Created).Seconds()) <= maxAge) {
 			continue
 		}
 		victims = append(victims, cl)

@@ -72,6 +72,13 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(0), "LATENCY", []byte("GRAPH\x00"+token("command")))
 	f.Add(uint8(fuzzInMulti), "DEBUG", []byte("RELOAD\x00NOSAVE"))
 	f.Add(uint8(fuzzTenant), "PERFLOG", []byte("GET\x00"+token("*")))
+	f.Add(uint8(fuzzRESP3), "CLIENT", []byte(token("TRACKING")+"\x00"+token("ON")+"\x00"+token("BCAST")+"\x00"+token("PREFIX")+"\x00s\x00"+token("PREFIX")+"\x00\x00"+token("NOLOOP")))
+	f.Add(uint8(fuzzTenant), "CLIENT", []byte(token("TRACKING")+"\x00"+token("ON")+"\x00"+token("REDIRECT")+"\x00"+token("-9223372036854775808")+"\x00"+token("OPTIN")+"\x00"+token("OPTOUT")))
+	f.Add(uint8(fuzzInMulti|fuzzRESP3), "CLIENT", []byte(token("CACHING")+"\x00"+token("YES")))
+	f.Add(uint8(0), "CLIENT", []byte(token("TRACKINGINFO")))
+	f.Add(uint8(0), "CLIENT", []byte(token("KILL")+"\x00"+token("MAXAGE")+"\x00"+token("9223372036854775807")+"\x00"+token("SKIPME")+"\x00"+token("NO")+"\x00"+token("LADDR")+"\x00x"))
+	f.Add(uint8(0), "DEBUG", []byte(token("SET-ACTIVE-EXPIRE")+"\x00"+token("0")))
+	f.Add(uint8(fuzzTenant), "SET", []byte("str\x00v\x00"+token("PXAT")+"\x00"+token("1")))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -128,6 +135,9 @@ var fuzzTokens = []string{
 	"fn", "EXISTS", "FLUSH", "DUMP", "RESTORE", "APPEND", "STATS", "LIBRARYNAME", "WITHCODE", "SYNC", "ASYNC",
 	// Diagnostics'.
 	"USAGE", "SAMPLES", "RESET", "HISTORY", "GRAPH", "HISTOGRAM", "command", "OBJECT", "RELOAD",
+	// Client-side caching's and CLIENT KILL's words.
+	"TRACKING", "CACHING", "GETREDIR", "TRACKINGINFO", "REDIRECT", "PREFIX", "BCAST", "OPTIN", "OPTOUT",
+	"NOLOOP", "YES", "NO", "MAXAGE", "SKIPME", "LADDR", "ADDR", "USER", "NO-EVICT", "SET-ACTIVE-EXPIRE",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -176,6 +186,9 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 		{"rocksdb.block_cache_size", "8"},
 		{"rocksdb.write_buffer_size", "4"},
 		{"proto-max-bulk-len", "1048576"},
+		// Every write publishes its keyspace events and invalidates
+		// what the listener tracks (see listen).
+		{"notify-keyspace-events", "KEAmn"},
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -200,7 +213,29 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 	})
 	h.setup = h.client()
 	h.cmds = sortedCommands()
+	h.listen()
 	return h
+}
+
+// listen connects a client of each namespace that subscribes to every
+// keyspace channel and tracks every key in BCAST mode, and one that
+// tracks the keys it reads, so that every input runs the notification
+// and invalidation paths. Their unread messages are bounded by the
+// pubsub output limit, past which they are closed.
+func (h *fuzzHarness) listen() {
+	for _, ns := range []string{metadata.DefaultNamespace, fuzzNamespace} {
+		l := h.client()
+		l.Session.Namespace = ns
+		for _, cmd := range [][]string{{"psubscribe", "__key*"}, {"client", "tracking", "on", "bcast"}} {
+			h.env.Dispatch(l.Ctx, args(cmd...))
+		}
+		reader := h.client()
+		reader.Session.Namespace = ns
+		reader.setProtocol(3)
+		for _, cmd := range [][]string{{"client", "tracking", "on"}, {"mget", "s", "h", "z", "l", "str", "n", "x", "big", "dst"}} {
+			h.env.Dispatch(reader.Ctx, args(cmd...))
+		}
+	}
 }
 
 // seed empties the database and writes the keys the tokens name; "big",

@@ -149,6 +149,18 @@ var badInputCases = []struct {
 	{[]string{"DISK", "USAGE", "h"}, ":...", redisDiffers},
 	{[]string{"RDB", "LOAD", "/nonexistent/dump.rdb", "DB", "18446744073709551615"}, "-ERR out of range of integer type\r\n", redisDiffers},
 	{[]string{"RDB", "LOAD", "/", "NX"}, "-ERR failed to open rdb file: '/': not a regular file\r\n", redisDiffers},
+	// Client-side caching and CLIENT KILL: client IDs and ages at the
+	// int64 limits name no client; MAXAGE is Redis 7.4's, 7.0 lacks it.
+	{[]string{"CLIENT", "TRACKING", "on", "REDIRECT", "-9223372036854775808"}, "-ERR The client ID you want redirect to does not exist\r\n", redisSame},
+	{[]string{"CLIENT", "TRACKING", "on", "REDIRECT", "9223372036854775808"}, "-ERR value is not an integer or out of range\r\n", redisSame},
+	{[]string{"CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "", "PREFIX", "a"}, "-ERR Prefix '' overlaps with another provided prefix 'a'. Prefixes for a single client must not overlap.\r\n", redisSame},
+	{[]string{"CLIENT", "CACHING", "yes"}, "-ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled\r\n", redisSame},
+	{[]string{"CLIENT", "KILL", "ID", "9223372036854775807"}, ":0\r\n", redisSame},
+	{[]string{"CLIENT", "KILL", "ID", "9223372036854775808"}, "-ERR client-id should be greater than 0\r\n", redisSame},
+	{[]string{"CLIENT", "LIST", "ID", "-9223372036854775808"}, "$0\r\n\r\n", redisSame},
+	{[]string{"CLIENT", "KILL", "MAXAGE", "9223372036854775807"}, ":0\r\n", redisDiffers},
+	{[]string{"CLIENT", "KILL", "MAXAGE", "9223372036854775808"}, "-ERR maxage is not an integer or out of range\r\n", redisDiffers},
+	{[]string{"CONFIG", "SET", "notify-keyspace-events", "KEA\x00"}, "-ERR CONFIG SET 'notify-keyspace-events' error: failed to set new value: Invalid event class character. Use 'Ag$lshzxeKEtmdn'.\r\n", redisDiffers},
 }
 
 // seedBadInput empties a server and writes the keys the cases use.

@@ -19,7 +19,12 @@ type trackingSide struct {
 	conns   map[string]*rawConn
 	ids     map[string]string // connection name -> client id
 	inMulti map[string]bool
+	closed  map[string]bool
 	order   []string
+}
+
+func newTrackingSide(t *testing.T, p *proc) *trackingSide {
+	return &trackingSide{t: t, p: p, conns: map[string]*rawConn{}, ids: map[string]string{}, inMulti: map[string]bool{}, closed: map[string]bool{}}
 }
 
 func (s *trackingSide) conn(name string) *rawConn {
@@ -40,7 +45,12 @@ var clientInfoFields = regexp.MustCompile(`flags=\S+|redir=\S+`)
 func (s *trackingSide) step(name string, args []string) string {
 	c := s.conn(name)
 	for i, a := range args {
-		if strings.HasPrefix(a, "$") {
+		switch {
+		case a == "$laddr":
+			args[i] = s.p.Addr()
+		case strings.HasPrefix(a, "$addr:"):
+			args[i] = s.conns[a[6:]].c.LocalAddr().String()
+		case strings.HasPrefix(a, "$"):
 			s.conn(a[1:])
 			args[i] = s.ids[a[1:]]
 		}
@@ -68,14 +78,20 @@ func (s *trackingSide) step(name string, args []string) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, n := range s.order {
-		if s.inMulti[n] {
+		if s.inMulti[n] || s.closed[n] {
 			continue
 		}
 		conn := s.conns[n]
 		conn.send(resp("PING"))
 		b.WriteString(" | " + n + ":")
 		for {
-			m := conn.reply()
+			// A connection CLIENT KILL closed answers nothing more.
+			m := conn.replyWithin(longTimeout)
+			if m == "(no reply)" {
+				s.closed[n] = true
+				b.WriteString("closed")
+				break
+			}
 			if m == "+PONG\r\n" || strings.Contains(m, "$4\r\npong\r\n") {
 				break
 			}
@@ -86,13 +102,28 @@ func (s *trackingSide) step(name string, args []string) string {
 }
 
 func TestTrackingDiff(t *testing.T) {
-	b, r := startBasalt(t), startRedis(t)
-	lines := readCases(t, "testdata/tracking_diff.txt")
-	sides := []*trackingSide{}
-	for _, p := range []*proc{b, r} {
-		sides = append(sides, &trackingSide{t: t, p: p, conns: map[string]*rawConn{}, ids: map[string]string{}, inMulti: map[string]bool{}})
+	pushes := runConnectionScript(t, "testdata/tracking_diff.txt", "invalidate")
+	if pushes < 20 {
+		t.Fatalf("only %d invalidation messages: the cases should send more", pushes)
 	}
-	pushes := 0
+}
+
+// TestClientDiff runs testdata/client_diff.txt: CLIENT KILL with each
+// filter, CLIENT NO-EVICT, CLIENT INFO and RESET, against redis-server.
+func TestClientDiff(t *testing.T) {
+	if closed := runConnectionScript(t, "testdata/client_diff.txt", "closed"); closed < 6 {
+		t.Fatalf("only %d connections were seen closed: the cases should kill more", closed)
+	}
+}
+
+// runConnectionScript runs a script of named connections on Basalt and
+// redis-server, failing at the first step whose outcome differs, and
+// returns how many times word occurs in the outcomes.
+func runConnectionScript(t *testing.T, path, word string) int {
+	b, r := startBasalt(t), startRedis(t)
+	lines := readCases(t, path)
+	sides := []*trackingSide{newTrackingSide(t, b), newTrackingSide(t, r)}
+	count := 0
 	var history []string
 	for _, line := range lines {
 		name := strings.TrimSuffix(line[0], ":")
@@ -104,12 +135,10 @@ func TestTrackingDiff(t *testing.T) {
 			from := max(0, len(history)-8)
 			t.Fatalf("%s: %v\nbasalt:       %q\nredis-server: %q\nlast steps:\n%s", name, args, got, want, strings.Join(history[from:], "\n"))
 		}
-		pushes += strings.Count(want, "invalidate")
+		count += strings.Count(want, word)
 	}
-	if pushes < 20 {
-		t.Fatalf("only %d invalidation messages: the cases should send more", pushes)
-	}
-	t.Logf("%d steps, %d invalidation messages the same", len(lines), pushes)
+	t.Logf("%d steps the same, %q %d times", len(lines), word, count)
+	return count
 }
 
 // TestTrackingTableMaxKeys: past tracking-table-max-keys, keys drawn at
@@ -191,4 +220,28 @@ func TestTrackingGoRedis(t *testing.T) {
 			t.Fatalf("got %q, want %q", m, want)
 		}
 	})
+}
+
+// TestClientKillMaxAge: CLIENT KILL MAXAGE, Redis 7.4's filter, closes the
+// connections older than that many seconds; 0 is any age, as in Redis.
+func TestClientKillMaxAge(t *testing.T) {
+	p := startBasalt(t)
+	admin := dial(t, p)
+	for _, bad := range []string{"x", "-1", "99999999999999999999"} {
+		if r := admin.do("CLIENT", "KILL", "MAXAGE", bad); r != "-ERR maxage is not an integer or out of range\r\n" {
+			t.Errorf("MAXAGE %s: %q", bad, r)
+		}
+	}
+	old := dial(t, p)
+	old.do("PING")
+	if r := admin.do("CLIENT", "KILL", "MAXAGE", "3600"); r != ":0\r\n" {
+		t.Fatalf("no connection is an hour old: %q", r)
+	}
+	// Both connections pass one second; only the one given is killed.
+	waitFor(t, time.Minute, "a connection older than a second is killed", func() bool {
+		return admin.do("CLIENT", "KILL", "MAXAGE", "1", "ADDR", old.c.LocalAddr().String()) == ":1\r\n"
+	})
+	if !old.closed() {
+		t.Fatal("the connection killed is still open")
+	}
 }
