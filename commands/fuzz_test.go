@@ -38,6 +38,7 @@ import (
 // numbers, option words, the seeded keys.
 func FuzzCommandArgs(f *testing.F) {
 	h := newFuzzHarness(f)
+	h.listen(f)
 	f.Add(uint8(0), "SRANDMEMBER", []byte("s\x00-1099511627776"))
 	f.Add(uint8(fuzzRESP3|fuzzInMulti), "ZRANGE", []byte("z\x00\x01\x05\x00\x01\x03\x00BYSCORE\x00LIMIT\x00\x01\x03\x00\x01\x04"))
 	f.Add(uint8(fuzzRESP3), "GEOSEARCH", []byte("z\x00FROMMEMBER\x00d\x00BYBOX\x00\x01\x0e\x00\x01\x04\x00km\x00COUNT\x00\x01\x01\x00ANY"))
@@ -186,9 +187,6 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 		{"rocksdb.block_cache_size", "8"},
 		{"rocksdb.write_buffer_size", "4"},
 		{"proto-max-bulk-len", "1048576"},
-		// Every write publishes its keyspace events and invalidates
-		// what the listener tracks (see listen).
-		{"notify-keyspace-events", "KEAmn"},
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -213,16 +211,19 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 	})
 	h.setup = h.client()
 	h.cmds = sortedCommands()
-	h.listen()
 	return h
 }
 
-// listen connects a client of each namespace that subscribes to every
-// keyspace channel and tracks every key in BCAST mode, and one that
-// tracks the keys it reads, so that every input runs the notification
-// and invalidation paths. Their unread messages are bounded by the
-// pubsub output limit, past which they are closed.
-func (h *fuzzHarness) listen() {
+// listen turns every keyspace event on and connects a client of each
+// namespace that subscribes to every keyspace channel and tracks every
+// key in BCAST mode, and one that tracks the keys it reads, so that every
+// input runs the notification and invalidation paths. Their unread
+// messages are bounded by the pubsub output limit, past which they are
+// closed.
+func (h *fuzzHarness) listen(tb testing.TB) {
+	if err := h.env.Config.Set("notify-keyspace-events", "KEAmn"); err != nil {
+		tb.Fatal(err)
+	}
 	for _, ns := range []string{metadata.DefaultNamespace, fuzzNamespace} {
 		l := h.client()
 		l.Session.Namespace = ns

@@ -248,14 +248,23 @@ func (e *Env) expireLoop() {
 		if !listening || e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
 			continue
 		}
-		keys, next, err := e.Storage.ExpiredKeys(from, expireStepKeys)
-		if err != nil {
-			slog.Error("active expiry: walk the keys", "err", err)
-			continue
-		}
-		for _, k := range keys {
-			e.expireKey(flags, k.NS, k.Name)
-		}
-		from = next
+		from = e.expireStep(flags, from)
 	}
+}
+
+// expireStep deletes the expired keys among the records from from on, and
+// returns where the next step starts. It holds the command gate shared,
+// as a command does, so that DEBUG RELOAD waits for it.
+func (e *Env) expireStep(flags config.NotifyClass, from []byte) []byte {
+	e.gate.RLock()
+	defer e.gate.RUnlock()
+	keys, next, err := e.Storage.ExpiredKeys(from, expireStepKeys)
+	if err != nil {
+		slog.Error("active expiry: walk the keys", "err", err)
+		return nil
+	}
+	for _, k := range keys {
+		e.expireKey(flags, k.NS, k.Name)
+	}
+	return next
 }
