@@ -173,7 +173,8 @@ func infoPersistence(e *Env, ns string, b *infoBuilder) {
 	bk.mu.Lock()
 	running, ended, took, err := bk.mu.running, bk.mu.ended, bk.mu.lastTook, bk.mu.lastErr
 	bk.mu.Unlock()
-	b.field("loading", 0)
+	link, _ := e.Repl.Replica()
+	b.field("loading", boolInt(link.Loading)) // a replica's database emptied for a full sync
 	b.field("bgsave_in_progress", boolInt(running))
 	b.field("last_bgsave_time", e.lastSave().Unix())
 	status := "ok"

@@ -259,8 +259,14 @@ func TestReplicationEmptyDBBeforeFullSync(t *testing.T) {
 				if info := infoFields(t, rc, "replication"); info["master_sync_in_progress"] != "1" {
 					t.Errorf("the emptied replica's INFO replication: %v", info)
 				}
+				if got := infoFields(t, rc, "persistence")["loading"]; got != "1" {
+					t.Errorf("the emptied replica's INFO loading:%s", got)
+				}
 			}
 			waitCaughtUp(t, mc, rc)
+			if got := infoFields(t, rc, "persistence")["loading"]; got != "0" {
+				t.Errorf("INFO loading:%s after the full sync", got)
+			}
 			if n := rc.Exists(ctx, "mine:1").Val(); n != 0 {
 				t.Error("the replica's own key outlived the full sync")
 			}
