@@ -34,11 +34,7 @@ func hllParts() []string {
 // prefillBits writes the 1 MB bitmap and the 16 HyperLogLogs on every
 // server, the same bits and elements on each.
 func prefillBits(servers []*server) {
-	for _, s := range servers {
-		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(s.port), Protocol: 2, ReadTimeout: time.Minute})
-		ctx := context.Background()
-		r := rand.New(rand.NewSource(1))
-		pipe := c.Pipeline()
+	prefill(servers, func(ctx context.Context, pipe redis.Pipeliner, r *rand.Rand) {
 		const fields = 1 << 20 / 8 // 64-bit fields of 1 MB
 		for i := 0; i < fields; i += 1000 {
 			cmd := []any{"BITFIELD", "bench:1mb"}
@@ -55,6 +51,17 @@ func prefillBits(servers []*server) {
 			}
 			pipe.Do(ctx, cmd...)
 		}
+	})
+}
+
+// prefill runs fill's commands on every server in one pipeline, with a
+// random source seeded the same for each, so that all hold the same data.
+func prefill(servers []*server, fill func(ctx context.Context, pipe redis.Pipeliner, r *rand.Rand)) {
+	for _, s := range servers {
+		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(s.port), Protocol: 2, ReadTimeout: time.Minute})
+		ctx := context.Background()
+		pipe := c.Pipeline()
+		fill(ctx, pipe, rand.New(rand.NewSource(1)))
 		_, err := pipe.Exec(ctx)
 		check(err)
 		c.Close()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand"
 	"strconv"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -20,11 +19,7 @@ var geoCommands = [][]string{
 // prefillGeo writes the 100k points of the GEOSEARCH step on every
 // server, the same points on each.
 func prefillGeo(servers []*server) {
-	for _, s := range servers {
-		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(s.port), Protocol: 2, ReadTimeout: time.Minute})
-		ctx := context.Background()
-		r := rand.New(rand.NewSource(1))
-		pipe := c.Pipeline()
+	prefill(servers, func(ctx context.Context, pipe redis.Pipeliner, r *rand.Rand) {
 		for i := 0; i < 100000; i += 1000 {
 			cmd := []any{"GEOADD", "bench:geo"}
 			for j := i; j < i+1000; j++ {
@@ -32,8 +27,5 @@ func prefillGeo(servers []*server) {
 			}
 			pipe.Do(ctx, cmd...)
 		}
-		_, err := pipe.Exec(ctx)
-		check(err)
-		c.Close()
-	}
+	})
 }

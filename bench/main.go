@@ -71,6 +71,7 @@ func main() {
 	}
 	prefillBits(servers)
 	prefillGeo(servers)
+	prefillSort(servers)
 	prefillScripts(servers)
 	for _, pipeline := range []int{1, 16} {
 		// -P 1 carries the targets; its rounds are repeated because this
@@ -147,6 +148,7 @@ func benchSteps(tests string) [][]string {
 	steps = append(steps, streamCommands...)
 	steps = append(steps, bitCommands...)
 	steps = append(steps, geoCommands...)
+	steps = append(steps, sortCommands...)
 	steps = append(steps, scriptCommands...)
 	return append(steps, []string{"-t", "zpopmin"})
 }

@@ -54,7 +54,7 @@ func sortCommand(c *Ctx, readOnly bool) {
 	if !ok {
 		return
 	}
-	elems, t, err := sortElements(c.DB, c.Args[1])
+	elems, t, ranged, err := s.load(c.DB, c.Args[1])
 	if !c.ok(err) {
 		return
 	}
@@ -63,9 +63,10 @@ func sortCommand(c *Ctx, readOnly bool) {
 	if s.dontSort && t == metadata.TypeSet && s.store != nil {
 		s.dontSort, s.alpha, s.by = false, true, nil
 	}
-	elems, ok = s.order(c, elems, t)
-	if !ok {
-		return
+	if !ranged {
+		if elems, ok = s.order(c, elems, t); !ok {
+			return
+		}
 	}
 	if s.store != nil {
 		n, err := c.DB.ListStore(s.store, s.output(c.DB, elems, true))
@@ -135,28 +136,71 @@ func parseSort(c *Ctx, readOnly bool) (sortSpec, bool) {
 	return s, true
 }
 
-// sortElements reads the elements of a list (in order), a set or a sorted
-// set (by score); nothing when the key is absent.
-func sortElements(db storage.DB, key []byte) ([][]byte, metadata.Type, error) {
-	t, err := db.Type(key)
+// load reads the elements of a list (in order), a set or a sorted set
+// (by score); nothing when the key is absent. BY a constant with LIMIT, a
+// list or a sorted set is read only within the LIMIT range, in its order
+// (reversed by DESC), and ranged is true: nothing is left to sort or cut.
+func (s *sortSpec) load(db storage.DB, key []byte) (elems [][]byte, t metadata.Type, ranged bool, err error) {
+	t, err = db.Type(key)
 	if err != nil {
-		return nil, t, err
+		return nil, t, false, err
 	}
-	var elems [][]byte
-	keep := func(e []byte) { elems = append(elems, bytes.Clone(e)) }
-	switch t {
-	case metadata.TypeNone:
-	case metadata.TypeList:
+	var arena elemArena
+	keep := func(e []byte) { arena.add(e) }
+	ranged = s.dontSort && s.count >= 0 && (t == metadata.TypeList || t == metadata.TypeZSet)
+	start, end := max(s.offset, 0), int64(math.MaxInt64)
+	if s.offset <= math.MaxInt64-s.count {
+		end = start + s.count - 1
+	}
+	switch {
+	case t == metadata.TypeNone, ranged && end < start: // LIMIT of 0 elements
+	case t == metadata.TypeList && ranged && s.desc:
+		// Positions from the tail: -(end+1) wraps to MinInt64 at the
+		// limit, which the range clamps to the head.
+		err = db.LRange(key, -(end + 1), -(start + 1), func(_ int64, e []byte) bool { keep(e); return true })
+	case t == metadata.TypeList && ranged:
+		err = db.LRange(key, start, end, func(_ int64, e []byte) bool { keep(e); return true })
+	case t == metadata.TypeList:
 		err = db.LRange(key, 0, -1, func(_ int64, e []byte) bool { keep(e); return true })
-	case metadata.TypeSet:
+	case t == metadata.TypeSet:
 		_, err = db.Walk(key, metadata.TypeSet, func(m, _ []byte) { keep(m) })
-	case metadata.TypeZSet:
-		all := storage.ZRange{By: storage.ByRank, Start: 0, Stop: -1}
-		err = db.ZRangeWalk(key, all, func(_ int64, m []byte, _ float64) bool { keep(m); return true })
+	case t == metadata.TypeZSet:
+		r := storage.ZRange{By: storage.ByRank, Start: 0, Stop: -1}
+		if ranged {
+			r.Start, r.Stop, r.Rev = start, end, s.desc
+		}
+		err = db.ZRangeWalk(key, r, func(_ int64, m []byte, _ float64) bool { keep(m); return true })
 	default:
 		err = storage.ErrWrongType
 	}
-	return elems, t, err
+	elems = arena.elems()
+	if t == metadata.TypeList && ranged && s.desc {
+		slices.Reverse(elems)
+	}
+	return elems, t, ranged, err
+}
+
+// elemArena copies elements into one buffer, so that loading n elements
+// allocates a few times rather than n.
+type elemArena struct {
+	buf  []byte
+	ends []int
+}
+
+func (a *elemArena) add(e []byte) {
+	a.buf = append(a.buf, e...)
+	a.ends = append(a.ends, len(a.buf))
+}
+
+// elems returns the elements added, which share the arena's buffer.
+func (a *elemArena) elems() [][]byte {
+	out := make([][]byte, len(a.ends))
+	from := 0
+	for i, end := range a.ends {
+		out[i] = a.buf[from:end:end]
+		from = end
+	}
+	return out
 }
 
 // sortItem is an element with what it sorts by.
@@ -217,24 +261,71 @@ func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type) ([][]byte, boo
 			items[i].score = f
 		}
 	}
-	slices.SortStableFunc(items, func(a, b sortItem) int {
-		cmp := s.compare(a, b)
+	// Sorted as a stable sort would (equal items keep their order), by
+	// sorting their places: swapping indexes moves no pointers.
+	byPlace := make([]int, len(items))
+	for i := range byPlace {
+		byPlace[i] = i
+	}
+	first := firstSorted(byPlace, int(end+1), func(i, j int) int {
+		cmp := s.compare(&items[i], &items[j])
 		if s.desc {
-			return -cmp
+			cmp = -cmp
+		}
+		if cmp == 0 {
+			return i - j
 		}
 		return cmp
 	})
 	out := make([][]byte, 0, end-start+1)
-	for _, it := range items[start : end+1] {
-		out = append(out, it.elem)
+	for _, i := range first[start:] {
+		out = append(out, items[i].elem)
 	}
 	return out, true
+}
+
+// firstSorted returns the first k of places in cmp's order (a total
+// order), sorted. When k is small beside them, as with SORT ... LIMIT 0
+// 10, it keeps the k first in a bounded max-heap instead of sorting all.
+func firstSorted(places []int, k int, cmp func(a, b int) int) []int {
+	if k*4 >= len(places) {
+		slices.SortFunc(places, cmp)
+		return places[:k]
+	}
+	heap := places[:k] // the k first so far; the last of them on top
+	down := func(i int) {
+		for {
+			top, l, r := i, 2*i+1, 2*i+2
+			if l < k && cmp(heap[l], heap[top]) > 0 {
+				top = l
+			}
+			if r < k && cmp(heap[r], heap[top]) > 0 {
+				top = r
+			}
+			if top == i {
+				return
+			}
+			heap[i], heap[top] = heap[top], heap[i]
+			i = top
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, p := range places[k:] {
+		if k > 0 && cmp(p, heap[0]) < 0 {
+			heap[0] = p
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, cmp)
+	return heap
 }
 
 // compare is Redis's sortCompare, before DESC: by score, ties by the
 // elements' bytes; ALPHA by the BY values (a missing one first) or the
 // elements.
-func (s *sortSpec) compare(a, b sortItem) int {
+func (s *sortSpec) compare(a, b *sortItem) int {
 	switch {
 	case !s.alpha:
 		if a.score != b.score {
@@ -264,7 +355,10 @@ func sortScore(v []byte) (float64, bool) {
 	if len(v) == 0 {
 		return 0, true
 	}
-	return num.ParseFloat(bytes.TrimLeft(v, " \t\n\v\f\r"))
+	if v[0] <= ' ' {
+		v = bytes.TrimLeft(v, " \t\n\v\f\r")
+	}
+	return num.ParseFloat(v)
 }
 
 // output renders the sorted elements: each element, or with GET each

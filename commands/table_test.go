@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,28 @@ func TestCursorTable(t *testing.T) {
 	}
 	if _, ok := c.load("ns", id); ok {
 		t.Fatal("overwritten cursor still valid")
+	}
+}
+
+// firstSorted agrees with a full sort for every k, on input with ties
+// broken by place.
+func TestFirstSorted(t *testing.T) {
+	values := []int{5, 3, 9, 3, 1, 8, 5, 0, 7, 2, 6, 4, 9, 1}
+	cmp := func(i, j int) int {
+		if values[i] != values[j] {
+			return values[i] - values[j]
+		}
+		return i - j
+	}
+	for k := 0; k <= len(values); k++ {
+		places := make([]int, len(values))
+		all := make([]int, len(values))
+		for i := range places {
+			places[i], all[i] = i, i
+		}
+		slices.SortFunc(all, cmp)
+		if got := firstSorted(places, k, cmp); !slices.Equal(got, all[:k]) {
+			t.Errorf("k=%d: %v, want %v", k, got, all[:k])
+		}
 	}
 }

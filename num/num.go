@@ -55,6 +55,9 @@ func ParseFloat(b []byte) (float64, bool) {
 	if len(b) == 0 || isSpace(b[0]) || isSpace(b[len(b)-1]) {
 		return 0, false
 	}
+	if f, ok := smallInteger(b); ok {
+		return f, true
+	}
 	s := string(b)
 	if strings.ContainsRune(s, '_') {
 		return 0, false
@@ -70,6 +73,33 @@ func ParseFloat(b []byte) (float64, bool) {
 		return 0, false // underflow, which strtod reports as ERANGE
 	}
 	return f, true
+}
+
+// smallInteger reads a decimal integer of at most 15 digits, which a
+// double holds exactly: the common case of ParseFloat, without strconv.
+// "-0" is left to strtod's rules (it is -0).
+func smallInteger(b []byte) (float64, bool) {
+	digits := b
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(b) {
+		if n == 0 {
+			return 0, false
+		}
+		n = -n
+	}
+	return float64(n), true
 }
 
 func hasNonZeroDigit(s string) bool {

@@ -2,6 +2,7 @@ package num
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -27,6 +28,25 @@ func TestParseFloat(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"", "nan", " 1", "1 ", "abc", "1e400", "1e-400", "1_0"} {
+		if _, ok := ParseFloat([]byte(s)); ok {
+			t.Errorf("ParseFloat(%q) accepted", s)
+		}
+	}
+}
+
+// The integer fast path reads what strconv reads, -0 keeps its sign.
+func TestParseFloatIntegers(t *testing.T) {
+	for _, s := range []string{"7", "007", "-12", "999999999999999", "-999999999999999", "1234567890123456", "-9223372036854775808", "18446744073709551616"} {
+		got, ok := ParseFloat([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		if !ok || err != nil || got != want {
+			t.Errorf("ParseFloat(%q) = %v %v, strconv %v %v", s, got, ok, want, err)
+		}
+	}
+	if f, ok := ParseFloat([]byte("-0")); !ok || f != 0 || !math.Signbit(f) {
+		t.Errorf("ParseFloat(-0) = %v %v, want -0", f, ok)
+	}
+	for _, s := range []string{"-", "--1", "1-", "-+1"} {
 		if _, ok := ParseFloat([]byte(s)); ok {
 			t.Errorf("ParseFloat(%q) accepted", s)
 		}
