@@ -42,6 +42,12 @@ type Importer struct {
 	// holds has a bit per lock stripe in held.
 	holds [lockStripes / 64]uint64
 	cur   *collection // the collection between Begin and End
+	// prefix is cur's subkey prefix, which its element records start with.
+	prefix []byte
+	// spare is the batch a write in flight does not use; inflight gets
+	// that write's outcome (nil: none in flight).
+	spare    *RawBatch
+	inflight chan error
 	// metas are the metadata keys the batch writes, which the metadata
 	// cache forgets around the write (metacache.go).
 	metas [][]byte
@@ -52,7 +58,7 @@ type Importer struct {
 // NewImporter returns an Importer into db's namespace; with nx, keys that
 // exist are left alone.
 func (db DB) NewImporter(nx bool) *Importer {
-	return &Importer{db: db, nx: nx, b: db.s.NewRawBatch()}
+	return &Importer{db: db, nx: nx, b: db.s.NewRawBatch(), spare: db.s.NewRawBatch()}
 }
 
 // PutString imports a string; expire is absolute ms, 0 for none. The
@@ -104,6 +110,7 @@ func (im *Importer) Begin(key []byte, t metadata.Type, expire int64) (bool, erro
 	c.meta = metadata.New(t, im.db.s.versions.Next(nowTime()))
 	c.meta.Expire = expire
 	im.cur = c
+	im.prefix = im.db.s.layout.AppendSubkeyPrefix(im.prefix[:0], im.db.ns, key, c.meta.Version)
 	im.b.logData(typeLog(t))
 	return true, nil
 }
@@ -120,33 +127,40 @@ func (im *Importer) Add(elems [][]byte, scores []float64) error {
 	c, b := im.cur, im.b
 	switch c.meta.Type {
 	case metadata.TypeList:
+		var index [8]byte
 		for _, e := range elems {
-			b.Put(CFDefault, c.at(c.meta.Tail), e)
+			binary.BigEndian.PutUint64(index[:], c.meta.Tail)
+			b.putPrefixed(CFDefault, im.prefix, index[:], nil, e)
 			c.meta.Tail++
 		}
 		c.meta.Size += uint64(len(elems))
 	case metadata.TypeHash:
 		n := len(elems) / 2
-		for _, i := range sortedBy(n, func(i int) []byte { return elems[2*i] }) {
-			b.Put(CFDefault, c.subkey(elems[2*i]), elems[2*i+1])
+		for _, i := range sortedBy(n, func(i, j int) int { return bytes.Compare(elems[2*i], elems[2*j]) }) {
+			b.putPrefixed(CFDefault, im.prefix, elems[2*i], nil, elems[2*i+1])
 		}
 		c.meta.Size += uint64(n)
 	case metadata.TypeSet:
-		for _, i := range sortedBy(len(elems), func(i int) []byte { return elems[i] }) {
-			b.Put(CFDefault, c.subkey(elems[i]), nil)
+		for _, i := range sortedBy(len(elems), func(i, j int) int { return bytes.Compare(elems[i], elems[j]) }) {
+			b.putPrefixed(CFDefault, im.prefix, elems[i], nil, nil)
 		}
 		c.meta.Size += uint64(len(elems))
 	case metadata.TypeZSet:
-		var score [8]byte
-		for _, i := range sortedBy(len(elems), func(i int) []byte { return elems[i] }) {
-			b.Put(CFDefault, c.subkey(elems[i]), metadata.AppendScore(score[:0], plusZero(scores[i])))
+		encoded := make([][8]byte, len(elems))
+		for i := range elems {
+			metadata.AppendScore(encoded[i][:0], plusZero(scores[i]))
 		}
-		keys := make([][]byte, len(elems))
-		for i, m := range elems {
-			keys[i] = c.scoreKey(plusZero(scores[i]), m)
+		for _, i := range sortedBy(len(elems), func(i, j int) int { return bytes.Compare(elems[i], elems[j]) }) {
+			b.putPrefixed(CFDefault, im.prefix, elems[i], nil, encoded[i][:])
 		}
-		for _, i := range sortedBy(len(keys), func(i int) []byte { return keys[i] }) {
-			b.Put(CFZSetScore, keys[i], nil)
+		byScore := func(i, j int) int {
+			if c := bytes.Compare(encoded[i][:], encoded[j][:]); c != 0 {
+				return c
+			}
+			return bytes.Compare(elems[i], elems[j])
+		}
+		for _, i := range sortedBy(len(elems), byScore) {
+			b.putPrefixed(CFZSetScore, im.prefix, encoded[i][:], elems[i], nil)
 		}
 		c.meta.Size += uint64(len(elems))
 	}
@@ -158,7 +172,7 @@ func (im *Importer) Add(elems [][]byte, scores []float64) error {
 	if err := im.write(); err != nil {
 		return err
 	}
-	b.logData(typeLog(c.meta.Type))
+	im.b.logData(typeLog(c.meta.Type))
 	return nil
 }
 
@@ -184,7 +198,11 @@ func (im *Importer) Close() error {
 		im.Loaded++
 	}
 	im.cur = nil
-	return im.write()
+	err := im.write()
+	if werr := im.wait(); err == nil {
+		err = werr
+	}
+	return err
 }
 
 // putMeta adds a metadata record to the batch.
@@ -232,36 +250,22 @@ func (im *Importer) writeIfFull() error {
 	return im.write()
 }
 
-// write writes the batch, if it has records, and releases the lock
-// stripes of the keys in it: all but the current collection's.
+// write starts writing the batch, if it has records, once the write
+// before it is done, and hands over the lock stripes of the keys in it
+// (all but the current collection's) to be released once it is written.
+// RocksDB writes one batch while the next is being built. It returns the
+// outcome of the write before.
 func (im *Importer) write() error {
+	err := im.wait()
 	b, s := im.b, im.db.s
-	var err error
-	if b.Len() > 0 {
-		if marker := s.replMarker.Load(); marker != nil {
-			b.logData(*marker)
-		}
-		wb := grocksdb.WriteBatchFrom(b.Bytes())
-		s.writes.Add(1)
-		im.forgetMetas()
-		s.writeMu.Lock()
-		err = s.db.Write(s.writeOptions(), wb)
-		s.writeMu.Unlock()
-		im.forgetMetas()
-		wb.Destroy()
-		if err != nil {
-			err = s.writeFailed("import batch", err)
-		}
-	}
-	b.Reset()
-	im.metas = im.metas[:0]
 	keep := uint32(lockStripes)
 	if im.cur != nil {
 		keep = stripeOf(im.db.ns, im.cur.key)
 	}
+	release := make([]uint32, 0, len(im.held))
 	for _, id := range im.held {
 		if id != keep {
-			s.locks.stripes[id].handOver()
+			release = append(release, id)
 			im.holds[id/64] &^= 1 << (id % 64)
 		}
 	}
@@ -269,25 +273,84 @@ func (im *Importer) write() error {
 	if keep != lockStripes {
 		im.held = append(im.held, keep)
 	}
+	metas := im.metas
+	im.metas = nil
+	if b.Len() == 0 {
+		b.Reset()
+		s.releaseStripes(release)
+		return err
+	}
+	if marker := s.replMarker.Load(); marker != nil {
+		b.logData(*marker)
+	}
+	im.b, im.spare = im.spare, b
+	im.inflight = make(chan error, 1)
+	go func(done chan<- error) {
+		done <- s.writeImported(b, metas)
+		s.releaseStripes(release)
+	}(im.inflight)
 	return err
 }
 
-// forgetMetas makes the metadata cache forget the records the batch
-// writes, as apply does before and after a write.
-func (im *Importer) forgetMetas() {
-	for _, k := range im.metas {
-		im.db.s.meta.invalidate(k)
+// wait waits for the write in flight, if any, and returns its outcome.
+func (im *Importer) wait() error {
+	if im.inflight == nil {
+		return nil
+	}
+	err := <-im.inflight
+	im.inflight = nil
+	return err
+}
+
+// writeImported writes a batch of the importer's and empties it; the
+// metadata cache forgets its metadata records before and after, as apply
+// makes it.
+func (s *Storage) writeImported(b *RawBatch, metas [][]byte) error {
+	defer b.Reset()
+	wb := grocksdb.WriteBatchFrom(b.Bytes())
+	defer wb.Destroy()
+	s.writes.Add(1)
+	for _, k := range metas {
+		s.meta.invalidate(k)
+	}
+	s.writeMu.Lock()
+	err := s.db.Write(s.writeOptions(), wb)
+	s.writeMu.Unlock()
+	for _, k := range metas {
+		s.meta.invalidate(k)
+	}
+	if err != nil {
+		return s.writeFailed("import batch", err)
+	}
+	return nil
+}
+
+// releaseStripes hands lock stripes over.
+func (s *Storage) releaseStripes(ids []uint32) {
+	for _, id := range ids {
+		s.locks.stripes[id].handOver()
 	}
 }
 
-// sortedBy returns 0..n-1 ordered by key(i), equal keys in index order.
-func sortedBy(n int, key func(i int) []byte) []int {
+// sortedBy returns 0..n-1 ordered by cmp, equal ones in index order.
+func sortedBy(n int, cmp func(i, j int) int) []int {
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
+	slices.SortStableFunc(order, cmp)
 	return order
+}
+
+// putPrefixed adds a put of the key prefix+a+b, built in place.
+func (b *RawBatch) putPrefixed(cf CF, prefix, a, c, value []byte) {
+	b.buf = append(b.buf, recCFPut)
+	b.buf = binary.AppendUvarint(b.buf, uint64(b.s.cfIDs[cf]))
+	b.buf = binary.AppendUvarint(b.buf, uint64(len(prefix)+len(a)+len(c)))
+	b.buf = append(append(append(b.buf, prefix...), a...), c...)
+	b.buf = binary.AppendUvarint(b.buf, uint64(len(value)))
+	b.buf = append(b.buf, value...)
+	b.count++
 }
 
 // logData adds a LogData record, which RocksDB does not count.
