@@ -17,38 +17,52 @@ import (
 // Operations on a whole dataset: RDB LOAD of a file redis-server saved,
 // and BGSAVE of a gigabyte, each timed on basalt and Kvrocks alike.
 
-// benchRDBLoad fills a redis-server with about mb MB of mixed keys, SAVEs
-// it, and times RDB LOAD of that file into a fresh basalt and Kvrocks,
-// printing MB of RDB file per second.
+// benchRDBLoad times RDB LOAD, into a fresh basalt and Kvrocks, of files
+// redis-server saved after being filled with about mb MB: of keys of every
+// type with small elements, and of 4 KB strings.
 func benchRDBLoad(basaltBin, kvrocksBin, dir string, mb int) {
-	check(os.MkdirAll(dir, 0o755))
+	for _, data := range []struct {
+		what string
+		fill func(c *redis.Client, size int64) (keys, bytes int64)
+	}{
+		{"keys of every type, elements of 8 to 200 bytes", fillMixed},
+		{"strings of 4 KB", fillStrings},
+	} {
+		check(os.RemoveAll(dir))
+		check(os.MkdirAll(dir, 0o755))
+		file, keys, saved := saveRDB(dir, data.fill, int64(mb)<<20)
+		fi, err := os.Stat(file)
+		check(err)
+		fileMB := float64(fi.Size()) / (1 << 20)
+		fmt.Printf("RDB LOAD of a %.0f MB file of %d %s, which redis-server 7.0 saved in %v\n",
+			fileMB, keys, data.what, saved.Round(time.Millisecond))
+		for _, s := range peers(basaltBin, kvrocksBin, dir+"/load") {
+			c := benchClient(s.port)
+			start := time.Now()
+			err := c.Do(context.Background(), "RDB", "LOAD", file).Err()
+			took := time.Since(start)
+			c.Close()
+			s.stop()
+			if err != nil {
+				fmt.Printf("  %-8s failed: %v\n", s.name, err)
+				continue
+			}
+			fmt.Printf("  %-8s %6.1f s  %6.1f MB/s of RDB file  %8.0f keys/s\n", s.name, took.Seconds(), fileMB/took.Seconds(), float64(keys)/took.Seconds())
+		}
+	}
+}
+
+// saveRDB fills a redis-server in dir with fill, SAVEs, and returns the
+// file, the keys and how long the SAVE took.
+func saveRDB(dir string, fill func(*redis.Client, int64) (int64, int64), size int64) (string, int64, time.Duration) {
 	r := start("redis", "redis-server", "--save", "", "--appendonly", "no", "--dir", dir)
+	defer r.stop()
 	rc := benchClient(r.port)
-	keys, _ := fillMixed(rc, int64(mb)<<20)
+	defer rc.Close()
+	keys, _ := fill(rc, size)
 	start := time.Now()
 	check(rc.Save(context.Background()).Err())
-	saved := time.Since(start)
-	rc.Close()
-	r.stop()
-	file := filepath.Join(dir, "dump.rdb")
-	fi, err := os.Stat(file)
-	check(err)
-	fileMB := float64(fi.Size()) / (1 << 20)
-	fmt.Printf("RDB LOAD of a %.0f MB file (%d keys of every type) that redis-server 7.0 saved in %v\n",
-		fileMB, keys, saved.Round(time.Millisecond))
-	for _, s := range peers(basaltBin, kvrocksBin, dir+"/rdbload") {
-		c := benchClient(s.port)
-		start := time.Now()
-		err := c.Do(context.Background(), "RDB", "LOAD", file).Err()
-		took := time.Since(start)
-		c.Close()
-		s.stop()
-		if err != nil {
-			fmt.Printf("  %-8s failed: %v\n", s.name, err)
-			continue
-		}
-		fmt.Printf("  %-8s %6.1f s  %6.1f MB/s of RDB file  %8.0f keys/s\n", s.name, took.Seconds(), fileMB/took.Seconds(), float64(keys)/took.Seconds())
-	}
+	return filepath.Join(dir, "dump.rdb"), keys, time.Since(start)
 }
 
 // benchBackup writes about mb MB of strings into basalt and Kvrocks and
