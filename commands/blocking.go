@@ -253,7 +253,9 @@ func (e *Env) serveOne(w *session.Waiter, key []byte) bool {
 		}
 	}
 	e.gate.RLock()
-	e.execute(e.NewContext(s), cmd, args)
+	c := e.NewContext(s)
+	e.execute(c, cmd, args)
 	e.gate.RUnlock()
+	c.sendHeldInvalidations()
 	return s.W.Len() > mark
 }

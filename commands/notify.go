@@ -137,9 +137,9 @@ func (a *announcement) emit(class config.NotifyClass, event string, i int, repla
 	// A key set already expired (SET ... PXAT 1) was added all the same.
 	if (replaced || !a.before[i].Alive) && (a.after[i].Alive || a.after[i].Expired) && !a.newSent[i] {
 		a.newSent[i] = true
-		a.c.Env.notify(a.flags, config.NotifyNew, "new", a.c.Session.Namespace, a.keys[i])
+		a.c.Env.notify(a.flags, config.NotifyNew, "new", a.c.write.NS, a.keys[i])
 	}
-	a.c.Env.notify(a.flags, class, event, a.c.Session.Namespace, a.keys[i])
+	a.c.Env.notify(a.flags, class, event, a.c.write.NS, a.keys[i])
 }
 
 // emptied reports whether the write removed the key at index i.

@@ -250,7 +250,7 @@ func onRename(a *announcement, ev *keyEvents) {
 	}
 	if a.after[1].Alive {
 		a.newSent[1] = true
-		a.c.Env.notify(a.flags, config.NotifyNew, "new", a.c.Session.Namespace, a.keys[1])
+		a.c.Env.notify(a.flags, config.NotifyNew, "new", a.c.write.NS, a.keys[1])
 	}
 	a.emit(ev.class, "rename_from", 0, false)
 	a.emit(ev.class, "rename_to", 1, false)

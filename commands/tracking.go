@@ -194,6 +194,16 @@ func (c *Ctx) flushed(all bool) {
 	c.Env.Sessions.Tracking.Flushed(c.Env.Sessions, c.Session.Namespace, all, &c.inv)
 }
 
+// sendHeldInvalidations sends at once what a served blocked client's own
+// writes invalidated for it: its reply waits for its connection, which
+// is not the one serving it.
+func (c *Ctx) sendHeldInvalidations() {
+	for _, send := range c.inv.Self {
+		send()
+	}
+	c.inv.Self = nil
+}
+
 // trackingDone ends a command of the connection: the invalidations its
 // own writes caused go out after its reply, and CLIENT CACHING's choice
 // ends unless the command was CLIENT or queued.

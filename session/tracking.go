@@ -1,7 +1,6 @@
 package session
 
 import (
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -387,14 +386,12 @@ func (t *Tracking) Evict(r *Registry, max int64, inv *Invalidation) {
 			t.mu.Unlock()
 			return
 		}
+		// A map's iteration starts at a random place: its first key is
+		// drawn at random, in constant time.
 		var victim string
-		skip := rand.IntN(len(t.mu.keys))
 		for name := range t.mu.keys {
-			if skip == 0 {
-				victim = name
-				break
-			}
-			skip--
+			victim = name
+			break
 		}
 		t.mu.Unlock()
 		ns, key, _ := strings.Cut(victim, "\x00")
