@@ -202,4 +202,21 @@ func TestNotifyNamespaces(t *testing.T) {
 			t.Fatalf("ns2 heard %+v (%v), want %s", msg, err, want)
 		}
 	}
+	// Tracking too: a tenant's BCAST client hears only its own keys, a
+	// key of the same name in another namespace is another key.
+	watcher := dial(t, p)
+	watcher.do("AUTH", "token1")
+	watcher.do("HELLO", "3")
+	if r := watcher.do("CLIENT", "TRACKING", "on", "BCAST"); r != "+OK\r\n" {
+		t.Fatal(r)
+	}
+	must(t, t2.Set(ctx, "shared", "theirs", 0).Err())
+	must(t, admin.Set(ctx, "shared", "admins", 0).Err())
+	must(t, t1.Set(ctx, "shared", "mine", 0).Err())
+	if m := watcher.replyWithin(time.Minute); m != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$6\r\nshared\r\n" {
+		t.Fatalf("got %q", m)
+	}
+	if m := watcher.replyWithin(200 * time.Millisecond); m != "(no reply)" {
+		t.Fatalf("another namespace's write was heard: %q", m)
+	}
 }

@@ -95,6 +95,9 @@ func (s *trackingSide) step(name string, args []string) string {
 			if m == "+PONG\r\n" || strings.Contains(m, "$4\r\npong\r\n") {
 				break
 			}
+			for n, id := range s.ids {
+				m = strings.ReplaceAll(m, "tracking-redir-broken\r\n:"+id+"\r\n", "tracking-redir-broken\r\n:$"+n+"\r\n")
+			}
 			b.WriteString(m)
 		}
 	}
