@@ -1,7 +1,8 @@
 // Package session holds the state of client connections and the
 // server-wide registries of that state: who is connected (CLIENT LIST,
 // KILL), who listens (pub/sub, MONITOR), who waits (blocking commands,
-// WAIT), who watches (WATCH), the pause of CLIENT PAUSE and the slow log.
+// WAIT), who watches (WATCH), who caches what (CLIENT TRACKING's table of
+// keys and BCAST prefixes), the pause of CLIENT PAUSE and the slow log.
 //
 // A Session is one connection: its identity, authentication and
 // namespace, protocol version, MULTI queue and WATCH set, subscriptions,
