@@ -226,7 +226,10 @@ func (e *Env) serveBlocked(s *session.Session) {
 			// Its writes are taken before it goes: the next
 			// command of its connection must not find them.
 			more := b.TakeReady(w.Session)
-			b.Served(w, served)
+			for b.Served(w, served) {
+				served = e.serveOne(w, []byte(rk.Key))
+				more = append(more, b.TakeReady(w.Session)...)
+			}
 			queue = append(queue, more...)
 			if !served {
 				break

@@ -63,6 +63,7 @@ type Waiter struct {
 	mu     sync.Mutex // guards the fields below and the state's changes
 	event  Outcome    // TimedOut, UnblockedWithError or Disconnected, noted while serving
 	missed bool       // a key got ready while it was preparing
+	again  bool       // a key got ready again while it was being served
 	linked bool       // in the queues (guarded by Blocking.mu)
 }
 
@@ -221,8 +222,11 @@ func (b *Blocking) TakeReady(s *Session) []ReadyKey {
 }
 
 // Claim takes the oldest waiter on rk that waits to serving, or returns
-// nil. One that is getting ready to wait is told it missed a write. The
-// caller runs the waiter's command and ends the attempt with Served.
+// nil. One that is getting ready to wait is told it missed a write. One
+// that another goroutine serves now keeps its turn: it is told the key got
+// ready again (its attempt may have read before this write), and nil is
+// returned, so that no later waiter overtakes it. The caller runs the
+// waiter's command and ends the attempt with Served.
 func (b *Blocking) Claim(rk ReadyKey) *Waiter {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -231,6 +235,10 @@ func (b *Blocking) Claim(rk ReadyKey) *Waiter {
 		switch {
 		case w.state.Load() == stPreparing:
 			w.missed = true
+		case w.state.Load() == stServing:
+			w.again = true
+			w.mu.Unlock()
+			return nil
 		case w.state.Load() == stWaiting && w.event == 0:
 			w.state.Store(stServing)
 			w.mu.Unlock()
@@ -242,22 +250,30 @@ func (b *Blocking) Claim(rk ReadyKey) *Waiter {
 }
 
 // Served ends an attempt to serve w that Claim began: served, w leaves
-// the queues and its connection goes on; otherwise it waits again.
-func (b *Blocking) Served(w *Waiter, served bool) {
+// the queues and its connection goes on. Not served, it waits again,
+// unless its key got ready again meanwhile: then w stays claimed and
+// Served reports that the caller must try once more.
+func (b *Blocking) Served(w *Waiter, served bool) (tryAgain bool) {
 	if served {
 		b.unlink(w)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if served {
+	again := w.again
+	w.again = false
+	switch {
+	case served:
 		w.state.Store(stServed)
 		w.signal()
-		return
+	case again && w.event == 0:
+		return true
+	default:
+		w.state.Store(stWaiting)
+		if w.event != 0 {
+			w.signal()
+		}
 	}
-	w.state.Store(stWaiting)
-	if w.event != 0 {
-		w.signal()
-	}
+	return false
 }
 
 func (w *Waiter) signal() {

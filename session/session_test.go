@@ -184,6 +184,36 @@ func TestBlockingFIFO(t *testing.T) {
 	}
 }
 
+// A key that gets ready while its oldest waiter is being served on
+// another goroutine does not go to a later waiter: the attempt is made
+// again, and the later waiter keeps waiting its turn.
+func TestBlockingReadyWhileServing(t *testing.T) {
+	r := newRegistry(t)
+	a, _ := connect(t, r)
+	b, _ := connect(t, r)
+	args := [][]byte{[]byte("blpop"), []byte("k"), []byte("0")}
+	wa := a.Block(args, [][]byte{[]byte("k")}, 0, nil, nil)
+	wb := b.Block(args, [][]byte{[]byte("k")}, 0, nil, nil)
+	wa.state.Store(stWaiting)
+	wb.state.Store(stWaiting)
+	rk := ReadyKey{def, "k"}
+	if got := r.Blocking.Claim(rk); got != wa {
+		t.Fatal("the first waiter was not claimed")
+	}
+	if got := r.Blocking.Claim(rk); got != nil {
+		t.Fatal("a later waiter overtook one being served")
+	}
+	if !r.Blocking.Served(wa, false) {
+		t.Fatal("a failed attempt after the key got ready again was not to be retried")
+	}
+	if !wa.Serving() || r.Blocking.Served(wa, false) {
+		t.Fatal("the retry did not keep the claim, or asked for another")
+	}
+	if got := r.Blocking.Claim(rk); got != wa {
+		t.Fatal("the first waiter lost its turn")
+	}
+}
+
 // CLIENT UNBLOCK and the timeout end a wait with their outcome.
 func TestAwaitOutcomes(t *testing.T) {
 	r := newRegistry(t)
