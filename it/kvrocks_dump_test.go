@@ -120,6 +120,8 @@ func dumpNamespace(t *testing.T, c *redis.Client) map[string]keyDump {
 				values[i], cards[i] = pipe.ZRangeWithScores(ctx, k, 0, -1), pipe.ZCard(ctx, k)
 			case "list":
 				values[i], cards[i] = pipe.LRange(ctx, k, 0, -1), pipe.LLen(ctx, k)
+			case "stream":
+				values[i], cards[i] = pipe.Do(ctx, "XRANGE", k, "-", "+"), pipe.XLen(ctx, k)
 			default:
 				t.Fatalf("key %q: TYPE %q", k, types[i].Val())
 			}
@@ -149,6 +151,8 @@ func dumpNamespace(t *testing.T, c *redis.Client) map[string]keyDump {
 				if kd.typ == "set" {
 					sort.Strings(kd.value)
 				}
+			case *redis.Cmd: // a stream's entries, in order
+				kd.value = []string{fmt.Sprint(v.Val())}
 			case *redis.ZSliceCmd:
 				for _, z := range v.Val() {
 					kd.value = append(kd.value, pair(fmt.Sprint(z.Member), formatScore(z.Score)))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +75,7 @@ func redisRDB(t *testing.T) (string, *proc) {
 			t.Fatal(err)
 		}
 	}
+	fillStreams(t, c)
 	for db := 1; db <= 2; db++ {
 		cdb := newClient(t, &redis.Options{Addr: r.Addr(), DB: db, Protocol: 2, MaxRetries: -1, ReadTimeout: longTimeout})
 		for i := 0; i < 50; i++ {
@@ -95,6 +97,73 @@ func redisRDB(t *testing.T) (string, *proc) {
 }
 
 func zero() float64 { return 0 }
+
+// fillStreams writes streams with deleted entries, entries of the
+// master fields and of others, many listpack nodes, an emptied stream,
+// and consumer groups with consumers and pending entries.
+func fillStreams(t *testing.T, c *redis.Client) {
+	t.Helper()
+	pipe := c.Pipeline()
+	for i := 1; i <= 3000; i++ {
+		values := []any{"f", i, "g", strings.Repeat("x", i%50)}
+		if i%7 == 0 {
+			values = []any{"other", i}
+		}
+		pipe.XAdd(ctx, &redis.XAddArgs{Stream: "x:big", ID: fmt.Sprintf("%d-%d", 1000+i/3, i%3), Values: values})
+	}
+	pipe.XAdd(ctx, &redis.XAddArgs{Stream: "x:small", ID: "5-1", Values: []any{"a", "1"}})
+	pipe.XAdd(ctx, &redis.XAddArgs{Stream: "x:small", ID: "5-2", Values: []any{"a", "2", "b", "3"}})
+	pipe.XAdd(ctx, &redis.XAddArgs{Stream: "x:small", ID: "6-0", Values: []any{"a", "4"}})
+	pipe.XDel(ctx, "x:small", "5-2")
+	pipe.XAdd(ctx, &redis.XAddArgs{Stream: "x:empty", ID: "9-9", Values: []any{"k", "v"}})
+	pipe.XTrimMaxLen(ctx, "x:empty", 0)
+	pipe.XGroupCreate(ctx, "x:empty", "idle", "0")
+	for i := 0; i < 500; i++ {
+		pipe.XDel(ctx, "x:big", fmt.Sprintf("%d-%d", 1000+(i*5+3)/3, (i*5+3)%3))
+	}
+	pipe.XGroupCreate(ctx, "x:big", "g1", "0")
+	pipe.XGroupCreate(ctx, "x:big", "g2", "$")
+	pipe.XGroupCreate(ctx, "x:small", "g", "0")
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, consumer := range []string{"alice", "bob"} {
+		must(t, c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g1", Consumer: consumer, Streams: []string{"x:big", ">"}, Count: 40}).Err())
+	}
+	must(t, c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "carol", Streams: []string{"x:small", ">"}, Count: 1}).Err())
+	must(t, c.XAck(ctx, "x:big", "g1", "1000-1", "1000-2").Err())
+	must(t, c.XGroupCreateConsumer(ctx, "x:big", "g2", "dave").Err())
+}
+
+// streamGroups renders a stream's groups, their consumers and pending
+// entries, without the times, which go on.
+func streamGroups(t *testing.T, c *redis.Client, key string) string {
+	t.Helper()
+	idle := regexp.MustCompile(`(idle|inactive) -?[0-9]+`)
+	var b strings.Builder
+	groups, err := c.Do(ctx, "XINFO", "GROUPS", key).Slice()
+	must(t, err)
+	fmt.Fprintln(&b, groups)
+	for _, g := range groups {
+		name := fmt.Sprint(g.([]any)[1])
+		consumers, err := c.Do(ctx, "XINFO", "CONSUMERS", key, name).Result()
+		must(t, err)
+		pending, err := c.Do(ctx, "XPENDING", key, name, "-", "+", "10000").Result()
+		must(t, err)
+		fmt.Fprintln(&b, idle.ReplaceAllString(fmt.Sprint(consumers), "$1 -"), len(fmt.Sprint(pending)))
+		summary, err := c.Do(ctx, "XPENDING", key, name).Result()
+		must(t, err)
+		fmt.Fprintln(&b, summary)
+	}
+	info, err := c.Do(ctx, "XINFO", "STREAM", key).Slice()
+	must(t, err)
+	for i := 0; i+1 < len(info); i += 2 {
+		if f := info[i]; f != "radix-tree-keys" && f != "radix-tree-nodes" {
+			fmt.Fprintf(&b, "%v=%v ", f, info[i+1])
+		}
+	}
+	return b.String()
+}
 
 // withoutHLL drops the HyperLogLogs of a dump: Basalt keeps them dense,
 // so GET reads other bytes, and TYPE names them; PFCOUNT compares them.
@@ -121,7 +190,7 @@ func TestRDBLoad(t *testing.T) {
 	must(t, c.Set(ctx, "s:small", "basalt's", 0).Err())
 	must(t, c.Set(ctx, "mine", "stays", 0).Err())
 	if got := p.cli(t, "RDB", "LOAD", file, "NX"); got != "OK" {
-		t.Fatalf("RDB LOAD NX = %q", got)
+		t.Fatalf("RDB LOAD NX = %q\n%s", got, p.Output)
 	}
 	if got := c.Get(ctx, "s:small").Val(); got != "basalt's" {
 		t.Fatalf("RDB LOAD NX replaced s:small: %q", got)
@@ -142,6 +211,11 @@ func TestRDBLoad(t *testing.T) {
 	}
 	delete(got, "mine")
 	compareKeys(t, "RDB LOAD of database 0", want, got)
+	for _, k := range []string{"x:big", "x:small", "x:empty"} {
+		if g, w := streamGroups(t, c, k), streamGroups(t, rc, k); g != w {
+			t.Errorf("stream %s's groups and figures:\nbasalt       %s\nredis-server %s", k, g, w)
+		}
+	}
 	if !strings.Contains(p.Output.String(), `"keys loaded"=`) || !strings.Contains(p.Output.String(), `"keys expired"=1`) {
 		t.Errorf("the log does not count the keys loaded and expired:\n%s", p.Output)
 	}

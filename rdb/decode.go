@@ -49,6 +49,9 @@ func Decode(payload []byte) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t == typeStreamListpacks || t == typeStreamListpacks2 || t == typeStreamListpacks3 {
+		return nil, ErrStream
+	}
 	if err := r.value(t); err != nil {
 		return nil, err
 	}
@@ -250,7 +253,7 @@ func (r *reader) flushChunk() error {
 	if err := r.flush(&r.v); err != nil {
 		return err
 	}
-	r.v.Elems, r.v.Scores, r.size = r.v.Elems[:0], r.v.Scores[:0], 0
+	r.v.Elems, r.v.Scores, r.v.Entries, r.size = r.v.Elems[:0], r.v.Scores[:0], r.v.Entries[:0], 0
 	r.arena.reset()
 	return nil
 }
@@ -259,7 +262,7 @@ func (r *reader) flushChunk() error {
 // elements), handing chunks of a long one to flush. A collection without
 // elements reads as one: a file's loader skips it, Decode refuses it.
 func (r *reader) value(t byte) error {
-	r.v = Value{Elems: r.v.Elems[:0], Scores: r.v.Scores[:0]}
+	r.v = Value{Elems: r.v.Elems[:0], Scores: r.v.Scores[:0], Entries: r.v.Entries[:0]}
 	switch t {
 	case typeString:
 		s, err := r.string()
@@ -334,7 +337,7 @@ func (r *reader) value(t byte) error {
 	case typeListQuicklist, typeListQuicklist2:
 		return r.quicklist(t)
 	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
-		return ErrStream
+		return r.stream(t)
 	}
 	// Modules (whose module Basalt does not have), the zipmap of Redis
 	// 2.4, unknown types.

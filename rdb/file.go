@@ -209,7 +209,7 @@ func (f *fileReader) key(t byte) error {
 	}
 	f.entry.Value, f.entry.Last = &r.v, true
 	err = f.fn(&f.entry)
-	r.v.Elems, r.v.Scores, r.size = r.v.Elems[:0], r.v.Scores[:0], 0
+	r.v.Elems, r.v.Scores, r.v.Entries, r.size = r.v.Elems[:0], r.v.Scores[:0], r.v.Entries[:0], 0
 	r.arena.reset()
 	return err
 }

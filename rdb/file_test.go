@@ -157,7 +157,7 @@ func TestReadFileBad(t *testing.T) {
 		{"no EOF", good[:len(good)-9], ErrTruncated},
 		{"unknown type", append([]byte("REDIS0010\x63\x01k"), good[9:]...), ErrFormat},
 		{"module value", []byte("REDIS0010\x06\x01k\x81\x00\x00\x00\x00\x00\x00\x00\x01"), ErrFormat},
-		{"stream", []byte("REDIS0010\x13\x01k\x00\xff"), ErrStream},
+		{"stream cut short", []byte("REDIS0010\x13\x01k\x00\xff"), ErrFormat},
 		{"huge string", []byte("REDIS0010\x00\x01k\x81\xff\xff\xff\xff\xff\xff\xff\xffab"), ErrTruncated},
 		{"huge count", []byte("REDIS0010\x02\x01k\x81\x00\x00\x01\x00\x00\x00\x00\x00\x01a"), ErrFormat},
 	} {
@@ -198,6 +198,8 @@ func FuzzReadFile(f *testing.F) {
 		{db: 2, key: "i", v: &Value{Kind: Set, Elems: strs("3", "1")}},
 		{key: "z", v: &Value{Kind: ZSet, Elems: strs("a"), Scores: []float64{1.5}}},
 	}))
+	f.Add(streamFile(typeStreamListpacks2))
+	f.Add(streamFile(typeStreamListpacks3))
 	f.Add([]byte("REDIS0009\xfe\x00\xfc\x00\x00\x00\x00\x00\x00\x00\x01\x0e\x01k\x01" + ziplist("a", "b") + "\xff"))
 	f.Fuzz(func(t *testing.T, file []byte) {
 		keys := 0
@@ -242,6 +244,90 @@ func TestReadFileVersions(t *testing.T) {
 		}
 		if err := VerifyChecksum(bytes.NewReader(file), int64(len(file))); err != nil {
 			t.Errorf("version %s: %v", tc.version, err)
+		}
+	}
+}
+
+// streamFile builds a file of one stream of RDB type t: a node of three
+// entries (one with the master fields, one with others, one deleted), and
+// a group with two pending entries, one consumer owning both.
+func streamFile(t byte) []byte {
+	id := func(ms, seq uint64) string {
+		return string(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, ms), seq))
+	}
+	lp := listpackOf(
+		"2", "1", "1", "f", "0", // master: 2 live, 1 deleted, field f
+		"2", "0", "0", "v1", "5", // 5-1: same fields
+		"0", "0", "1", "2", "a", "x", "b", "y", "7", // 5-2: a x b y
+		"3", "1", "0", "gone", "5", // 6-1 deleted, same fields
+	)
+	body := "\x01" + str(id(5, 1)) + str(string(lp))
+	body += "\x02" + "\x06\x01" // length 2, last ID 6-1
+	if t != typeStreamListpacks {
+		body += "\x05\x01" + "\x06\x01" + "\x03" // first 5-1, max deleted 6-1, 3 added
+	}
+	body += "\x01" + str("g") + "\x05\x02" // group g, last delivered 5-2
+	if t != typeStreamListpacks {
+		body += "\x02" // entries read
+	}
+	body += "\x02" // two pending
+	for _, e := range []string{id(5, 1), id(5, 2)} {
+		body += e + string(binary.LittleEndian.AppendUint64(nil, 1700000000000)) + "\x01"
+	}
+	body += "\x01" + str("alice") + string(binary.LittleEndian.AppendUint64(nil, 1700000000001))
+	if t == typeStreamListpacks3 {
+		body += string(binary.LittleEndian.AppendUint64(nil, 1700000000002))
+	}
+	body += "\x02" + id(5, 1) + id(5, 2)
+	file := append([]byte("REDIS0011"), t)
+	file = append(append(file, str("s")...), body...)
+	file = append(file, opEOF)
+	return binary.LittleEndian.AppendUint64(file, checksum(file))
+}
+
+func TestReadFileStream(t *testing.T) {
+	for _, typ := range []byte{typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3} {
+		var entries []StreamEntry
+		var info *StreamInfo
+		_, err := ReadFile(bytes.NewReader(streamFile(typ)), int64(len(streamFile(typ))), func(e *Entry) error {
+			for _, en := range e.Value.Entries {
+				f := make([][]byte, len(en.Fields))
+				for i, x := range en.Fields {
+					f[i] = append([]byte(nil), x...)
+				}
+				entries = append(entries, StreamEntry{ID: en.ID, Fields: f})
+			}
+			if e.Last {
+				info = e.Value.Stream
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("type %d: %v", typ, err)
+		}
+		if len(entries) != 2 || entries[0].ID != (StreamID{5, 1}) || fmt.Sprintf("%s", entries[0].Fields) != "[f v1]" ||
+			entries[1].ID != (StreamID{5, 2}) || fmt.Sprintf("%s", entries[1].Fields) != "[a x b y]" {
+			t.Fatalf("type %d: entries %+v", typ, entries)
+		}
+		g := info.Groups[0]
+		if info.Length != 2 || info.LastID != (StreamID{6, 1}) || info.FirstID != (StreamID{5, 1}) || string(g.Name) != "g" ||
+			len(g.Pending) != 2 || string(g.Pending[1].Consumer) != "alice" || g.Consumers[0].Pending != 2 {
+			t.Fatalf("type %d: info %+v group %+v", typ, info, g)
+		}
+		// Redis 5's files: entries added is the length, entries read
+		// estimated (5-2 is the stream's last live entry, not its last ID).
+		if typ == typeStreamListpacks && (info.EntriesAdded != 2 || g.EntriesRead != -1) {
+			t.Fatalf("RDB 9 stream: added %d, read %d", info.EntriesAdded, g.EntriesRead)
+		}
+		if typ != typeStreamListpacks && (info.EntriesAdded != 3 || info.MaxDeletedID != (StreamID{6, 1}) || g.EntriesRead != 2) {
+			t.Fatalf("type %d: added %d, max deleted %v, read %d", typ, info.EntriesAdded, info.MaxDeletedID, g.EntriesRead)
+		}
+		wantActive := int64(1700000000001)
+		if typ == typeStreamListpacks3 {
+			wantActive = 1700000000002
+		}
+		if c := g.Consumers[0]; c.SeenTime != 1700000000001 || c.ActiveTime != wantActive {
+			t.Fatalf("type %d: consumer %+v", typ, c)
 		}
 	}
 }

@@ -11,6 +11,7 @@ const (
 	Set
 	Hash
 	ZSet
+	Stream
 )
 
 // Value is one key's value.
@@ -25,6 +26,10 @@ type Value struct {
 	Elems [][]byte
 	// Scores are a ZSet's scores, Scores[i] that of Elems[i].
 	Scores []float64
+	// Entries are a Stream's entries in ID order; Stream is the rest of
+	// it (ReadFile: on the last chunk). Decode reads no stream.
+	Entries []StreamEntry
+	Stream  *StreamInfo
 }
 
 // Limits are Redis's encoding thresholds, the values of its config keys

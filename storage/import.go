@@ -48,6 +48,10 @@ type Importer struct {
 	// that write's outcome (nil: none in flight).
 	spare    *RawBatch
 	inflight chan error
+	// sm is cur's stream extension, when cur is a stream; scratch holds
+	// an entry's value.
+	sm      metadata.StreamMeta
+	scratch []byte
 	// metas are the metadata keys the batch writes, which the metadata
 	// cache forgets around the write (metacache.go).
 	metas [][]byte
@@ -98,8 +102,9 @@ func (im *Importer) PutHLL(key, registers []byte, expire int64) error {
 	return im.writeIfFull()
 }
 
-// Begin starts a collection of type t (a list, hash, set or sorted set):
-// Add its elements, then End it. It returns false when NX leaves the key
+// Begin starts a collection of type t: Add the elements of a list, hash,
+// set or sorted set, then End it; AddStreamEntry a stream's entries, then
+// EndStream it. It returns false when NX leaves the key
 // alone: then neither Add nor End may follow.
 func (im *Importer) Begin(key []byte, t metadata.Type, expire int64) (bool, error) {
 	nsKey, ok, err := im.claim(key)
@@ -111,6 +116,7 @@ func (im *Importer) Begin(key []byte, t metadata.Type, expire int64) (bool, erro
 	c.meta.Expire = expire
 	im.cur = c
 	im.prefix = im.db.s.layout.AppendSubkeyPrefix(im.prefix[:0], im.db.ns, key, c.meta.Version)
+	im.sm = metadata.StreamMeta{}
 	im.b.logData(typeLog(t))
 	return true, nil
 }
@@ -164,11 +170,17 @@ func (im *Importer) Add(elems [][]byte, scores []float64) error {
 		}
 		c.meta.Size += uint64(len(elems))
 	}
-	if b.Size() < importBatchBytes {
+	return im.writePart()
+}
+
+// writePart writes the batch once it is full, with a metadata record of
+// the current collection that names the elements written so far.
+func (im *Importer) writePart() error {
+	if im.b.Size() < importBatchBytes {
 		return nil
 	}
-	// The part written so far, with a metadata record that names it.
-	im.putMeta(c.nsKey, c.meta.AppendTo(nil))
+	c := im.cur
+	im.putMeta(c.nsKey, im.metaRecord())
 	if err := im.write(); err != nil {
 		return err
 	}
@@ -176,16 +188,73 @@ func (im *Importer) Add(elems [][]byte, scores []float64) error {
 	return nil
 }
 
+// metaRecord is the current collection's metadata record; a stream's
+// ends with its extension, whose figures a part written before the end
+// takes from the entries written so far.
+func (im *Importer) metaRecord() []byte {
+	v := im.cur.meta.AppendTo(nil)
+	if im.cur.meta.Type != metadata.TypeStream {
+		return v
+	}
+	sm := im.sm
+	if sm.LastGenerated.Compare(sm.Last) < 0 {
+		sm.LastGenerated = sm.Last
+	}
+	if sm.RecordedFirst.IsZero() {
+		sm.RecordedFirst = sm.First
+	}
+	sm.EntriesAdded = max(sm.EntriesAdded, im.cur.meta.Size)
+	return sm.AppendTo(v)
+}
+
+// AddStreamEntry adds an entry to the stream Begin started; entries come
+// in ID order. The slices may be modified once it returns.
+func (im *Importer) AddStreamEntry(id metadata.StreamID, fieldsValues [][]byte) error {
+	c := im.cur
+	var key [16]byte
+	im.scratch = metadata.AppendStreamEntryValue(im.scratch[:0], fieldsValues)
+	im.b.putPrefixed(CFStream, im.prefix, metadata.AppendStreamEntryKey(key[:0], id), nil, im.scratch)
+	if c.meta.Size == 0 {
+		im.sm.First = id
+	}
+	im.sm.Last = id
+	c.meta.Size++
+	return im.writePart()
+}
+
+// ImportedStream is what a stream holds beyond its entries: its
+// extension's figures, and its groups', consumers' and pending entries'
+// records (subkey, value).
+type ImportedStream struct {
+	LastGenerated, RecordedFirst, MaxDeleted metadata.StreamID
+	EntriesAdded, Groups                     uint64
+	Records                                  [][2][]byte
+}
+
+// EndStream finishes the stream Begin started, even without entries (an
+// emptied stream stays, as in Redis).
+func (im *Importer) EndStream(st ImportedStream) error {
+	c := im.cur
+	for _, r := range st.Records {
+		im.b.putPrefixed(CFStream, im.prefix, r[0], nil, r[1])
+	}
+	im.sm.LastGenerated, im.sm.RecordedFirst, im.sm.MaxDeleted = st.LastGenerated, st.RecordedFirst, st.MaxDeleted
+	im.sm.EntriesAdded, im.sm.Groups = st.EntriesAdded, st.Groups
+	im.putMeta(c.nsKey, im.metaRecord())
+	im.cur = nil
+	im.Loaded++
+	return im.writeIfFull()
+}
+
 // End finishes the collection Begin started; one without elements is
 // not written.
 func (im *Importer) End() error {
 	c := im.cur
-	im.cur = nil
-	if c.meta.Size == 0 {
-		return nil
+	if c.meta.Size > 0 {
+		im.putMeta(c.nsKey, im.metaRecord())
+		im.Loaded++
 	}
-	im.putMeta(c.nsKey, c.meta.AppendTo(nil))
-	im.Loaded++
+	im.cur = nil
 	return im.writeIfFull()
 }
 
@@ -194,7 +263,7 @@ func (im *Importer) End() error {
 // written as far as it came.
 func (im *Importer) Close() error {
 	if c := im.cur; c != nil && c.meta.Size > 0 {
-		im.putMeta(c.nsKey, c.meta.AppendTo(nil))
+		im.putMeta(c.nsKey, im.metaRecord())
 		im.Loaded++
 	}
 	im.cur = nil

@@ -90,11 +90,16 @@ type rdbLoader struct {
 	skip bool
 	// keys counts the keys read, for the progress log.
 	keys atomic.Int64
+	// streamEnds are the IDs of the first and last entries of the stream
+	// being read, and streamLength their number so far.
+	streamEnds   [2]metadata.StreamID
+	streamLength uint64
 }
 
 // rdbTypes are the Redis types Basalt stores, by rdb kind.
 var rdbTypes = [...]metadata.Type{
 	rdb.List: metadata.TypeList, rdb.Set: metadata.TypeSet, rdb.Hash: metadata.TypeHash, rdb.ZSet: metadata.TypeZSet,
+	rdb.Stream: metadata.TypeStream,
 }
 
 func (l *rdbLoader) entry(e *rdb.Entry) error {
@@ -107,7 +112,7 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 		case e.Expire != 0 && e.Expire < l.now:
 			l.stats.Expired++
 			l.skip = true
-		case e.Last && v.Kind != rdb.String && len(v.Elems) == 0:
+		case e.Last && v.Kind != rdb.String && v.Kind != rdb.Stream && len(v.Elems) == 0:
 			l.stats.Empty++
 			l.skip = true
 		case v.Kind == rdb.String:
@@ -128,6 +133,9 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 	if l.skip {
 		return nil
 	}
+	if v.Kind == rdb.Stream {
+		return l.stream(e)
+	}
 	if err := l.im.Add(v.Elems, v.Scores); err != nil {
 		return err
 	}
@@ -135,6 +143,52 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 		return l.im.End()
 	}
 	return nil
+}
+
+// stream imports a chunk of a stream's entries and, with the last, the
+// rest of it: its figures and its consumer groups.
+func (l *rdbLoader) stream(e *rdb.Entry) error {
+	v := e.Value
+	if e.First {
+		l.streamEnds, l.streamLength = [2]metadata.StreamID{}, 0
+	}
+	for _, en := range v.Entries {
+		id := metadata.StreamID{Ms: en.ID.Ms, Seq: en.ID.Seq}
+		if err := l.im.AddStreamEntry(id, en.Fields); err != nil {
+			return err
+		}
+		if l.streamLength == 0 {
+			l.streamEnds[0] = id
+		}
+		l.streamEnds[1] = id
+		l.streamLength++
+	}
+	if !e.Last {
+		return nil
+	}
+	info := v.Stream
+	id := func(i rdb.StreamID) metadata.StreamID { return metadata.StreamID{Ms: i.Ms, Seq: i.Seq} }
+	st := ImportedStream{LastGenerated: id(info.LastID), RecordedFirst: id(info.FirstID), MaxDeleted: id(info.MaxDeletedID),
+		EntriesAdded: info.EntriesAdded, Groups: uint64(len(info.Groups))}
+	sm := metadata.StreamMeta{LastGenerated: st.LastGenerated, RecordedFirst: st.RecordedFirst, MaxDeleted: st.MaxDeleted,
+		First: l.streamEnds[0], Last: l.streamEnds[1], EntriesAdded: st.EntriesAdded}
+	for _, g := range info.Groups {
+		rec := metadata.StreamGroup{Consumers: uint64(len(g.Consumers)), Pending: uint64(len(g.Pending)),
+			LastDelivered: id(g.LastID), EntriesRead: g.EntriesRead}
+		if lag, ok := sm.Lag(l.streamLength, rec); ok {
+			rec.Lag = uint64(lag)
+		}
+		st.Records = append(st.Records, [2][]byte{metadata.AppendStreamGroupKey(nil, g.Name), rec.AppendTo(nil)})
+		for _, c := range g.Consumers {
+			cr := metadata.StreamConsumer{Pending: c.Pending, SeenTime: c.SeenTime, ActiveTime: c.ActiveTime}
+			st.Records = append(st.Records, [2][]byte{metadata.AppendStreamConsumerKey(nil, g.Name, c.Name), cr.AppendTo(nil)})
+		}
+		for _, p := range g.Pending {
+			pr := metadata.StreamPending{DeliveryTime: p.DeliveryTime, DeliveryCount: p.DeliveryCount, Consumer: p.Consumer}
+			st.Records = append(st.Records, [2][]byte{metadata.AppendStreamPendingKey(nil, g.Name, id(p.ID)), pr.AppendTo(nil)})
+		}
+	}
+	return l.im.EndStream(st)
 }
 
 // progressEvery is how often a running RDB LOAD logs how far it is.
