@@ -16,7 +16,8 @@ import (
 // Closes RocksDB and opens it again, keeping every client connected; every
 // write acknowledged before is there after (the options, which choose how
 // Redis reloads its RDB file, change nothing here). Commands wait while
-// it runs.
+// it runs. It refuses on a replica, and while a replica's link or a slot
+// migration reads the database.
 func debugReload(c *Ctx) {
 	for _, a := range c.Args[2:] {
 		switch {
@@ -25,6 +26,11 @@ func debugReload(c *Ctx) {
 			c.ErrorString("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
 			return
 		}
+	}
+	// A replica's link applies its master's batches outside commands.
+	if _, replica := c.Env.Repl.Replica(); replica {
+		c.ErrorString("ERR DEBUG RELOAD: this node is a replica, whose link to its master writes outside commands; SLAVEOF NO ONE first")
+		return
 	}
 	err := c.Env.exclusively(c, func() error {
 		c.Env.background.Wait()

@@ -341,6 +341,9 @@ func TestDebugReload(t *testing.T) {
 	if err := c.Do(ctx, "DEBUG", "RELOAD").Err(); err == nil || !strings.Contains(err.Error(), "in use by replication") {
 		t.Fatalf("DEBUG RELOAD with a replica attached: %v", err)
 	}
+	if err := rc.Do(ctx, "DEBUG", "RELOAD").Err(); err == nil || !strings.Contains(err.Error(), "is a replica") {
+		t.Fatalf("DEBUG RELOAD on a replica: %v", err)
+	}
 	must(t, c.Set(ctx, "after", "v", 0).Err())
 	waitCaughtUp(t, c, rc)
 }
