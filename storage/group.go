@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"sync"
 	"unsafe"
 
@@ -323,18 +324,31 @@ func (db DB) delete(log logData, cf CF, key []byte) error {
 
 // newIterator is Storage.newIterator over the group's writes too.
 func (db DB) newIterator(cf CF, lower, upper []byte, snap *grocksdb.Snapshot) iterator {
-	if db.g != nil {
-		db.g.flush()
-	}
+	db.flushWithin(cf, lower, upper)
 	return db.s.newIterator(cf, lower, upper, snap)
 }
 
 // scan is Storage.scan over the group's writes too.
 func (db DB) scan(cf CF, lower, upper []byte, fn func(key, value []byte) error) error {
-	if db.g != nil {
-		db.g.flush()
-	}
+	db.flushWithin(cf, lower, upper)
 	return db.s.scan(cf, lower, upper, nil, fn)
+}
+
+// flushWithin applies the group's pending writes when one of them falls
+// in [lower, upper) of cf (upper nil: no bound), which an iterator there
+// must see. Writes elsewhere wait for the group's end: consumers reading a
+// stream's entries while the group holds their PEL records, say, still
+// share one RocksDB write.
+func (db DB) flushWithin(cf CF, lower, upper []byte) {
+	if db.g == nil {
+		return
+	}
+	for _, o := range db.g.ops {
+		if o.cf == cf && o.kind != opLogData && bytes.Compare(o.key, lower) >= 0 && (upper == nil || bytes.Compare(o.key, upper) < 0) {
+			db.g.flush()
+			return
+		}
+	}
 }
 
 // snapshot takes a snapshot that includes the group's writes; release it

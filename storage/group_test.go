@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -230,5 +231,54 @@ func TestGroupHotKeyIncrements(t *testing.T) {
 	}
 	if v, _, _ := db.HGet(key, b("n")); string(v) != fmt.Sprint(goroutines*each) {
 		t.Fatalf("counter = %q", v)
+	}
+}
+
+// An iterator bound to a group applies the group's pending writes only
+// when one of them falls in its range, which it must then see.
+func TestGroupIteratorFlushesOnlyItsRange(t *testing.T) {
+	db := newTestDB(t)
+	if _, err := db.HSet(b("a"), [][]byte{b("f"), b("v")}, false); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.readView(b("a"), metadata.TypeHash)
+	if err != nil || c == nil {
+		t.Fatalf("readView: %v", err)
+	}
+	otherLower, otherUpper := c.prefix()
+	c.release()
+	err = db.s.Update(&Write{NS: db.ns, Keys: [][]byte{b("h")}}, func(in DB) {
+		if _, err := in.HSet(b("h"), [][]byte{b("f"), b("v")}, false); err != nil {
+			t.Fatal(err)
+		}
+		pending := len(in.g.ops)
+		if pending == 0 {
+			t.Fatal("the write is not pending in the group")
+		}
+		for _, r := range []struct {
+			cf           CF
+			lower, upper []byte
+		}{{CFZSetScore, nil, nil}, {CFDefault, otherLower, otherUpper}} {
+			it := in.newIterator(r.cf, r.lower, r.upper, nil)
+			it.close()
+			if len(in.g.ops) != pending {
+				t.Fatalf("an iterator of %v [%q, %q) flushed the group", r.cf, r.lower, r.upper)
+			}
+		}
+		it := in.newIterator(CFDefault, nil, nil, nil)
+		defer it.close()
+		if len(in.g.ops) != 0 {
+			t.Fatal("an iterator over the written keys did not flush the group")
+		}
+		found := false
+		for it.SeekToFirst(); it.Valid(); it.Next() {
+			found = found || strings.Contains(string(it.Key().Data()), "h")
+		}
+		if !found {
+			t.Fatal("the iterator does not see the field written in the group")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
