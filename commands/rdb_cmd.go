@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/basaltdb/basalt/rdb"
+	"github.com/basaltdb/basalt/scripting"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -22,8 +23,8 @@ func init() {
 //
 // Imports the keys of database index (default 0) of the Redis RDB file at
 // path, on the server's file system, into the client's namespace,
-// replacing keys of the same names (NX: leaving them alone). Replies OK
-// once every key is written.
+// replacing keys of the same names (NX: leaving them alone), and its
+// function libraries likewise. Replies OK once every key is written.
 func cmdRDB(c *Ctx) {
 	if !c.is(1, "load") {
 		c.ErrorString("ERR unknown subcommand")
@@ -55,12 +56,38 @@ func cmdRDB(c *Ctx) {
 		}
 	}
 	path := string(c.Args[2])
-	_, err := c.DB.LoadRDB(path, db, nx)
+	st, err := c.DB.LoadRDB(path, db, nx)
 	if err != nil {
 		c.ErrorString(rdbLoadError(path, err))
 		return
 	}
-	c.W.OK()
+	if c.ok(c.loadLibraries(st.Functions, nx)) {
+		c.W.OK()
+	}
+}
+
+// loadLibraries installs the function libraries of an RDB file: each
+// replaces the library of its name, or, with nx, is left out when one
+// exists.
+func (c *Ctx) loadLibraries(codes []string, nx bool) error {
+	if len(codes) == 0 {
+		return nil
+	}
+	existing := map[string]bool{}
+	for _, lib := range c.Env.scripts.Libraries() {
+		existing[lib.Name] = true
+	}
+	var libs []*scripting.Library
+	for _, code := range codes {
+		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace)
+		if err != nil {
+			return scriptError(err)
+		}
+		if !(nx && existing[lib.Name]) {
+			libs = append(libs, lib)
+		}
+	}
+	return scriptError(c.Env.scripts.Install(libs, scripting.PolicyReplace, c.Env.persistLibraries))
 }
 
 // rdbLoadError words a failed RDB LOAD as Kvrocks does where it has

@@ -76,6 +76,7 @@ func redisRDB(t *testing.T) (string, *proc) {
 		}
 	}
 	fillStreams(t, c)
+	must(t, c.FunctionLoad(ctx, libraryCode("mylib", "return args[1]")).Err())
 	for db := 1; db <= 2; db++ {
 		cdb := newClient(t, &redis.Options{Addr: r.Addr(), DB: db, Protocol: 2, MaxRetries: -1, ReadTimeout: longTimeout})
 		for i := 0; i < 50; i++ {
@@ -97,6 +98,12 @@ func redisRDB(t *testing.T) (string, *proc) {
 }
 
 func zero() float64 { return 0 }
+
+// libraryCode is a function library of one function, myfunc, whose body
+// is body.
+func libraryCode(name, body string) string {
+	return "#!lua name=" + name + "\nredis.register_function('myfunc', function(keys, args) " + body + " end)"
+}
 
 // fillStreams writes streams with deleted entries, entries of the
 // master fields and of others, many listpack nodes, an emptied stream,
@@ -189,11 +196,15 @@ func TestRDBLoad(t *testing.T) {
 	c := p.longClient(t, 2)
 	must(t, c.Set(ctx, "s:small", "basalt's", 0).Err())
 	must(t, c.Set(ctx, "mine", "stays", 0).Err())
+	must(t, c.FunctionLoad(ctx, libraryCode("mylib", "return 'basalts'")).Err())
 	if got := p.cli(t, "RDB", "LOAD", file, "NX"); got != "OK" {
 		t.Fatalf("RDB LOAD NX = %q\n%s", got, p.Output)
 	}
 	if got := c.Get(ctx, "s:small").Val(); got != "basalt's" {
 		t.Fatalf("RDB LOAD NX replaced s:small: %q", got)
+	}
+	if got := c.FCall(ctx, "myfunc", nil, "file's").Val(); got != "basalts" {
+		t.Fatalf("RDB LOAD NX replaced the library mylib: FCALL = %q", got)
 	}
 	if got := p.cli(t, "RDB", "LOAD", file); got != "OK" {
 		t.Fatalf("RDB LOAD = %q", got)
@@ -205,6 +216,9 @@ func TestRDBLoad(t *testing.T) {
 	}
 	// Basalt's TYPE of a HyperLogLog is its own; PFCOUNT compared them.
 	must(t, c.Del(ctx, "hll:sparse", "hll:dense").Err())
+	if got := c.FCall(ctx, "myfunc", nil, "file's").Val(); got != "file's" {
+		t.Fatalf("RDB LOAD did not load the library mylib: FCALL = %q", got)
+	}
 	got := dumpNamespace(t, c)
 	if got["mine"].value[0] != "stays" {
 		t.Fatal("RDB LOAD dropped a key the file does not have")

@@ -56,6 +56,10 @@ type Entry struct {
 	// Redis skips ("empty keys skipped").
 	Value       *Value
 	First, Last bool
+	// Function, when not nil, is a function library's code (Redis 7.0's
+	// FUNCTION LOAD), which the file holds before its keys; Key and Value
+	// are nil then.
+	Function []byte
 }
 
 // FileInfo is what ReadFile learns about a file besides its keys.
@@ -63,13 +67,14 @@ type FileInfo struct {
 	Version int
 	// Aux holds the file's auxiliary fields (redis-ver, ctime, ...).
 	Aux map[string]string
-	// Skipped counts what Basalt has no place for: function libraries,
-	// module auxiliary data and keys of modules.
+	// Skipped counts what Basalt has no place for: modules' auxiliary
+	// data and keys.
 	Skipped int
 }
 
 // ReadFile reads an RDB file of size bytes from r: versions 1 to 11, as
-// Redis 2.6 to 7.2 write them. It calls fn with every key, in file order;
+// Redis 2.6 to 7.2 write them. It calls fn with every function library
+// and every key, in file order;
 // the Entry and everything it points to are valid only during the call.
 // It never holds the file in memory: a value's elements are handed over
 // in chunks. It does not check the trailing checksum (VerifyChecksum
@@ -155,8 +160,10 @@ func (f *fileReader) run() error {
 		case opIdle:
 			_, err = r.plainLength()
 		case opFunction:
-			_, err = r.string()
-			f.info.Skipped++
+			var code []byte
+			if code, err = r.string(); err == nil {
+				err = f.fn(&Entry{Function: code})
+			}
 		case opModuleAux:
 			err = f.skipModuleAux()
 			f.info.Skipped++

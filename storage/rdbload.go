@@ -26,9 +26,12 @@ var ErrNotRegularFile = errors.New("storage: not a regular file")
 // loaded, as Kvrocks logs them.
 type RDBLoadStats struct {
 	Loaded, Expired, Empty, Existing int64
-	// Skipped are what Basalt has no place for (functions, modules).
+	// Skipped are what Basalt has no place for (modules' data).
 	Skipped int
 	Version int
+	// Functions are the codes of the function libraries the file holds,
+	// which the caller loads.
+	Functions []string
 }
 
 // LoadRDB imports the keys of database dbIndex of the RDB file at path;
@@ -76,7 +79,7 @@ func (db DB) LoadRDB(path string, dbIndex uint64, nx bool) (RDBLoadStats, error)
 		st.Skipped, st.Version = info.Skipped, info.Version
 	}
 	slog.Info("RDB LOAD: done", "file", path, "keys loaded", st.Loaded, "keys expired", st.Expired,
-		"empty keys skipped", st.Empty, "exist keys skipped", st.Existing, "functions and module data skipped", st.Skipped, "err", err)
+		"empty keys skipped", st.Empty, "exist keys skipped", st.Existing, "function libraries", len(st.Functions), "module data skipped", st.Skipped, "err", err)
 	return st, err
 }
 
@@ -103,6 +106,10 @@ var rdbTypes = [...]metadata.Type{
 }
 
 func (l *rdbLoader) entry(e *rdb.Entry) error {
+	if e.Function != nil {
+		l.stats.Functions = append(l.stats.Functions, string(e.Function))
+		return nil
+	}
 	v := e.Value
 	if e.First {
 		l.keys.Add(1)
