@@ -73,7 +73,7 @@ func (s *sparkline) renderRange(b *strings.Builder, rows, offset, n int) {
 				more = true
 				break
 			}
-			if k := row - rows - 1; k < len(s.labels[i]) {
+			if k := row - rows - 1; k >= 0 && k < len(s.labels[i]) {
 				more = true
 				line[j] = s.labels[i][k]
 			}
