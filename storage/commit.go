@@ -225,11 +225,11 @@ func (s *Storage) apply(ops []op, queued []*queuedWrite, local bool) error {
 	if marker := s.replMarker.Load(); local && marker != nil {
 		wb.PutLogData(*marker)
 	}
-	s.invalidateMeta(ops, queued)
+	s.invalidateMeta(ops, queued, true)
 	s.writeMu.Lock()
 	err := s.db.Write(s.writeOptions(), wb)
 	s.writeMu.Unlock()
-	s.invalidateMeta(ops, queued)
+	s.invalidateMeta(ops, queued, false)
 	s.writeBatches.put(wb, bytes)
 	if err != nil {
 		return s.writeFailed("write batch", err)
@@ -238,11 +238,11 @@ func (s *Storage) apply(ops []op, queued []*queuedWrite, local bool) error {
 }
 
 // invalidateMeta makes the metadata cache forget the records a write
-// changes, before it is applied and again after (metacache.go).
-func (s *Storage) invalidateMeta(ops []op, queued []*queuedWrite) {
-	s.meta.invalidateOps(ops)
+// changes, before it is applied (begin) and again after (metacache.go).
+func (s *Storage) invalidateMeta(ops []op, queued []*queuedWrite, begin bool) {
+	s.meta.invalidateOps(ops, begin)
 	for _, w := range queued {
-		s.meta.invalidateOps(w.ops)
+		s.meta.invalidateOps(w.ops, begin)
 	}
 }
 

@@ -380,13 +380,13 @@ func (s *Storage) writeImported(b *RawBatch, metas [][]byte) error {
 	defer wb.Destroy()
 	s.writes.Add(1)
 	for _, k := range metas {
-		s.meta.invalidate(k)
+		s.meta.invalidate(k, true)
 	}
 	s.writeMu.Lock()
 	err := s.db.Write(s.writeOptions(), wb)
 	s.writeMu.Unlock()
 	for _, k := range metas {
-		s.meta.invalidate(k)
+		s.meta.invalidate(k, false)
 	}
 	if err != nil {
 		return s.writeFailed("import batch", err)

@@ -12,15 +12,18 @@ import (
 // what RocksDB holds, exactly, at every moment a reader can observe:
 //
 //   - Every write reaches RocksDB through apply. For each metadata record
-//     a batch writes, apply invalidates the record (forgets it and bumps
-//     its shard's generation) before the write and again once RocksDB
-//     applied it.
+//     a batch writes, apply invalidates the record (forgets it, bumps its
+//     shard's generation and counts the write in flight) before the write,
+//     and again once RocksDB applied it (bumping the generation and
+//     counting the write done).
 //   - A reader that missed notes the shard's generation before it reads
-//     RocksDB, and stores what it read only if the generation is the same
-//     afterwards, under the shard's lock. What it read is then what
-//     RocksDB holds: a write that began before the reader stored it bumped
-//     the generation, and one whose first invalidation came later forgets
-//     the entry again once applied.
+//     RocksDB, and stores what it read only if no write of the shard was
+//     in flight then and the generation is the same afterwards, under the
+//     shard's lock. No write of the shard then overlapped its read, so
+//     what it read is what RocksDB holds until the next write, whose first
+//     invalidation forgets it. (A read that overlaps a write may see the
+//     old value while another reader already saw the new one: storing it
+//     would make values go back.)
 //   - A range deletion (FLUSHDB, slot deletion) and a reopened database
 //     (full sync, restore) clear everything.
 //
@@ -44,10 +47,13 @@ const metaShards = 256
 const metaEntryOverhead = 64
 
 type metaShard struct {
-	mu    sync.Mutex
-	gen   uint64 // bumped by every write of a record of the shard
-	m     map[string]metaEntry
-	bytes int64
+	mu  sync.Mutex
+	gen uint64 // bumped before and after every write of a record of the shard
+	// writing counts the writes of the shard's records between their two
+	// invalidations.
+	writing int
+	m       map[string]metaEntry
+	bytes   int64
 }
 
 // metaEntry is a cached record: its value, or found false for a record
@@ -70,6 +76,10 @@ func (c *metaCache) shard(key []byte) *metaShard {
 	return &c.shards[maphash.Bytes(c.seed, key)%metaShards]
 }
 
+// noFill is the generation get returns while a write of the shard is in
+// flight: fill then stores nothing.
+const noFill = ^uint64(0)
+
 // get appends key's cached value to dst. ok is false on a miss; gen is
 // then the generation fill must be given.
 func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint64) {
@@ -78,6 +88,9 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 	e, ok := sh.m[string(key)]
 	if !ok {
 		gen = sh.gen
+		if sh.writing > 0 {
+			gen = noFill
+		}
 		sh.mu.Unlock()
 		c.misses.Add(1)
 		return dst, false, false, gen
@@ -89,11 +102,11 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 }
 
 // fill stores what a reader read from RocksDB after get missed with gen,
-// unless a write of the shard began since.
+// unless a write of the shard was in flight then or began since.
 func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	limit := c.budget.Load() / metaShards
 	size := int64(len(key)+len(value)) + metaEntryOverhead
-	if size > limit {
+	if size > limit || gen == noFill {
 		return
 	}
 	sh := c.shard(key)
@@ -117,11 +130,12 @@ func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	sh.bytes += size
 }
 
-// invalidate forgets key before a write of it is applied.
-func (c *metaCache) invalidate(key []byte) {
+// invalidate forgets key before a write of it is applied (begin) and
+// after.
+func (c *metaCache) invalidate(key []byte, begin bool) {
 	sh := c.shard(key)
 	sh.mu.Lock()
-	sh.gen++
+	sh.invalidateLocked(begin)
 	if old, ok := sh.m[string(key)]; ok {
 		delete(sh.m, string(key))
 		sh.bytes -= int64(len(key)+len(old.value)) + metaEntryOverhead
@@ -129,7 +143,29 @@ func (c *metaCache) invalidate(key []byte) {
 	sh.mu.Unlock()
 }
 
-// clear forgets everything (a range deletion, a reopened database).
+func (sh *metaShard) invalidateLocked(begin bool) {
+	sh.gen++
+	if begin {
+		sh.writing++
+	} else {
+		sh.writing--
+	}
+}
+
+// invalidateAll forgets everything before a range deletion is applied
+// (begin) and after.
+func (c *metaCache) invalidateAll(begin bool) {
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		sh.invalidateLocked(begin)
+		clear(sh.m)
+		sh.bytes = 0
+		sh.mu.Unlock()
+	}
+}
+
+// clear forgets everything (a reopened database).
 func (c *metaCache) clear() {
 	for i := range c.shards {
 		sh := &c.shards[i]
@@ -153,18 +189,19 @@ func (c *metaCache) size() int64 {
 	return n
 }
 
-// invalidateOps invalidates the metadata records ops write; a range
-// deletion of metadata clears the cache.
-func (c *metaCache) invalidateOps(ops []op) {
+// invalidateOps invalidates the metadata records ops write, before they
+// are applied (begin) and after; a range deletion of metadata forgets
+// everything.
+func (c *metaCache) invalidateOps(ops []op, begin bool) {
 	for _, o := range ops {
 		if o.cf != CFMetadata {
 			continue
 		}
 		switch o.kind {
 		case opPut, opDelete:
-			c.invalidate(o.key)
+			c.invalidate(o.key, begin)
 		case opDeleteRange:
-			c.clear()
+			c.invalidateAll(begin)
 		}
 	}
 }
