@@ -93,7 +93,6 @@ var errorReplies = []struct {
 	{config.ErrNoFile, "ERR The server is running without a config file"},
 	{storage.ErrNotDumpable, "ERR DUMP does not support the key's type yet"},
 	{rdb.ErrChecksum, "ERR DUMP payload version or checksum are wrong"},
-	{rdb.ErrStream, "ERR Bad data format: Basalt does not restore streams yet"},
 	{rdb.ErrFormat, "ERR Bad data format"},
 	{storage.ErrStreamIDTooSmall, "ERR The ID specified in XADD is equal or smaller than the target stream top item"},
 	{storage.ErrStreamSeqExhausted, "ERR Elements are too large to be stored"},

@@ -27,6 +27,7 @@ var rdbKinds = []struct {
 	{metadata.TypeSet, rdb.Set},
 	{metadata.TypeHash, rdb.Hash},
 	{metadata.TypeZSet, rdb.ZSet},
+	{metadata.TypeStream, rdb.Stream},
 }
 
 // DUMP key
@@ -49,7 +50,7 @@ func (c *Ctx) dumpPayload(key []byte) (payload []byte, found bool, err error) {
 	if err != nil || !found {
 		return nil, found, err
 	}
-	out := &rdb.Value{Str: v.Str, Elems: v.Elems, Scores: v.Scores}
+	out := &rdb.Value{Str: v.Str, Elems: v.Elems, Scores: v.Scores, Entries: v.Entries, Stream: v.Stream}
 	for _, p := range rdbKinds {
 		if p.t == v.Type {
 			out.Kind = p.k
@@ -71,6 +72,8 @@ func (c *Ctx) rdbLimits() rdb.Limits {
 		ZSetMaxListpackValue:   c.configInt("zset-max-listpack-value"),
 		SetMaxIntsetEntries:    c.configInt("set-max-intset-entries"),
 		ListMaxListpackSize:    c.configInt("list-max-listpack-size"),
+		StreamNodeMaxBytes:     c.configInt("stream-node-max-bytes"),
+		StreamNodeMaxEntries:   c.configInt("stream-node-max-entries"),
 	}
 }
 
@@ -157,7 +160,7 @@ func cmdRestore(c *Ctx) {
 		c.W.OK()
 		return
 	}
-	v := &storage.Value{Str: in.Str, Elems: in.Elems, Scores: in.Scores}
+	v := &storage.Value{Str: in.Str, Elems: in.Elems, Scores: in.Scores, Entries: in.Entries, Stream: in.Stream}
 	for _, p := range rdbKinds {
 		if p.k == in.Kind {
 			v.Type = p.t

@@ -18,8 +18,6 @@ var (
 	// ErrFormat: the value does not decode, or is an empty collection,
 	// which Redis 7.0 refuses to restore.
 	ErrFormat = errors.New("rdb: bad data format")
-	// ErrStream: a stream, which Basalt does not store yet.
-	ErrStream = errors.New("rdb: streams cannot be restored yet")
 )
 
 var errFormat = ErrFormat
@@ -49,16 +47,13 @@ func Decode(payload []byte) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t == typeStreamListpacks || t == typeStreamListpacks2 || t == typeStreamListpacks3 {
-		return nil, ErrStream
-	}
 	if err := r.value(t); err != nil {
 		return nil, err
 	}
 	v := &r.v
 	switch {
-	case v.Kind != String && len(v.Elems) == 0:
-		return nil, errFormat // Redis 7.0 restores no empty key
+	case v.Kind != String && v.Kind != Stream && len(v.Elems) == 0:
+		return nil, errFormat // Redis 7.0 restores no empty key but a stream
 	case v.Kind == Hash:
 		err = distinct(v.Elems, 2)
 	case v.Kind == Set || v.Kind == ZSet:
@@ -81,6 +76,10 @@ type reader struct {
 	size  int
 	arena arena
 	seen  *dedup
+	// streamLast is the last entry of the stream being read, of
+	// streamEntries so far (across chunks).
+	streamLast    StreamID
+	streamEntries uint64
 }
 
 // chunkBytes is how much of a value a reader collects before it hands the

@@ -31,6 +31,8 @@ func Encode(v *Value, lim Limits) []byte {
 		out = appendHash(out, v.Elems, lim)
 	case ZSet:
 		out = appendZSet(out, v.Elems, v.Scores, lim)
+	case Stream:
+		out = appendStream(out, v.Entries, v.Stream, lim)
 	}
 	out = binary.LittleEndian.AppendUint16(out, Version)
 	return binary.LittleEndian.AppendUint64(out, checksum(out))

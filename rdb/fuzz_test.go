@@ -21,6 +21,10 @@ func FuzzRestorePayload(f *testing.F) {
 	f.Add([]byte(payload(3, "\x02\x01a\x031.5\x01b\xfe")))
 	f.Add([]byte(payload(0, "\xc3\x15A,\nabcdefghija\xe0\xff\t\xe1\x0e\r\x01ij")))
 	f.Add([]byte(payload(11, str("\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00"))))
+	for _, v := range []Value{testStream(30, 2), testStream(120, 0)} {
+		p := Encode(&v, DefaultLimits)
+		f.Add(p[:len(p)-footerSize])
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := binary.LittleEndian.AppendUint16(append([]byte(nil), body...), Version)
 		p = binary.LittleEndian.AppendUint64(p, checksum(p))

@@ -35,13 +35,21 @@ func (lp *listpack) size() int { return len(lp.buf) + 1 }
 // add appends an element, as an integer when it reads as one (Redis's
 // lpStringToInt64 is string2ll).
 func (lp *listpack) add(elem []byte) {
-	start := len(lp.buf)
 	if v, ok := num.ParseInt(elem); ok {
-		lp.buf = appendLpInt(lp.buf, v)
-	} else {
-		lp.buf = appendLpStringHeader(lp.buf, len(elem))
-		lp.buf = append(lp.buf, elem...)
+		lp.addInt(v)
+		return
 	}
+	start := len(lp.buf)
+	lp.buf = appendLpStringHeader(lp.buf, len(elem))
+	lp.buf = append(lp.buf, elem...)
+	lp.buf = appendBacklen(lp.buf, uint64(len(lp.buf)-start))
+	lp.count++
+}
+
+// addInt appends an integer (lpAppendInteger).
+func (lp *listpack) addInt(v int64) {
+	start := len(lp.buf)
+	lp.buf = appendLpInt(lp.buf, v)
 	lp.buf = appendBacklen(lp.buf, uint64(len(lp.buf)-start))
 	lp.count++
 }

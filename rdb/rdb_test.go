@@ -39,6 +39,11 @@ var redisDumps = []struct {
 		"\x10\x11\x11\x00\x00\x00\x04\x00\x81f\x02\x81v\x02\x01\x01\x02\x01\xff\n\x00\x1aM\xf2\x17^\x0b\xff\x9b"},
 	{"listpack zset", Value{Kind: ZSet, Elems: strs("a", "b", "c", "d", "e"), Scores: []float64{1.5, 2, 0.1, -3, math.Inf(1)}},
 		"\x11::\x00\x00\x00\n\x00\x81d\x02\xdf\xfd\x02\x81c\x02\x930.10000000000000001\x14\x81a\x02\x831.5\x04\x81b\x02\x02\x01\x81e\x02\x83inf\x04\xff\n\x00\xe0\x82x\xaf\xe0\xa8\xc9\x95"},
+	{"stream with a group", Value{Kind: Stream,
+		Entries: []StreamEntry{{StreamID{1, 1}, strs("a", "1", "b", "x")}, {StreamID{1, 2}, strs("a", "2", "b", "y")}, {StreamID{3, 0}, strs("c", "z")}},
+		Stream: &StreamInfo{Length: 3, LastID: StreamID{3, 0}, FirstID: StreamID{1, 1}, EntriesAdded: 3,
+			Groups: []StreamGroup{{Name: []byte("g"), LastID: StreamID{1, 1}, EntriesRead: 1}}}},
+		"\x13\x01\x10\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01@@@\x00\x00\x00\x19\x00\x03\x01\x00\x01\x02\x01\x81a\x02\x81b\x02\x00\x01\x02\x01\x00\x01\x00\x01\x01\x01\x81x\x02\x05\x01\x02\x01\x00\x01\x01\x01\x02\x01\x81y\x02\x05\x01\x00\x01\x02\x01\xdf\xff\x02\x01\x01\x81c\x02\x81z\x02\x06\x01\xff\x03\x03\x00\x01\x01\x00\x00\x03\x01\x01g\x01\x01\x01\x00\x00\n\x00-\r\x90\xaf\xc0\x94\x7f\x0e"},
 }
 
 func strs(ss ...string) [][]byte {
@@ -83,6 +88,15 @@ func canonical(v *Value) []string {
 		for i, m := range v.Elems {
 			out = append(out, string(m)+"\x00"+strconv.FormatFloat(v.Scores[i], 'g', -1, 64))
 		}
+	case Stream:
+		// In order; the length a payload states is not kept (Encode
+		// writes the entries').
+		for _, e := range v.Entries {
+			out = append(out, fmt.Sprintf("%v %q", e.ID, e.Fields))
+		}
+		info := *v.Stream
+		info.Length = 0
+		return append(out, fmt.Sprintf("%+v", info))
 	default:
 		for _, e := range v.Elems {
 			out = append(out, string(e))
@@ -244,6 +258,9 @@ func TestRoundTrip(t *testing.T) {
 		{"intset 16", Value{Kind: Set, Elems: strs("-32768", "32767")}, typeSetIntset},
 		{"intset 32", Value{Kind: Set, Elems: strs("-32769", "5")}, typeSetIntset},
 		{"intset 64", Value{Kind: Set, Elems: strs("-9223372036854775808", "9223372036854775807")}, typeSetIntset},
+		{"empty stream", Value{Kind: Stream, Stream: &StreamInfo{LastID: StreamID{5, 5}, MaxDeletedID: StreamID{5, 5}, EntriesAdded: 9}}, typeStreamListpacks2},
+		{"stream of many nodes", testStream(1000, 0), typeStreamListpacks2},
+		{"stream with groups", testStream(300, 3), typeStreamListpacks2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := Encode(&tc.v, DefaultLimits)
@@ -258,6 +275,76 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("Decode(Encode(v)) differs")
 			}
 		})
+	}
+}
+
+// testStream is a stream of n entries, every fifth with other fields and
+// some IDs far apart, and groups groups each with consumers owning
+// pending entries (one consumer owns none).
+func testStream(n, groups int) Value {
+	v := Value{Kind: Stream, Stream: &StreamInfo{EntriesAdded: uint64(n) + 4, MaxDeletedID: StreamID{1, 0}}}
+	for i := range n {
+		id := StreamID{uint64(100 + i/3), uint64(i % 3)}
+		if i%50 == 49 {
+			id.Ms += 1 << 40
+		}
+		if len(v.Entries) > 0 && id.Compare(v.Entries[len(v.Entries)-1].ID) <= 0 {
+			id = StreamID{v.Entries[len(v.Entries)-1].ID.Ms, v.Entries[len(v.Entries)-1].ID.Seq + 1}
+		}
+		fields := strs("a", strconv.Itoa(i), "b", strings.Repeat("v", i%90))
+		if i%5 == 0 {
+			fields = strs("other", "-"+strconv.Itoa(i*1000))
+		}
+		v.Entries = append(v.Entries, StreamEntry{ID: id, Fields: fields})
+	}
+	v.Stream.Length = uint64(n)
+	v.Stream.FirstID, v.Stream.LastID = v.Entries[0].ID, v.Entries[n-1].ID
+	for g := range groups {
+		grp := StreamGroup{Name: []byte("group" + strconv.Itoa(g)), LastID: v.Entries[n/2].ID, EntriesRead: int64(n / 2)}
+		if g == 1 {
+			grp.EntriesRead = -1
+		}
+		grp.Consumers = []StreamConsumer{{Name: strs("alice")[0], SeenTime: 1700000000000}, {Name: strs("bob")[0], SeenTime: 1700000000123}, {Name: strs("idle")[0], SeenTime: 5}}
+		for i := 0; i < n/2; i += 7 {
+			owner := i % 2
+			grp.Pending = append(grp.Pending, StreamPending{ID: v.Entries[i].ID, DeliveryTime: 1700000000000 + int64(i), DeliveryCount: uint64(i % 4), Consumer: grp.Consumers[owner].Name})
+			grp.Consumers[owner].Pending++
+		}
+		for i := range grp.Consumers {
+			grp.Consumers[i].ActiveTime = grp.Consumers[i].SeenTime
+		}
+		v.Stream.Groups = append(v.Stream.Groups, grp)
+	}
+	return v
+}
+
+// TestStreamNodes checks where Encode ends a stream's listpack nodes:
+// after stream-node-max-entries entries, or before an entry that would
+// take the node to stream-node-max-bytes.
+func TestStreamNodes(t *testing.T) {
+	nodes := func(v Value, lim Limits) uint64 {
+		r := &reader{src: &memSource{b: Encode(&v, lim)}}
+		if _, err := r.byte(); err != nil {
+			t.Fatal(err)
+		}
+		n, err := r.plainLength()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	many := testStream(1000, 0)
+	if got := nodes(many, DefaultLimits); got < 10 || got > 40 {
+		t.Fatalf("1000 entries in %d nodes", got)
+	}
+	lim := DefaultLimits
+	lim.StreamNodeMaxBytes, lim.StreamNodeMaxEntries = 0, 7
+	if got := nodes(many, lim); got != 143 {
+		t.Fatalf("1000 entries of at most 7 a node: %d nodes", got)
+	}
+	lim.StreamNodeMaxBytes, lim.StreamNodeMaxEntries = 0, 0
+	if got := nodes(many, lim); got != 1 {
+		t.Fatalf("1000 entries without limits: %d nodes", got)
 	}
 }
 
@@ -319,8 +406,8 @@ func TestDecodeBad(t *testing.T) {
 		{"module", payload(7, "\x01a"), ErrFormat},
 		{"zipmap", payload(9, "\x01a"), ErrFormat},
 		{"unknown type", payload(99, "\x01a"), ErrFormat},
-		{"stream", payload(15, "\x01a"), ErrStream},
-		{"stream 2", payload(19, "\x01a"), ErrStream},
+		{"stream", payload(15, "\x01a"), ErrFormat},
+		{"stream 2", payload(19, "\x01a"), ErrFormat},
 		{"bad LZF", payload(0, "\xc3\x02\x05\x1fa"), ErrFormat},
 		{"LZF short of its length", payload(0, "\xc3\x02\x05\x01ab"), ErrFormat},
 		{"LZF reference before the start", payload(0, "\xc3\x02\x05\x20\x05"), ErrFormat},
@@ -416,5 +503,33 @@ func TestHLL(t *testing.T) {
 		if _, ok := ParseHLL([]byte(bad)); ok {
 			t.Errorf("ParseHLL(%.24q...) ok", bad)
 		}
+	}
+}
+
+// TestDecodeBadStream checks that Decode refuses streams Redis refuses or
+// that would break the stream commands: repeated group or consumer names,
+// and a last ID below the last entry (XADD would hand it out again).
+func TestDecodeBadStream(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(v *Value)
+	}{
+		{"group repeats", func(v *Value) { v.Stream.Groups = append(v.Stream.Groups, StreamGroup{Name: v.Stream.Groups[0].Name}) }},
+		{"consumer repeats", func(v *Value) {
+			g := &v.Stream.Groups[0]
+			g.Consumers = append(g.Consumers, StreamConsumer{Name: g.Consumers[2].Name})
+		}},
+		{"last ID below the last entry", func(v *Value) { v.Stream.LastID = StreamID{1, 0} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := testStream(20, 2)
+			if _, err := Decode(Encode(&v, DefaultLimits)); err != nil {
+				t.Fatalf("unspoilt: %v", err)
+			}
+			tc.spoil(&v)
+			if _, err := Decode(Encode(&v, DefaultLimits)); !errors.Is(err, ErrFormat) {
+				t.Fatalf("Decode: %v, want ErrFormat", err)
+			}
+		})
 	}
 }

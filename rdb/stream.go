@@ -94,6 +94,7 @@ const (
 // r.v.Entries (a chunk at a time), then r.v.Stream.
 func (r *reader) stream(t byte) error {
 	r.v.Kind = Stream
+	r.streamLast, r.streamEntries = StreamID{}, 0
 	nodes, err := r.plainLength()
 	if err != nil {
 		return err
@@ -130,6 +131,10 @@ func (r *reader) stream(t byte) error {
 	if info.LastID, err = r.streamID(); err != nil {
 		return err
 	}
+	if r.streamEntries > 0 && info.LastID.Compare(r.streamLast) < 0 {
+		// Redis would hand out IDs that exist: XADD must not.
+		return fmt.Errorf("%w: a stream's last ID below its last entry's", errFormat)
+	}
 	if t == typeStreamListpacks {
 		// Redis 5 and 6 keep none of these: Redis 7.0 derives them so.
 		info.FirstID, info.EntriesAdded = first, info.Length
@@ -148,11 +153,16 @@ func (r *reader) stream(t byte) error {
 	if err != nil {
 		return err
 	}
+	names := make(map[string]bool, groups)
 	for range groups {
 		g, err := r.streamGroup(t, info)
 		if err != nil {
 			return err
 		}
+		if names[string(g.Name)] {
+			return fmt.Errorf("%w: a consumer group name repeats", errFormat)
+		}
+		names[string(g.Name)] = true
 		info.Groups = append(info.Groups, g)
 	}
 	r.v.Stream = info
@@ -243,9 +253,11 @@ func (r *reader) streamNode(master StreamID, lp []byte) error {
 		if flags&streamItemDeleted != 0 {
 			continue
 		}
-		if n := len(r.v.Entries); n > 0 && id.Compare(r.v.Entries[n-1].ID) <= 0 {
+		if r.streamEntries > 0 && id.Compare(r.streamLast) <= 0 {
 			return fmt.Errorf("%w: stream IDs out of order", errFormat)
 		}
+		r.streamLast = id
+		r.streamEntries++
 		entry := StreamEntry{ID: id, Fields: make([][]byte, len(fields))}
 		for i, f := range fields {
 			entry.Fields[i] = r.arena.copy(f)
@@ -304,11 +316,16 @@ func (r *reader) streamGroup(t byte, info *StreamInfo) (StreamGroup, error) {
 	if err != nil {
 		return g, err
 	}
+	names := make(map[string]bool, consumers)
 	for range consumers {
 		name, err := r.string()
 		if err != nil {
 			return g, err
 		}
+		if names[string(name)] {
+			return g, fmt.Errorf("%w: a consumer name repeats", errFormat)
+		}
+		names[string(name)] = true
 		c := StreamConsumer{Name: append([]byte(nil), name...)}
 		times := 8
 		if t == typeStreamListpacks3 {

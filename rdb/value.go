@@ -27,7 +27,9 @@ type Value struct {
 	// Scores are a ZSet's scores, Scores[i] that of Elems[i].
 	Scores []float64
 	// Entries are a Stream's entries in ID order; Stream is the rest of
-	// it (ReadFile: on the last chunk). Decode reads no stream.
+	// it (ReadFile: on the last chunk). Encode writes a stream's pending
+	// entries in ID order and its groups and consumers in name order, as
+	// Redis keeps them.
 	Entries []StreamEntry
 	Stream  *StreamInfo
 }
@@ -44,6 +46,10 @@ type Limits struct {
 	// ListMaxListpackSize is a list node's capacity: n > 0 elements, or
 	// -1 ... -5 for 4, 8, 16, 32 or 64 KB.
 	ListMaxListpackSize int64
+	// StreamNodeMaxBytes and StreamNodeMaxEntries bound a stream's
+	// listpack nodes (0: 1 GB, and no limit).
+	StreamNodeMaxBytes   int64
+	StreamNodeMaxEntries int64
 }
 
 // DefaultLimits are redis-server 7.0's defaults.
@@ -54,6 +60,8 @@ var DefaultLimits = Limits{
 	ZSetMaxListpackValue:   64,
 	SetMaxIntsetEntries:    512,
 	ListMaxListpackSize:    -2,
+	StreamNodeMaxBytes:     4096,
+	StreamNodeMaxEntries:   100,
 }
 
 // The RDB object types (Redis 7.0's rdb.h).

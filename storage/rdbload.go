@@ -174,27 +174,9 @@ func (l *rdbLoader) stream(e *rdb.Entry) error {
 		return nil
 	}
 	info := v.Stream
-	id := func(i rdb.StreamID) metadata.StreamID { return metadata.StreamID{Ms: i.Ms, Seq: i.Seq} }
-	st := ImportedStream{LastGenerated: id(info.LastID), RecordedFirst: id(info.FirstID), MaxDeleted: id(info.MaxDeletedID),
-		EntriesAdded: info.EntriesAdded, Groups: uint64(len(info.Groups))}
-	sm := metadata.StreamMeta{LastGenerated: st.LastGenerated, RecordedFirst: st.RecordedFirst, MaxDeleted: st.MaxDeleted,
-		First: l.streamEnds[0], Last: l.streamEnds[1], EntriesAdded: st.EntriesAdded}
-	for _, g := range info.Groups {
-		rec := metadata.StreamGroup{Consumers: uint64(len(g.Consumers)), Pending: uint64(len(g.Pending)),
-			LastDelivered: id(g.LastID), EntriesRead: g.EntriesRead}
-		if lag, ok := sm.Lag(l.streamLength, rec); ok {
-			rec.Lag = uint64(lag)
-		}
-		st.Records = append(st.Records, [2][]byte{metadata.AppendStreamGroupKey(nil, g.Name), rec.AppendTo(nil)})
-		for _, c := range g.Consumers {
-			cr := metadata.StreamConsumer{Pending: c.Pending, SeenTime: c.SeenTime, ActiveTime: c.ActiveTime}
-			st.Records = append(st.Records, [2][]byte{metadata.AppendStreamConsumerKey(nil, g.Name, c.Name), cr.AppendTo(nil)})
-		}
-		for _, p := range g.Pending {
-			pr := metadata.StreamPending{DeliveryTime: p.DeliveryTime, DeliveryCount: p.DeliveryCount, Consumer: p.Consumer}
-			st.Records = append(st.Records, [2][]byte{metadata.AppendStreamPendingKey(nil, g.Name, id(p.ID)), pr.AppendTo(nil)})
-		}
-	}
+	sm := streamMetaOf(info, l.streamEnds)
+	st := ImportedStream{LastGenerated: sm.LastGenerated, RecordedFirst: sm.RecordedFirst, MaxDeleted: sm.MaxDeleted,
+		EntriesAdded: sm.EntriesAdded, Groups: sm.Groups, Records: streamGroupRecords(info, sm, l.streamLength)}
 	return l.im.EndStream(st)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/rdb"
 )
 
 // Whole values, as DUMP reads them and RESTORE writes them: every element
@@ -19,7 +20,8 @@ var ErrNotDumpable = errors.New("storage: the key's type cannot be dumped")
 // Value is a key's whole value.
 type Value struct {
 	// Type is TypeString (for a bitmap too: its bytes in Redis's order),
-	// TypeList, TypeHash, TypeSet, TypeZSet or TypeHyperLogLog.
+	// TypeList, TypeHash, TypeSet, TypeZSet, TypeHyperLogLog or
+	// TypeStream.
 	Type metadata.Type
 	// Str is a string's bytes, or a HyperLogLog's 16384 registers packed
 	// as Redis's dense encoding packs them (12288 bytes).
@@ -30,6 +32,9 @@ type Value struct {
 	Elems [][]byte
 	// Scores are a sorted set's, Scores[i] that of Elems[i].
 	Scores []float64
+	// Entries are a stream's entries in ID order, Stream the rest of it.
+	Entries []rdb.StreamEntry
+	Stream  *rdb.StreamInfo
 }
 
 // HLLDenseBytes is the size of a HyperLogLog's registers in Value.Str.
@@ -95,6 +100,8 @@ func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 		for i, seg := range segs {
 			copy(v.Str[i*metadata.HLLSegmentBytes:], seg)
 		}
+	case metadata.TypeStream:
+		err = db.readStream(snap, c, rec.rest, v)
 	default:
 		return nil, false, ErrNotDumpable
 	}
@@ -107,9 +114,10 @@ func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 // PutValue replaces key, of any type or absent, by v with expiry expire
 // (absolute ms, 0: none), in one batch: a collection gets a new version,
 // so the elements of what it replaces vanish at once. A collection v must
-// have elements (sets, hashes and sorted sets distinct ones), and a
-// HyperLogLog's Str HLLDenseBytes bytes; v's slices must stay unmodified
-// until PutValue returns.
+// have elements (sets, hashes and sorted sets distinct ones), but for a
+// stream, whose entries must be in ID order, and a HyperLogLog's Str
+// HLLDenseBytes bytes; v's slices must stay unmodified until PutValue
+// returns.
 func (db DB) PutValue(key []byte, v *Value, expire int64) error {
 	c := &collection{db: db, nsKey: db.nsKey(key), key: key, writer: true}
 	c.meta = metadata.New(v.Type, db.s.versions.Next(nowTime()))
@@ -151,6 +159,9 @@ func (db DB) PutValue(key []byte, v *Value, expire int64) error {
 			b.put(CFDefault, c.subkey(metadata.AppendHLLSegment(buf[:0], seg)), append([]byte(nil), regs...))
 		}
 		b.put(CFMetadata, c.nsKey, newHLLMeta(c.meta))
+		return b.commit()
+	case metadata.TypeStream:
+		db.putStream(b, c, v)
 		return b.commit()
 	default:
 		return fmt.Errorf("storage: no whole value of type %v", v.Type)
