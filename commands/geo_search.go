@@ -12,9 +12,10 @@ import (
 // The GEO searches: GEORADIUS, GEORADIUSBYMEMBER, their _RO forms,
 // GEOSEARCH and GEOSEARCHSTORE, with Redis 7.0's argument rules, error
 // order and replies. A search reads the score ranges of at most nine
-// geohash cells around its centre (geohash.Shape.Cells), each with a
-// bounded iterator, never the whole set; with COUNT (without ANY) it
-// keeps only the nearest (or farthest) count points while it reads.
+// geohash cells around its centre (geohash.Shape.Cells), without the
+// parts of them the shape cannot reach (geohash.Shape.ScanRanges), each
+// with a bounded iterator, never the whole set; with COUNT (without ANY)
+// it keeps only the nearest (or farthest) count points while it reads.
 
 // geoKind is which command a search is.
 type geoKind int
@@ -355,7 +356,7 @@ func (q *geoQuery) search(z storage.ZReader) ([]geoPoint, error) {
 	var out []geoPoint
 	seq := 0
 	full := func() bool { return limit > 0 && int64(len(out)) >= limit }
-	for _, r := range q.shape.Cells().Ranges() {
+	for _, r := range q.shape.ScanRanges() {
 		if full() {
 			break
 		}

@@ -183,6 +183,12 @@ func (s *Shape) Cells() Cells {
 // ScoreRange is the scores of the points of a cell: Min <= score < Max.
 type ScoreRange struct{ Min, Max float64 }
 
+// scoreRange is the scores of the points of h.
+func (h Hash) scoreRange() ScoreRange {
+	shift := 52 - h.Step*2
+	return ScoreRange{Min: float64(h.Bits << shift), Max: float64((h.Bits + 1) << shift)}
+}
+
 // Ranges returns the score ranges to scan for cells, in order, as Redis's
 // membersOfAllNeighbors visits them: zero cells skipped, and a cell equal
 // to the one scanned just before it skipped too (which happens with very
@@ -190,6 +196,15 @@ type ScoreRange struct{ Min, Max float64 }
 // is scanned again.
 func (cs Cells) Ranges() []ScoreRange {
 	out := make([]ScoreRange, 0, len(cs))
+	for _, h := range cs.scanned() {
+		out = append(out, h.scoreRange())
+	}
+	return out
+}
+
+// scanned returns the cells Ranges scans, in order.
+func (cs Cells) scanned() []Hash {
+	out := make([]Hash, 0, len(cs))
 	last := 0
 	for i, h := range cs {
 		if h.isZero() {
@@ -198,8 +213,7 @@ func (cs Cells) Ranges() []ScoreRange {
 		if last != 0 && h == cs[last] {
 			continue
 		}
-		shift := 52 - h.Step*2
-		out = append(out, ScoreRange{Min: float64(h.Bits << shift), Max: float64((h.Bits + 1) << shift)})
+		out = append(out, h)
 		last = i
 	}
 	return out
