@@ -13,9 +13,10 @@ import (
 // GEOSEARCH and GEOSEARCHSTORE, with Redis 7.0's argument rules, error
 // order and replies. A search reads the score ranges of at most nine
 // geohash cells around its centre (geohash.Shape.Cells), without the
-// parts of them the shape cannot reach (geohash.Shape.ScanRanges), each
-// with a bounded iterator, never the whole set; with COUNT (without ANY)
-// it keeps only the nearest (or farthest) count points while it reads.
+// parts of them the shape cannot reach (geohash.Shape.ScanRanges), with
+// one bounded iterator seeked to each, never the whole set; with COUNT
+// (without ANY) it keeps only the nearest (or farthest) count points
+// while it reads.
 
 // geoKind is which command a search is.
 type geoKind int
@@ -356,25 +357,24 @@ func (q *geoQuery) search(z storage.ZReader) ([]geoPoint, error) {
 	var out []geoPoint
 	seq := 0
 	full := func() bool { return limit > 0 && int64(len(out)) >= limit }
+	var ranges []storage.ScoreRange
 	for _, r := range q.shape.ScanRanges() {
-		if full() {
-			break
-		}
-		err := z.Scan(r.Min, r.Max, func(member []byte, score float64) bool {
-			long, lat := geohash.Decode(score)
-			if dist, in := q.shape.Contains(long, lat); in {
-				out = append(out, geoPoint{member: append([]byte(nil), member...), score: score, dist: dist, long: long, lat: lat, seq: seq})
-				seq++
-				if keep > 0 && len(out) >= 2*keep+64 {
-					sort.Slice(out, func(i, j int) bool { return less(&out[i], &out[j]) })
-					out = out[:keep:keep]
-				}
+		ranges = append(ranges, storage.ScoreRange(r))
+	}
+	err := z.Scan(ranges, func(member []byte, score float64) bool {
+		long, lat := geohash.Decode(score)
+		if dist, in := q.shape.Contains(long, lat); in {
+			out = append(out, geoPoint{member: append([]byte(nil), member...), score: score, dist: dist, long: long, lat: lat, seq: seq})
+			seq++
+			if keep > 0 && len(out) >= 2*keep+64 {
+				sort.Slice(out, func(i, j int) bool { return less(&out[i], &out[j]) })
+				out = out[:keep:keep]
 			}
-			return !full()
-		})
-		if err != nil {
-			return nil, err
 		}
+		return !full()
+	})
+	if err != nil {
+		return nil, err
 	}
 	if q.order != geoUnsorted {
 		sort.Slice(out, func(i, j int) bool { return less(&out[i], &out[j]) })

@@ -13,13 +13,20 @@ typedef struct {
 
 // basalt_iter_fill copies entries of it, from its current one, into buf,
 // each as (uint32 key length, key, uint32 value length, value), until max
-// are copied, the next one does not fit or the iterator is exhausted. It
-// moves it past every entry copied: forward, or backward when reverse.
-static basalt_fill_result basalt_iter_fill(rocksdb_iterator_t* it, int reverse, char* buf, size_t cap, int max) {
+// are copied, the next one does not fit, the iterator is exhausted or
+// (stop not NULL) its key is not below stop in bytewise order, RocksDB's.
+// It moves it past every entry copied: forward, or backward when reverse.
+static basalt_fill_result basalt_iter_fill(rocksdb_iterator_t* it, int reverse, char* buf, size_t cap, int max, const char* stop, size_t stoplen) {
 	basalt_fill_result r = {0, 0, 0};
 	while (r.entries < max && rocksdb_iter_valid(it)) {
 		size_t klen, vlen;
 		const char* k = rocksdb_iter_key(it, &klen);
+		if (stop != NULL) {
+			int c = memcmp(k, stop, klen < stoplen ? klen : stoplen);
+			if (c > 0 || (c == 0 && klen >= stoplen)) {
+				break;
+			}
+		}
 		const char* v = rocksdb_iter_value(it, &vlen);
 		size_t size = 8 + klen + vlen;
 		if (r.used + size > cap) {
@@ -75,6 +82,17 @@ var walkBuffers = sync.Pool{New: func() any { b := make([]byte, walkBufferSize);
 // batch copies more than those still expected. key and value are valid
 // only during the call. The iterator's position afterwards is unspecified.
 func (it iterator) walk(reverse bool, want int, fn func(key, value []byte) bool) error {
+	return it.walkTo(reverse, want, nil, fn)
+}
+
+// walkTo is walk that also ends, moving forward, at the first key at or
+// past stop (nil: at the bounds only). It lets one iterator read several
+// ranges, seeked to each, without copying entries past a range's end.
+func (it iterator) walkTo(reverse bool, want int, stop []byte, fn func(key, value []byte) bool) error {
+	var cStop *C.char
+	if len(stop) > 0 {
+		cStop = (*C.char)(unsafe.Pointer(&stop[0]))
+	}
 	bufp := walkBuffers.Get().(*[]byte)
 	defer walkBuffers.Put(bufp)
 	rev := C.int(0)
@@ -88,7 +106,7 @@ func (it iterator) walk(reverse bool, want int, fn func(key, value []byte) bool)
 			n = min(n, want-walked)
 		}
 		buf := *bufp
-		r := C.basalt_iter_fill(nativeIterator(it.Iterator), rev, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), C.int(n))
+		r := C.basalt_iter_fill(nativeIterator(it.Iterator), rev, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), C.int(n), cStop, C.size_t(len(stop)))
 		if r.entries == 0 {
 			if r.need == 0 {
 				break // exhausted

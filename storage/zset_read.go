@@ -27,35 +27,59 @@ func (r ZReader) Score(member []byte) (score float64, found bool, err error) {
 	return decodeScore(raw), true, nil
 }
 
-// Scan calls fn, in score order, for the members whose score s is
-// min <= s < max, until fn returns false. It seeks to min and stops at
-// max, never reading the rest of the set. fn's member is valid only
+// ScoreRange is the scores min <= s < max.
+type ScoreRange struct{ Min, Max float64 }
+
+// Scan calls fn, range after range and in score order within each, for
+// the members whose score s is in the range, until fn returns false. One
+// iterator reads them all, seeked to each range's start and stopped at
+// its end, never reading the rest of the set. fn's member is valid only
 // during the call.
-func (r ZReader) Scan(min, max float64, fn func(member []byte, score float64) bool) error {
-	if r.v == nil || !(min < max) {
+func (r ZReader) Scan(ranges []ScoreRange, fn func(member []byte, score float64) bool) error {
+	if r.v == nil {
 		return nil
 	}
-	// The iterator's bounds are the range's own, so that RocksDB stops at
-	// its end: a walk copies entries in batches, which would otherwise
-	// read up to a batch past it. (-0 sorts before 0 and equals it.)
-	prefix, _ := r.v.prefix()
-	from := min
-	if from == 0 {
-		from = math.Copysign(0, -1)
-	}
-	lower := metadata.AppendScore(prefix[:len(prefix):len(prefix)], from)
-	upper := metadata.AppendScore(prefix[:len(prefix):len(prefix)], max)
-	it := r.v.db.newIterator(CFZSetScore, lower, upper, r.v.snap)
-	defer it.close()
-	it.Seek(lower)
-	return it.walk(false, 0, func(key, _ []byte) bool {
-		sub := key[len(prefix):]
-		score := decodeScore(sub)
-		if score < min {
-			return true
+	lowest, highest := math.Inf(1), math.Inf(-1)
+	for _, sr := range ranges {
+		if sr.Min < sr.Max {
+			lowest, highest = math.Min(lowest, sr.Min), math.Max(highest, sr.Max)
 		}
-		return score < max && fn(sub[8:], score)
-	})
+	}
+	if !(lowest < highest) {
+		return nil
+	}
+	// The iterator's bounds are the ranges' own, so that RocksDB stops at
+	// their end: a walk copies entries in batches, which would otherwise
+	// read up to a batch past it.
+	prefix, _ := r.v.prefix()
+	scoreKey := func(s float64) []byte {
+		if s == 0 {
+			s = math.Copysign(0, -1) // -0 sorts before 0 and equals it
+		}
+		return metadata.AppendScore(prefix[:len(prefix):len(prefix)], s)
+	}
+	it := r.v.db.newIterator(CFZSetScore, scoreKey(lowest), scoreKey(highest), r.v.snap)
+	defer it.close()
+	more := true
+	for _, sr := range ranges {
+		if !(sr.Min < sr.Max) {
+			continue
+		}
+		it.Seek(scoreKey(sr.Min))
+		err := it.walkTo(false, 0, scoreKey(sr.Max), func(key, _ []byte) bool {
+			sub := key[len(prefix):]
+			score := decodeScore(sub)
+			if score < sr.Min {
+				return true
+			}
+			more = fn(sub[8:], score)
+			return more
+		})
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
 }
 
 // ZRead calls fn with a reader of the sorted set at key, as of one

@@ -33,7 +33,7 @@ func TestZRead(t *testing.T) {
 			t.Error("Score(nosuch) found")
 		}
 		var got []string
-		if err := r.Scan(0, 50, func(m []byte, s float64) bool {
+		if err := r.Scan([]ScoreRange{{0, 50}}, func(m []byte, s float64) bool {
 			got = append(got, string(m)+"="+strconv.FormatFloat(s, 'g', -1, 64))
 			return true
 		}); err != nil {
@@ -44,14 +44,26 @@ func TestZRead(t *testing.T) {
 			t.Errorf("Scan(0, 50) = %s, want %s", strings.Join(got, " "), want)
 		}
 		n := 0
-		r.Scan(100, math.Inf(1), func([]byte, float64) bool { n++; return n < 3 })
+		r.Scan([]ScoreRange{{100, math.Inf(1)}, {0, 50}}, func([]byte, float64) bool { n++; return n < 3 })
 		if n != 3 {
 			t.Errorf("Scan went on after fn returned false: %d calls", n)
 		}
 		n = 0
-		r.Scan(995, 2000, func([]byte, float64) bool { n++; return true })
+		r.Scan([]ScoreRange{{995, 2000}, {50, 50}, {60, 40}}, func([]byte, float64) bool { n++; return true })
 		if n != 0 {
-			t.Errorf("Scan(995, 2000) found %d", n)
+			t.Errorf("Scan of empty ranges found %d", n)
+		}
+		// Ranges in any order, each read in score order up to its end
+		// and no further, the same member again when ranges repeat.
+		got = got[:0]
+		if err := r.Scan([]ScoreRange{{900, 925}, {-10, 0}, {15, 31}, {900, 910}}, func(m []byte, s float64) bool {
+			got = append(got, string(m))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want := "m90 m91 m92 neg m2 m3 m90"; strings.Join(got, " ") != want {
+			t.Errorf("Scan of four ranges = %s, want %s", strings.Join(got, " "), want)
 		}
 		return nil
 	})
