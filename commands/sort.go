@@ -216,6 +216,7 @@ type sortScratch struct {
 	elems  [][]byte
 	items  []sortItem
 	places []int
+	scored []scoredPlace
 	out    [][]byte
 }
 
@@ -233,7 +234,7 @@ func (sc *sortScratch) release() {
 		return
 	}
 	sc.arena.buf, sc.arena.ends = sc.arena.buf[:0], sc.arena.ends[:0]
-	sc.elems, sc.items, sc.places, sc.out = sc.elems[:0], sc.items[:0], sc.places[:0], sc.out[:0]
+	sc.elems, sc.items, sc.places, sc.scored, sc.out = sc.elems[:0], sc.items[:0], sc.places[:0], sc.scored[:0], sc.out[:0]
 	sortScratches.Put(sc)
 }
 
@@ -297,7 +298,16 @@ func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type, sc *sortScratc
 		}
 	}
 	// Sorted as a stable sort would (equal items keep their order), by
-	// sorting their places: swapping indexes moves no pointers.
+	// sorting their places, with their scores beside them when numeric:
+	// swapping them moves no pointers.
+	out := sc.out[:0]
+	if !s.alpha {
+		for _, p := range s.firstByScore(items, int(end+1), sc)[start:] {
+			out = append(out, items[p.place].elem)
+		}
+		sc.out = out
+		return out, true
+	}
 	byPlace := slices.Grow(sc.places[:0], len(items))[:len(items)]
 	sc.places = byPlace
 	for i := range byPlace {
@@ -313,7 +323,6 @@ func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type, sc *sortScratc
 		}
 		return cmp
 	})
-	out := sc.out[:0]
 	for _, i := range first[start:] {
 		out = append(out, items[i].elem)
 	}
@@ -321,10 +330,46 @@ func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type, sc *sortScratc
 	return out, true
 }
 
+// scoredPlace is an item's score and place, what a numeric sort compares
+// first, side by side.
+type scoredPlace struct {
+	score float64
+	place int
+}
+
+// firstByScore is the first k items in numeric order, Redis's sortCompare
+// without ALPHA: by score, ties by the elements' bytes; reversed by DESC,
+// and what is still equal kept in place order.
+func (s *sortSpec) firstByScore(items []sortItem, k int, sc *sortScratch) []scoredPlace {
+	keys := slices.Grow(sc.scored[:0], len(items))[:len(items)]
+	sc.scored = keys
+	for i := range items {
+		keys[i] = scoredPlace{items[i].score, i}
+	}
+	return firstSorted(keys, k, func(a, b scoredPlace) int {
+		cmp := 0
+		switch {
+		case a.score == b.score:
+			cmp = bytes.Compare(items[a.place].elem, items[b.place].elem)
+		case a.score < b.score:
+			cmp = -1
+		default:
+			cmp = 1
+		}
+		if s.desc {
+			cmp = -cmp
+		}
+		if cmp == 0 {
+			return a.place - b.place
+		}
+		return cmp
+	})
+}
+
 // firstSorted returns the first k of places in cmp's order (a total
 // order), sorted. When k is small beside them, as with SORT ... LIMIT 0
 // 10, it keeps the k first in a bounded max-heap instead of sorting all.
-func firstSorted(places []int, k int, cmp func(a, b int) int) []int {
+func firstSorted[T any](places []T, k int, cmp func(a, b T) int) []T {
 	if k*4 >= len(places) {
 		slices.SortFunc(places, cmp)
 		return places[:k]
@@ -359,31 +404,22 @@ func firstSorted(places []int, k int, cmp func(a, b int) int) []int {
 	return heap
 }
 
-// compare is Redis's sortCompare, before DESC: by score, ties by the
-// elements' bytes; ALPHA by the BY values (a missing one first) or the
-// elements.
+// compare is Redis's sortCompare with ALPHA, before DESC: by the BY
+// values (a missing one first) or the elements. (Without ALPHA, see
+// firstByScore.)
 func (s *sortSpec) compare(a, b *sortItem) int {
-	switch {
-	case !s.alpha:
-		if a.score != b.score {
-			if a.score < b.score {
-				return -1
-			}
-			return 1
-		}
+	if s.by == nil {
 		return bytes.Compare(a.elem, b.elem)
-	case s.by != nil:
-		switch {
-		case a.by == nil && b.by == nil:
-			return 0
-		case a.by == nil:
-			return -1
-		case b.by == nil:
-			return 1
-		}
-		return bytes.Compare(a.by, b.by)
 	}
-	return bytes.Compare(a.elem, b.elem)
+	switch {
+	case a.by == nil && b.by == nil:
+		return 0
+	case a.by == nil:
+		return -1
+	case b.by == nil:
+		return 1
+	}
+	return bytes.Compare(a.by, b.by)
 }
 
 // sortScore reads a value as SORT does, with strtod: leading blanks
