@@ -4,10 +4,11 @@
 GO       ?= go
 BIN      := bin/basalt
 PKGS     := ./...
-# Integration tests start several servers. On a quiet machine the race run
-# of it/ takes about 7 minutes; the timeout leaves room for two suites
-# sharing the two cores with other work (it passed 12 minutes then).
-TESTFLAGS ?= -count=1 -timeout 25m
+# Integration tests start several servers. Those that mostly wait (a cron's
+# minute, a replica's 10 s retry pause, a rate-limited full sync) call
+# t.Parallel and overlap; -parallel lets them all run at once. The timeout
+# leaves room for the suites sharing the two cores with other work.
+TESTFLAGS ?= -count=1 -timeout 25m -parallel 12
 
 # RocksDB is linked statically into the server: its thread-local perf
 # counters, touched several times per read and write, then cost a plain

@@ -145,6 +145,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 // TestBackupCommands: INFO persistence, LASTSAVE, FLUSHBACKUP, the purge
 // by max-backup-to-keep, bgsave-cron, and the commands' bad input.
 func TestBackupCommands(t *testing.T) {
+	t.Parallel()
 	backup := filepath.Join(t.TempDir(), "backups", "b")
 	p := startBasalt(t, "--backup-dir", backup)
 	c := p.longClient(t, 2)

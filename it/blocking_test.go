@@ -15,7 +15,11 @@ import (
 // consumers (BRPOP): every item arrives exactly once.
 func TestBlockingQueue(t *testing.T) {
 	p := startBasalt(t)
-	const producers, consumers, items = 20, 20, 100_000
+	const producers, consumers = 20, 20
+	items := 100_000
+	if raceBuild() {
+		items = 20_000
+	}
 	var mu sync.Mutex
 	seen := make(map[string]int, items)
 	var wg sync.WaitGroup

@@ -15,7 +15,7 @@ import (
 // skipUnderRace skips volume tests in the -race pass of make test: they
 // prove disk usage, not concurrency, and would only run ten times slower.
 func skipUnderRace(t *testing.T) {
-	if os.Getenv("BASALT_RACE") != "" {
+	if raceBuild() {
 		t.Skip("volume test: not repeated under -race")
 	}
 }
@@ -48,6 +48,7 @@ func randomBytes(n int) string {
 // brings the live SST bytes down by at least 90% while the keys that stay
 // read back intact.
 func TestCompactReclaimsDiskSpace(t *testing.T) {
+	t.Parallel()
 	skipUnderRace(t)
 	p := startBasalt(t)
 	// Pipelines of 5,000 writes and COMPACT of 150 MB take longer than
@@ -180,7 +181,11 @@ type loadModel struct {
 // clients' models, before and after a final COMPACT.
 func TestCompactUnderLoad(t *testing.T) {
 	p := startBasalt(t)
-	const clients, keysPer, rounds = 20, 4, 24
+	const clients, keysPer = 20, 4
+	rounds := 24
+	if raceBuild() {
+		rounds = 8
+	}
 	stop := make(chan struct{})
 	compactions := make(chan int)
 	go func() {
@@ -340,6 +345,7 @@ func allIn(members []string, want map[string]bool) bool {
 // every minute after deleting a hash that fills the SST files, and waits
 // for each to reclaim the space on its own.
 func TestCompactionCrons(t *testing.T) {
+	t.Parallel()
 	for _, option := range []string{"compact-cron", "compaction-checker-cron"} {
 		t.Run(option, func(t *testing.T) {
 			t.Parallel()

@@ -540,6 +540,8 @@ func pairsMap(pairs []string) map[string]string {
 // add data fail with Kvrocks's error and deletions still run, in and out
 // of transactions; lifting the limit lets writes in again at once.
 func TestConfigMaxDBSize(t *testing.T) {
+	t.Parallel()
+	skipUnderRace(t)
 	p := startBasalt(t)
 	c := p.longClient(t, 2)
 	// A gigabyte of SST files at little cost: two strings of 512 MB of

@@ -10,6 +10,7 @@ import (
 // TestDBSizeScanCron: dbsize-scan-cron recounts the keys of every
 // namespace, which INFO keyspace then shows, as DBSIZE SCAN does.
 func TestDBSizeScanCron(t *testing.T) {
+	t.Parallel()
 	p := startBasalt(t, "--requirepass", adminPass, "--repl-namespace-enabled", "yes")
 	admin := interopClient(t, p, adminPass, longTimeout)
 	must(t, admin.Do(ctx, "NAMESPACE", "ADD", "ns1", "token1").Err())

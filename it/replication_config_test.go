@@ -223,6 +223,7 @@ func checkpointSize(t *testing.T, m *proc) (int, int64) {
 // and every command that needs data gets LOADING until the master's is
 // in.
 func TestReplicationEmptyDBBeforeFullSync(t *testing.T) {
+	t.Parallel()
 	m := startBasalt(t, purgedWAL...)
 	mc := m.client(t, 2)
 	fillStrings(t, mc, "master:", 2000, 100)

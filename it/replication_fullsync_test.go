@@ -34,6 +34,7 @@ func flushWAL(t testing.TB, p *proc) {
 }
 
 func TestReplicationFullSync(t *testing.T) {
+	t.Parallel()
 	keys, ops := replicationSizes()
 	m := startBasalt(t, purgedWAL...)
 	mc := m.client(t, 2)

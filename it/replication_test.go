@@ -329,6 +329,7 @@ func rawCommand(t testing.TB, p *proc, args ...string) string {
 // cannot use with Kvrocks's errors, and a hostile master cannot take a
 // replica down.
 func TestReplicationBadInput(t *testing.T) {
+	t.Parallel()
 	p := startBasalt(t, "-c", writeConf(t, "requirepass admin", "db-name bad.input.db", "namespace.tenant tenant-token"))
 	c := newClient(t, &redis.Options{Addr: p.Addr(), Password: "admin", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	tenant := newClient(t, &redis.Options{Addr: p.Addr(), Password: "tenant-token", Protocol: 2, DisableIdentity: true, MaxRetries: -1})
