@@ -66,6 +66,7 @@ func waitBgsaveDone(t *testing.T, c *redis.Client, since int64) {
 // it with `basalt restore` into a new data directory, and finds there
 // every key written before BGSAVE, with its value and expire time.
 func TestBackupUnderLoadRestores(t *testing.T) {
+	t.Parallel()
 	backup := filepath.Join(t.TempDir(), "backup")
 	p := startBasalt(t, "--backup-dir", backup)
 	c := p.longClient(t, 2)

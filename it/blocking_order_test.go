@@ -151,6 +151,7 @@ var blockingScripts = map[string][]string{
 func TestBlockingLikeRedis(t *testing.T) {
 	for name, script := range blockingScripts {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each script waits out its blocking timeouts
 			var outputs [2][]string
 			for i, p := range []*proc{startRedis(t), startBasalt(t)} {
 				outputs[i] = runBlockingScript(t, p, script)

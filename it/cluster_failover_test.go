@@ -24,6 +24,7 @@ import (
 // acknowledged writes, at least up to the last one WAIT said both
 // replicas had.
 func TestClusterFailover(t *testing.T) {
+	t.Parallel()
 	nodes, ids := clusterNodes(t, 3)
 	f := &failover{t: t, nodes: nodes, ids: ids}
 	f.push([]int{0, 1, 2}, 0, 1)

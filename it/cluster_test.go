@@ -44,6 +44,7 @@ func pushTopology(t *testing.T, nodes []*proc, text string, version int) {
 }
 
 func TestClusterThreeNodes(t *testing.T) {
+	t.Parallel()
 	nodes, ids := clusterNodes(t, 3)
 	first := nodes[0].client(t, 2)
 	if err := first.Do(ctx, "CLUSTER", "INFO").Err(); err == nil || err.Error() != "CLUSTERDOWN The cluster is not initialized" {

@@ -188,6 +188,7 @@ func withoutHLL(d map[string]keyDump) map[string]keyDump {
 // database; NX leaves existing keys alone; keys that expired since the
 // save are skipped.
 func TestRDBLoad(t *testing.T) {
+	t.Parallel()
 	file, r := redisRDB(t)
 	rc := r.longClient(t, 2)
 	want := withoutHLL(dumpNamespace(t, rc))

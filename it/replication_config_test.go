@@ -45,6 +45,7 @@ func configGet(t *testing.T, c *redis.Client, key string) string {
 }
 
 func TestReplicationConfig(t *testing.T) {
+	t.Parallel()
 	t.Run("AnnounceAndPriority", func(t *testing.T) {
 		m := startBasalt(t)
 		r := startBasalt(t, "--replica-announce-ip", "10.1.2.3", "--replica-announce-port", "7777", "--slave-priority", "42")

@@ -69,6 +69,7 @@ func TestReplicationMasterStopped(t *testing.T) {
 // writes through the middle node, with the same sequence numbers, and so
 // do two replicas of one master.
 func TestReplicationChained(t *testing.T) {
+	t.Parallel()
 	keys, ops := replicationSizes()
 	m, middle, end, sibling := startBasalt(t), startBasalt(t), startBasalt(t), startBasalt(t)
 	mc := m.client(t, 2)

@@ -77,6 +77,7 @@ func TestReplicationFullSync(t *testing.T) {
 // TestReplicationFullSyncKilled: a replica killed during a full sync
 // starts the next one clean, and no partial directory is ever opened.
 func TestReplicationFullSyncKilled(t *testing.T) {
+	t.Parallel()
 	keys, ops := replicationSizes()
 	// Many small SST files: the fetch takes a while with a delay per file.
 	m := startBasalt(t, append(purgedWAL, "--rocksdb.write_buffer_size", "1")...)

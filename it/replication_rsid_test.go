@@ -51,6 +51,7 @@ func TestReplicationReplIDDiverged(t *testing.T) {
 // and a restarted master (which starts a new id) still resume with a
 // partial sync: the id compared is the one of the shared history.
 func TestReplicationReplIDResume(t *testing.T) {
+	t.Parallel()
 	_, ops := replicationSizes()
 	m, r := startBasalt(t, rsid...), startBasalt(t, rsid...)
 	mc, rc := m.client(t, 2), r.client(t, 2)

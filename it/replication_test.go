@@ -162,6 +162,7 @@ func replicationSizes() (keys, ops int) {
 // load, INFO and ROLE on both, a replica that refuses writes, a replica
 // restart that resumes incrementally, and SLAVEOF NO ONE.
 func TestReplication(t *testing.T) {
+	t.Parallel()
 	keys, ops := replicationSizes()
 	m := startBasalt(t)
 	dir := t.TempDir()
