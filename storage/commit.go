@@ -225,14 +225,22 @@ func (s *Storage) apply(ops []op, queued []*queuedWrite, local bool) error {
 	if marker := s.replMarker.Load(); local && marker != nil {
 		wb.PutLogData(*marker)
 	}
-	s.invalidateMeta(ops, queued, true)
+	err := s.writeRocksDB(wb, "write batch", func(begin bool) { s.invalidateMeta(ops, queued, begin) })
+	s.writeBatches.put(wb, bytes)
+	return err
+}
+
+// writeRocksDB is the one RocksDB write of every batch, apply's and the
+// importer's: one at a time (writeMu), with the metadata cache told of
+// the records it changes before and after (forget calls, metacache.go).
+func (s *Storage) writeRocksDB(wb *grocksdb.WriteBatch, what string, forget func(begin bool)) error {
+	forget(true)
 	s.writeMu.Lock()
 	err := s.db.Write(s.writeOptions(), wb)
 	s.writeMu.Unlock()
-	s.invalidateMeta(ops, queued, false)
-	s.writeBatches.put(wb, bytes)
+	forget(false)
 	if err != nil {
-		return s.writeFailed("write batch", err)
+		return s.writeFailed(what, err)
 	}
 	return nil
 }

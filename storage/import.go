@@ -371,27 +371,19 @@ func (im *Importer) wait() error {
 	return err
 }
 
-// writeImported writes a batch of the importer's and empties it; the
-// metadata cache forgets its metadata records before and after, as apply
-// makes it.
+// writeImported writes a batch of the importer's and empties it, through
+// the same RocksDB write as apply's; the metadata cache forgets the
+// metadata records it names.
 func (s *Storage) writeImported(b *RawBatch, metas [][]byte) error {
 	defer b.Reset()
 	wb := grocksdb.WriteBatchFrom(b.Bytes())
 	defer wb.Destroy()
 	s.writes.Add(1)
-	for _, k := range metas {
-		s.meta.invalidate(k, true)
-	}
-	s.writeMu.Lock()
-	err := s.db.Write(s.writeOptions(), wb)
-	s.writeMu.Unlock()
-	for _, k := range metas {
-		s.meta.invalidate(k, false)
-	}
-	if err != nil {
-		return s.writeFailed("import batch", err)
-	}
-	return nil
+	return s.writeRocksDB(wb, "import batch", func(begin bool) {
+		for _, k := range metas {
+			s.meta.invalidate(k, begin)
+		}
+	})
 }
 
 // releaseStripes hands lock stripes over.
