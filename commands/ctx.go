@@ -174,6 +174,18 @@ func (c *Ctx) intBool(b bool) {
 	}
 }
 
+// intOrNull writes n, or null when found is false, unless err is an
+// error, which it writes instead.
+func (c *Ctx) intOrNull(n int64, found bool, err error) {
+	switch {
+	case !c.ok(err):
+	case !found:
+		c.W.Null()
+	default:
+		c.W.Int(n)
+	}
+}
+
 // BulkOrNull writes a bulk string, or null when found is false.
 func (c *Ctx) BulkOrNull(v []byte, found bool) {
 	if !found {

@@ -75,15 +75,7 @@ func cmdDisk(c *Ctx) {
 		c.ErrorString("ERR Unknown operation")
 		return
 	}
-	n, found, err := c.DB.DiskUsage(c.Args[2])
-	if !c.ok(err) {
-		return
-	}
-	if !found {
-		c.W.Null()
-		return
-	}
-	c.W.Int(n)
+	c.intOrNull(c.DB.DiskUsage(c.Args[2]))
 }
 
 // memoryKeys is MEMORY USAGE's key.
@@ -144,15 +136,7 @@ func memoryUsage(c *Ctx) {
 		}
 		i++
 	}
-	n, found, err := c.DB.MemoryUsage(c.Args[2], samples)
-	if !c.ok(err) {
-		return
-	}
-	if !found {
-		c.W.Null()
-		return
-	}
-	c.W.Int(n)
+	c.intOrNull(c.DB.MemoryUsage(c.Args[2], samples))
 }
 
 // memoryPeak is the most total.allocated MEMORY STATS has seen.

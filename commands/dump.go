@@ -33,14 +33,9 @@ var rdbKinds = []struct {
 // DUMP key
 func cmdDump(c *Ctx) {
 	payload, found, err := c.dumpPayload(c.Args[1])
-	if !c.ok(err) {
-		return
+	if c.ok(err) {
+		c.BulkOrNull(payload, found)
 	}
-	if !found {
-		c.W.Null()
-		return
-	}
-	c.W.Bulk(payload)
 }
 
 // dumpPayload returns DUMP's payload of key; found is false when key

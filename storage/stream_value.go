@@ -42,11 +42,13 @@ func (db DB) readStream(snap *grocksdb.Snapshot, c *collection, rest []byte, v *
 	}
 	for _, g := range groups {
 		rg := rdb.StreamGroup{Name: g.Name, LastID: rdb.StreamID(g.LastDelivered), EntriesRead: g.EntriesRead}
+		consumers := make(map[string]bool, len(g.ConsumerList))
 		for _, c := range g.ConsumerList {
 			rg.Consumers = append(rg.Consumers, rdb.StreamConsumer{Name: c.Name, SeenTime: c.SeenTime, ActiveTime: c.ActiveTime, Pending: c.Pending})
+			consumers[string(c.Name)] = true
 		}
 		for _, p := range g.PendingList {
-			if !hasConsumer(g.ConsumerList, p.Consumer) {
+			if !consumers[string(p.Consumer)] {
 				return fmt.Errorf("%w: pending entry %v of group %q of stream %q names no consumer of the group", ErrCorrupt, p.ID, g.Name, c.key)
 			}
 			rg.Pending = append(rg.Pending, rdb.StreamPending{
@@ -56,15 +58,6 @@ func (db DB) readStream(snap *grocksdb.Snapshot, c *collection, rest []byte, v *
 		v.Stream.Groups = append(v.Stream.Groups, rg)
 	}
 	return nil
-}
-
-func hasConsumer(list []StreamConsumerInfo, name []byte) bool {
-	for _, c := range list {
-		if string(c.Name) == string(name) {
-			return true
-		}
-	}
-	return false
 }
 
 // putStream adds to b the stream c, whose metadata is new, with v's
