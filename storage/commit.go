@@ -225,32 +225,33 @@ func (s *Storage) apply(ops []op, queued []*queuedWrite, local bool) error {
 	if marker := s.replMarker.Load(); local && marker != nil {
 		wb.PutLogData(*marker)
 	}
-	err := s.writeRocksDB(wb, "write batch", func(begin bool) { s.invalidateMeta(ops, queued, begin) })
+	err := s.writeRocksDB(wb, "write batch", func(phase writePhase) { s.tellMeta(ops, queued, phase) })
 	s.writeBatches.put(wb, bytes)
 	return err
 }
 
 // writeRocksDB is the one RocksDB write of every batch, apply's and the
 // importer's: one at a time (writeMu), with the metadata cache told of
-// the records it changes before and after (forget calls, metacache.go).
-func (s *Storage) writeRocksDB(wb *grocksdb.WriteBatch, what string, forget func(begin bool)) error {
-	forget(true)
+// the records it changes before and after (tell calls, metacache.go).
+func (s *Storage) writeRocksDB(wb *grocksdb.WriteBatch, what string, tell func(writePhase)) error {
+	tell(writeBegins)
 	s.writeMu.Lock()
 	err := s.db.Write(s.writeOptions(), wb)
 	s.writeMu.Unlock()
-	forget(false)
 	if err != nil {
+		tell(writeFailed)
 		return s.writeFailed(what, err)
 	}
+	tell(writeApplied)
 	return nil
 }
 
-// invalidateMeta makes the metadata cache forget the records a write
-// changes, before it is applied (begin) and again after (metacache.go).
-func (s *Storage) invalidateMeta(ops []op, queued []*queuedWrite, begin bool) {
-	s.meta.invalidateOps(ops, begin)
+// tellMeta tells the metadata cache of the records a write changes,
+// before it is applied and after (metacache.go).
+func (s *Storage) tellMeta(ops []op, queued []*queuedWrite, phase writePhase) {
+	s.meta.writeOps(ops, phase)
 	for _, w := range queued {
-		s.meta.invalidateOps(w.ops, begin)
+		s.meta.writeOps(w.ops, phase)
 	}
 }
 

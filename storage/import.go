@@ -379,9 +379,9 @@ func (s *Storage) writeImported(b *RawBatch, metas [][]byte) error {
 	wb := grocksdb.WriteBatchFrom(b.Bytes())
 	defer wb.Destroy()
 	s.writes.Add(1)
-	return s.writeRocksDB(wb, "import batch", func(begin bool) {
+	return s.writeRocksDB(wb, "import batch", func(phase writePhase) {
 		for _, k := range metas {
-			s.meta.invalidate(k, begin)
+			s.meta.invalidate(k, phase == writeBegins)
 		}
 	})
 }

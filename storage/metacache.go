@@ -16,6 +16,12 @@ import (
 //     shard's generation and counts the write in flight) before the write,
 //     and again once RocksDB applied it (bumping the generation and
 //     counting the write done).
+//   - Once RocksDB applied it, a write stores the record it wrote (write
+//     through) when it was the shard's only write in flight from its first
+//     invalidation to its second: no other write of the record can then
+//     have been applied after it, so the record is what RocksDB holds. A
+//     read-modify-write command (INCR, LPUSH, SADD, a script's GET after
+//     its SET) thus finds its key's metadata cached at its next run.
 //   - A reader that missed notes the shard's generation before it reads
 //     RocksDB, and stores what it read only if no write of the shard was
 //     in flight then and the generation is the same afterwards, under the
@@ -52,22 +58,33 @@ type metaShard struct {
 	// writing counts the writes of the shard's records between their two
 	// invalidations.
 	writing int
-	m       map[string]metaEntry
-	bytes   int64
+	// overlapped is set when a write of the shard began while another
+	// was in flight, until none is: those writes do not write through.
+	overlapped bool
+	m          map[string]*metaEntry
+	bytes      int64
 }
 
 // metaEntry is a cached record: its value, or found false for a record
-// that does not exist.
+// that does not exist. A write in flight marks its record's entry stale
+// instead of deleting it, so that writing through reuses the entry and
+// its buffer: readers see a stale entry as a miss.
 type metaEntry struct {
 	value []byte
 	found bool
+	stale bool
+}
+
+// entrySize is what an entry of key with value counts against the budget.
+func entrySize(key, value []byte) int64 {
+	return int64(len(key)+len(value)) + metaEntryOverhead
 }
 
 func newMetaCache(budget int64) *metaCache {
 	c := &metaCache{seed: maphash.MakeSeed()}
 	c.budget.Store(budget)
 	for i := range c.shards {
-		c.shards[i].m = map[string]metaEntry{}
+		c.shards[i].m = map[string]*metaEntry{}
 	}
 	return c
 }
@@ -85,8 +102,8 @@ const noFill = ^uint64(0)
 func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint64) {
 	sh := c.shard(key)
 	sh.mu.Lock()
-	e, ok := sh.m[string(key)]
-	if !ok {
+	e := sh.m[string(key)]
+	if e == nil || e.stale {
 		gen = sh.gen
 		if sh.writing > 0 {
 			gen = noFill
@@ -105,8 +122,7 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 // unless a write of the shard was in flight then or began since.
 func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	limit := c.budget.Load() / metaShards
-	size := int64(len(key)+len(value)) + metaEntryOverhead
-	if size > limit || gen == noFill {
+	if entrySize(key, value) > limit || gen == noFill {
 		return
 	}
 	sh := c.shard(key)
@@ -115,40 +131,85 @@ func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	if sh.gen != gen {
 		return
 	}
-	if old, ok := sh.m[string(key)]; ok {
-		sh.bytes -= int64(len(key)+len(old.value)) + metaEntryOverhead
-	}
-	// Go's map order is random: the first entries met are random ones.
-	for k, e := range sh.m {
-		if sh.bytes+size <= limit {
-			break
-		}
-		delete(sh.m, k)
-		sh.bytes -= int64(len(k)+len(e.value)) + metaEntryOverhead
-	}
-	sh.m[string(key)] = metaEntry{value: append([]byte(nil), value...), found: found}
-	sh.bytes += size
+	sh.storeLocked(key, value, found, limit)
 }
 
-// invalidate forgets key before a write of it is applied (begin) and
-// after.
+// storeLocked stores key's record, in its entry if it has one, evicting
+// others to stay within limit bytes; the caller checked that the entry
+// fits.
+func (sh *metaShard) storeLocked(key, value []byte, found bool, limit int64) {
+	e := sh.m[string(key)]
+	if e != nil {
+		sh.bytes -= entrySize(key, e.value)
+	}
+	if size := entrySize(key, value); sh.bytes+size > limit {
+		// Go's map order is random: the first entries met are random ones.
+		for k, other := range sh.m {
+			if sh.bytes+size <= limit {
+				break
+			}
+			if other != e {
+				delete(sh.m, k)
+				sh.bytes -= entrySize([]byte(k), other.value)
+			}
+		}
+	}
+	if e == nil {
+		e = &metaEntry{}
+		sh.m[string(key)] = e
+	}
+	e.value = append(e.value[:0], value...)
+	e.found, e.stale = found, false
+	sh.bytes += entrySize(key, value)
+}
+
+func (sh *metaShard) forgetLocked(key []byte) {
+	if e := sh.m[string(key)]; e != nil {
+		delete(sh.m, string(key))
+		sh.bytes -= entrySize(key, e.value)
+	}
+}
+
+// invalidate forgets key before a write of it is applied (begin: the
+// entry is kept, stale, for the write to reuse) and after.
 func (c *metaCache) invalidate(key []byte, begin bool) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	sh.invalidateLocked(begin)
-	if old, ok := sh.m[string(key)]; ok {
-		delete(sh.m, string(key))
-		sh.bytes -= int64(len(key)+len(old.value)) + metaEntryOverhead
+	if e := sh.m[string(key)]; begin && e != nil {
+		e.stale = true
+	} else {
+		sh.forgetLocked(key)
 	}
+	sh.mu.Unlock()
+}
+
+// written ends a write of key that RocksDB applied, storing the record it
+// wrote (value, or none when found is false) if the write was the shard's
+// only one in flight throughout.
+func (c *metaCache) written(key, value []byte, found bool) {
+	sh := c.shard(key)
+	limit := c.budget.Load() / metaShards
+	sh.mu.Lock()
+	if sh.writing == 1 && !sh.overlapped && entrySize(key, value) <= limit {
+		sh.storeLocked(key, value, found, limit)
+	} else {
+		sh.forgetLocked(key)
+	}
+	sh.invalidateLocked(false)
 	sh.mu.Unlock()
 }
 
 func (sh *metaShard) invalidateLocked(begin bool) {
 	sh.gen++
 	if begin {
+		sh.overlapped = sh.overlapped || sh.writing > 0
 		sh.writing++
-	} else {
-		sh.writing--
+		return
+	}
+	sh.writing--
+	if sh.writing == 0 {
+		sh.overlapped = false
 	}
 }
 
@@ -189,19 +250,31 @@ func (c *metaCache) size() int64 {
 	return n
 }
 
-// invalidateOps invalidates the metadata records ops write, before they
-// are applied (begin) and after; a range deletion of metadata forgets
-// everything.
-func (c *metaCache) invalidateOps(ops []op, begin bool) {
+// writePhase is where a RocksDB write is, for the metadata cache.
+type writePhase uint8
+
+const (
+	writeBegins  writePhase = iota
+	writeApplied            // RocksDB applied it
+	writeFailed             // RocksDB refused it: what it holds is not known
+)
+
+// writeOps tells the cache of the metadata records ops write, before
+// they are applied and after: an applied put or delete writes through; a
+// range deletion of metadata forgets everything.
+func (c *metaCache) writeOps(ops []op, phase writePhase) {
 	for _, o := range ops {
 		if o.cf != CFMetadata {
 			continue
 		}
-		switch o.kind {
-		case opPut, opDelete:
-			c.invalidate(o.key, begin)
-		case opDeleteRange:
-			c.invalidateAll(begin)
+		switch {
+		case o.kind == opDeleteRange:
+			c.invalidateAll(phase == writeBegins)
+		case o.kind != opPut && o.kind != opDelete:
+		case phase == writeApplied:
+			c.written(o.key, o.value, o.kind == opPut)
+		default:
+			c.invalidate(o.key, phase == writeBegins)
 		}
 	}
 }

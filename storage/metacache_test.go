@@ -97,7 +97,8 @@ func TestMetaCacheFlushAndBudget(t *testing.T) {
 			t.Fatalf("read %d: %q %v", i, v, found)
 		}
 	}
-	if s.meta.hits.Load() != 1 || s.meta.size() == 0 {
+	// The write stored what it wrote: both reads are served by the cache.
+	if s.meta.hits.Load() != 2 || s.meta.size() == 0 {
 		t.Fatalf("hits %d, size %d after two reads", s.meta.hits.Load(), s.meta.size())
 	}
 	if err := db.Flush(); err != nil {
@@ -128,5 +129,73 @@ func TestMetaCacheEvicts(t *testing.T) {
 	}
 	if n := c.size(); n > metaShards*1024 || n == 0 {
 		t.Fatalf("cache holds %d bytes, budget %d", n, metaShards*1024)
+	}
+}
+
+// A write stores what it wrote once applied, unless another write of its
+// shard was in flight at any time meanwhile: which of the two RocksDB
+// applied last is then not known here. A failed write stores nothing.
+func TestMetaCacheWritesThrough(t *testing.T) {
+	c := newMetaCache(metaShards * 1024)
+	k := []byte("k")
+	hit := func() (string, bool) {
+		v, found, ok, _ := c.get(k, nil)
+		if ok && !found {
+			return "<none>", true
+		}
+		return string(v), ok
+	}
+	write := func(v string) {
+		c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte(v)}}, writeBegins)
+		c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte(v)}}, writeApplied)
+	}
+	write("v1")
+	if v, ok := hit(); !ok || v != "v1" {
+		t.Fatalf("after a lone write: %q hit %v", v, ok)
+	}
+	c.writeOps([]op{{kind: opDelete, cf: CFMetadata, key: k}}, writeBegins)
+	if _, ok := hit(); ok {
+		t.Fatal("a record being written is still served")
+	}
+	c.writeOps([]op{{kind: opDelete, cf: CFMetadata, key: k}}, writeApplied)
+	if v, ok := hit(); !ok || v != "<none>" {
+		t.Fatalf("after a delete: %q hit %v", v, ok)
+	}
+
+	// Two writes of the same shard in flight together: neither stores,
+	// whichever order they end in, nor does the next one that begins
+	// before both ended.
+	for _, order := range [][2]int{{0, 1}, {1, 0}} {
+		ops := [2][]op{
+			{{kind: opPut, cf: CFMetadata, key: k, value: []byte("a")}},
+			{{kind: opPut, cf: CFMetadata, key: k, value: []byte("b")}},
+		}
+		c.writeOps(ops[0], writeBegins)
+		c.writeOps(ops[1], writeBegins)
+		c.writeOps(ops[order[0]], writeApplied)
+		c.writeOps(ops[order[1]], writeApplied)
+		if v, ok := hit(); ok {
+			t.Fatalf("order %v: overlapping writes stored %q", order, v)
+		}
+	}
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("x")}}, writeBegins)
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("y")}}, writeBegins)
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("x")}}, writeApplied)
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("z")}}, writeBegins)
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("y")}}, writeApplied)
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("z")}}, writeApplied)
+	if v, ok := hit(); ok {
+		t.Fatalf("a write that began while others were in flight stored %q", v)
+	}
+
+	// A refused write stores nothing, and a lone write after it does.
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("f")}}, writeBegins)
+	c.writeOps([]op{{kind: opPut, cf: CFMetadata, key: k, value: []byte("f")}}, writeFailed)
+	if v, ok := hit(); ok {
+		t.Fatalf("a failed write stored %q", v)
+	}
+	write("v2")
+	if v, ok := hit(); !ok || v != "v2" {
+		t.Fatalf("after the overlaps: %q hit %v", v, ok)
 	}
 }
