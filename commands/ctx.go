@@ -41,6 +41,9 @@ type Ctx struct {
 	// inv holds the invalidations of client-side caching the running
 	// command's writes send its own client after its reply (tracking.go).
 	inv session.Invalidation
+	// job is how the context's script commands wait for the leader of the
+	// script queue (scriptqueue.go).
+	job *scriptJob
 }
 
 // NewContext returns the context the commands of session s run in, which

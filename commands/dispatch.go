@@ -99,7 +99,12 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 	e.Sessions.Pause.Wait(writes, cmd.Name == "client")
 	// Commands share the gate; an Exclusive one holds it alone: nobody
 	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in
-	// flight, so none lands after them. A script too (busy.go).
+	// flight, so none lands after them. A script too (busy.go), run in
+	// turn with the others queued (scriptqueue.go).
+	if cmd.Flags&RunsScript != 0 {
+		e.dispatchScript(c, cmd, args)
+		return
+	}
 	hold, busy := e.enterGate(cmd, args)
 	if busy != "" {
 		cmd.stats.rejected.Add(1)

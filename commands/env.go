@@ -62,6 +62,9 @@ type Env struct {
 	// holding it (busy.go).
 	scripts        *scripting.Engine
 	scriptsPending atomic.Int64
+	// scriptQueue holds the script commands waiting for the one that
+	// leads (scriptqueue.go).
+	scriptQueue scriptQueue
 	// background counts the goroutines reading storage on their own.
 	background sync.WaitGroup
 	stop       chan struct{}

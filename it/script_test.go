@@ -3,6 +3,7 @@ package it
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -361,5 +362,102 @@ func TestScriptMemory(t *testing.T) {
 		if v, err := c.Eval(ctx, "return ARGV[1]", nil, i).Int(); err != nil || v != i {
 			t.Fatalf("after: %v %v", v, err)
 		}
+	}
+}
+
+// TestScriptQueue: script commands from many clients at once run one at a
+// time, queued behind the one that leads (commands/scriptqueue.go): each
+// client gets its own replies, none runs twice or is lost, the other
+// commands keep their turn, and queued scripts answer BUSY once the one
+// running is busy, then run again after SCRIPT KILL.
+func TestScriptQueue(t *testing.T) {
+	t.Parallel()
+	p := startBasalt(t, "--busy-reply-threshold", "200")
+	const clients, rounds = 16, 150
+	// Not atomic without the queue's one-at-a-time: a GET, then a SET of
+	// one more.
+	const bump = "local n = tonumber(redis.call('get', KEYS[1]) or '0') + 1 redis.call('set', KEYS[1], n) redis.call('rpush', KEYS[2], n) return {ARGV[1], n}"
+	var wg sync.WaitGroup
+	errs := make(chan error, clients+1)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := p.longClient(t, 2)
+			me := "client-" + strconv.Itoa(i)
+			for range rounds {
+				r, err := c.Eval(ctx, bump, []string{"counter", "log"}, me).Slice()
+				if err != nil || len(r) != 2 || r[0] != me {
+					errs <- fmt.Errorf("%s got %v, %v", me, r, err)
+					return
+				}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	var gets int
+	go func() {
+		defer close(errs)
+		c := p.longClient(t, 2)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := c.Get(ctx, "counter").Err(); err != nil && !errors.Is(err, redis.Nil) {
+				errs <- fmt.Errorf("GET beside the scripts: %v", err)
+				return
+			}
+			gets++
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	c := p.client(t, 2)
+	if n, err := c.Get(ctx, "counter").Int(); err != nil || n != clients*rounds {
+		t.Fatalf("counter = %d (%v), want %d", n, err, clients*rounds)
+	}
+	log, err := c.LRange(ctx, "log", 0, -1).Result()
+	if err != nil || len(log) != clients*rounds {
+		t.Fatalf("log has %d entries (%v), want %d", len(log), err, clients*rounds)
+	}
+	for i, v := range log {
+		if v != strconv.Itoa(i+1) {
+			t.Fatalf("log[%d] = %s: two runs interleaved", i, v)
+		}
+	}
+	if gets == 0 {
+		t.Fatal("no GET got through while the scripts ran")
+	}
+
+	// Scripts queued behind a busy one answer BUSY; after SCRIPT KILL they
+	// run again.
+	spinner := p.longClient(t, 2)
+	spun := make(chan error, 1)
+	go func() { spun <- spinner.Eval(ctx, "while true do end", nil).Err() }()
+	waitFor(t, longTimeout, "the script to be busy", func() bool {
+		err := c.Ping(ctx).Err()
+		return err != nil && strings.HasPrefix(err.Error(), "BUSY ")
+	})
+	queued := make([]chan error, 4)
+	for i := range queued {
+		queued[i] = make(chan error, 1)
+		go func() { queued[i] <- p.longClient(t, 2).Eval(ctx, "return 1", nil).Err() }()
+	}
+	for i, q := range queued {
+		if err := <-q; err == nil || !strings.HasPrefix(err.Error(), "BUSY ") {
+			t.Errorf("queued script %d: %v, want BUSY", i, err)
+		}
+	}
+	must(t, c.Do(ctx, "SCRIPT", "KILL").Err())
+	if err := <-spun; err == nil || !strings.Contains(err.Error(), "Script killed") {
+		t.Fatalf("the spinning script replied %v", err)
+	}
+	if v, err := c.Eval(ctx, "return 7", nil).Int(); err != nil || v != 7 {
+		t.Fatalf("a script after the kill: %d, %v", v, err)
 	}
 }
