@@ -243,15 +243,24 @@ func (l load) run(port int, step []string, pipeline int) result {
 		"-n", strconv.Itoa(l.sent(pipeline)), "-P", strconv.Itoa(pipeline), "-r", "100000", "--csv"}
 	ctx, cancel := context.WithTimeout(context.Background(), l.limit())
 	defer cancel()
-	var out bytes.Buffer
+	var out, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "redis-benchmark", append(args, step...)...)
-	cmd.Stdout = &out
+	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return result{timedOut: true}
 	}
-	check(err)
+	if err != nil {
+		// What redis-benchmark said, not only its exit status: which
+		// server refused which step, and with what.
+		check(fmt.Errorf("redis-benchmark %v against port %d: %w\n%s%s", step, port, err, lastBytes(stderr.Bytes(), 2000), lastBytes(out.Bytes(), 2000)))
+	}
 	return parseCSV(out.String(), step)
+}
+
+// lastBytes returns the end of b, at most n bytes of it.
+func lastBytes(b []byte, n int) []byte {
+	return b[max(0, len(b)-n):]
 }
 
 func parseCSV(out string, step []string) result {
