@@ -166,9 +166,9 @@ func (p *proc) waitReady() {
 	p.t.Fatalf("server did not become ready\n%s", p.Output)
 }
 
-// Stop ends the server with SIGTERM (SIGKILL if it does not exit within a
-// minute: closing RocksDB flushes memtables, slow on a loaded machine) and
-// waits.
+// Stop ends the server with SIGTERM (if it does not exit within a minute,
+// SIGQUIT for its goroutines' stacks, then SIGKILL: closing RocksDB
+// flushes memtables, slow on a loaded machine) and waits.
 // A server built with -race that reported a data race fails the test.
 func (p *proc) Stop() {
 	defer func() {
@@ -185,8 +185,15 @@ func (p *proc) Stop() {
 	select {
 	case <-p.done:
 	case <-time.After(60 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
+		// A Go server prints every goroutine's stack on SIGQUIT: where
+		// the shutdown hangs.
+		p.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
 		// Kvrocks at times hangs in its exit after its shutdown ended
 		// ("Bye Bye"), on a loaded machine: not a failure of Basalt's.
 		if !strings.Contains(p.Output.String(), "Bye Bye") {
