@@ -87,6 +87,10 @@ type Master struct {
 	mu struct {
 		sync.Mutex
 		feeds map[*feed]struct{}
+		// stopping counts the StopFeeds calls in progress: a feed that
+		// began while one waits would not be stopped, and the wait would
+		// never end.
+		stopping int
 	}
 	// running counts the feeds' goroutines, which StopFeeds waits for.
 	running sync.WaitGroup
@@ -181,6 +185,12 @@ func (m *Master) Serve(nc net.Conn, next uint64, a Announced) {
 		f.info.Port = peerPort
 	}
 	m.mu.Lock()
+	if m.mu.stopping > 0 {
+		// The replica will ask again, once the feeds may run.
+		m.mu.Unlock()
+		nc.Close()
+		return
+	}
 	m.mu.feeds[f] = struct{}{}
 	m.running.Add(1)
 	m.mu.Unlock()
@@ -335,12 +345,16 @@ func (m *Master) Connected() int {
 // reads the WAL any more (a full sync replaces the data they read).
 func (m *Master) StopFeeds() {
 	m.mu.Lock()
+	m.mu.stopping++
 	for f := range m.mu.feeds {
 		f.stopped.Store(true)
 		f.nc.Close()
 	}
 	m.mu.Unlock()
 	m.running.Wait()
+	m.mu.Lock()
+	m.mu.stopping--
+	m.mu.Unlock()
 }
 
 // splitAddr returns the IP and port of a TCP address ("" and 0
