@@ -249,9 +249,11 @@ func (s *Storage) writeRocksDB(wb *grocksdb.WriteBatch, what string, tell func(w
 // tellMeta tells the metadata cache of the records a write changes,
 // before it is applied and after (metacache.go).
 func (s *Storage) tellMeta(ops []op, queued []*queuedWrite, phase writePhase) {
-	s.meta.writeOps(ops, phase)
-	for _, w := range queued {
-		s.meta.writeOps(w.ops, phase)
+	for _, c := range [...]*metaCache{s.meta, s.records} {
+		c.writeOps(ops, phase)
+		for _, w := range queued {
+			c.writeOps(w.ops, phase)
+		}
 	}
 }
 

@@ -74,6 +74,7 @@ type Storage struct {
 	// meta caches metadata records for point reads (metacache.go);
 	// hllCards the cardinality of HyperLogLogs (hllcard.go).
 	meta     *metaCache
+	records  *metaCache // stream group and consumer records (metacache.go)
 	hllCards hllCards
 	// replMarker is the LogData record "r <replication id>" that ends
 	// every local write batch, nil while there is no replication id
@@ -116,8 +117,10 @@ func Open(cfg *config.Config) (*Storage, error) {
 		versions: metadata.NewVersionGenerator(),
 		dir:      filepath.Join(dir, "db"),
 	}
-	s.meta = newMetaCache(cfg.MetadataCacheSize.Get() << 20)
-	cfg.Watch("metadata-cache-size", func() { s.meta.budget.Store(cfg.MetadataCacheSize.Get() << 20) })
+	s.meta = newMetaCache(0, CFMetadata, true)
+	s.records = newMetaCache(0, CFStream, false)
+	s.setCacheBudgets()
+	cfg.Watch("metadata-cache-size", s.setCacheBudgets)
 	if err := s.open(); err != nil {
 		return nil, err
 	}
@@ -142,6 +145,7 @@ func (s *Storage) open() error {
 	s.db = db
 	// A reopened database may hold other records (a restored checkpoint).
 	s.meta.clear()
+	s.records.clear()
 	s.hllCards.invalidateAll()
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
@@ -380,19 +384,36 @@ func (s *Storage) writeOptions() *grocksdb.WriteOptions {
 	return s.writeOpts[0]
 }
 
+// recordsShare is the share of metadata-cache-size the stream group
+// records get (Storage.records).
+const recordsShare = 8
+
+// setCacheBudgets splits metadata-cache-size between the metadata and the
+// stream group records.
+func (s *Storage) setCacheBudgets() {
+	total := s.cfg.MetadataCacheSize.Get() << 20
+	s.records.budget.Store(total / recordsShare)
+	s.meta.budget.Store(total - total/recordsShare)
+}
+
 // get appends the value of key in cf to dst. found is false when the key
 // does not exist.
 func (s *Storage) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
 	if cf != CFMetadata {
 		return s.getWith(s.readOpts, cf, key, dst)
 	}
-	value, found, hit, gen := s.meta.get(key, dst)
+	return s.getCached(s.meta, key, dst)
+}
+
+// getCached is get of a record of c's column family, through c.
+func (s *Storage) getCached(c *metaCache, key, dst []byte) (value []byte, found bool, err error) {
+	value, found, hit, gen := c.get(key, dst)
 	if hit {
 		return value, found, nil
 	}
-	value, found, err = s.getWith(s.readOpts, cf, key, dst)
+	value, found, err = s.getWith(s.readOpts, c.cf, key, dst)
 	if err == nil {
-		s.meta.fill(key, value[len(dst):], found, gen)
+		c.fill(key, value[len(dst):], found, gen)
 	}
 	return value, found, err
 }

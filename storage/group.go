@@ -281,6 +281,20 @@ func (db DB) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
 	return value, found, err
 }
 
+// getRecord is get of a stream group or consumer record, through the
+// records cache (metacache.go).
+func (db DB) getRecord(key, dst []byte) (value []byte, found bool, err error) {
+	if db.g != nil {
+		switch v, p := db.g.lookup(CFStream, key); p {
+		case pendingPut:
+			return append(dst, v...), true, nil
+		case pendingDelete:
+			return dst, false, nil
+		}
+	}
+	return db.s.getCached(db.s.records, key, dst)
+}
+
 // multiGet reads many keys; absent ones are nil.
 func (db DB) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
 	if db.g == nil || len(db.g.ops) == 0 {

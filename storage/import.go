@@ -383,6 +383,8 @@ func (s *Storage) writeImported(b *RawBatch, metas [][]byte) error {
 		for _, k := range metas {
 			s.meta.invalidate(k, phase == writeBegins)
 		}
+		// The batch's stream records are not named: forget them all.
+		s.records.invalidateAll(phase == writeBegins)
 	})
 }
 

@@ -143,8 +143,8 @@ func (s *Storage) MemoryStats() []Stat {
 		{"memtables_budget", perCF * uint64(numCF)},
 		{"used_memory_block_cache", s.cache.GetUsage()},
 		{"block_cache_budget", s.cache.GetCapacity()},
-		{"used_memory_metadata_cache", uint64(s.meta.size())},
-		{"metadata_cache_budget", uint64(s.meta.budget.Load())},
+		{"used_memory_metadata_cache", uint64(s.meta.size() + s.records.size())},
+		{"metadata_cache_budget", uint64(s.meta.budget.Load() + s.records.budget.Load())},
 		{"metadata_cache_hits", uint64(s.meta.hits.Load())},
 		{"metadata_cache_misses", uint64(s.meta.misses.Load())},
 	}

@@ -38,10 +38,19 @@ import (
 // an expired record as absent, which is what RocksDB holds once the
 // metadata compaction filter dropped it without a write. The subkey filter,
 // which tells the two apart, reads RocksDB itself (compact.go).
+//
+// The same cache, over another column family, keeps the records of
+// stream consumer groups (Storage.records): a group's record and its
+// consumers' are read and rewritten by every XREADGROUP and XACK. There a
+// write stores what it wrote only over an entry already cached, so that
+// the stream entries and pending entries written, which are seldom read
+// by key, do not crowd the groups out.
 type metaCache struct {
 	budget atomic.Int64 // bytes for all shards; 0 disables the cache
 	seed   maphash.Seed
 	shards [metaShards]metaShard
+	cf     CF   // the column family whose records it keeps
+	addNew bool // an applied write stores a record not cached yet
 
 	hits, misses atomic.Int64
 }
@@ -80,8 +89,8 @@ func entrySize(key, value []byte) int64 {
 	return int64(len(key)+len(value)) + metaEntryOverhead
 }
 
-func newMetaCache(budget int64) *metaCache {
-	c := &metaCache{seed: maphash.MakeSeed()}
+func newMetaCache(budget int64, cf CF, addNew bool) *metaCache {
+	c := &metaCache{seed: maphash.MakeSeed(), cf: cf, addNew: addNew}
 	c.budget.Store(budget)
 	for i := range c.shards {
 		c.shards[i].m = map[string]*metaEntry{}
@@ -186,12 +195,12 @@ func (c *metaCache) invalidate(key []byte, begin bool) {
 
 // written ends a write of key that RocksDB applied, storing the record it
 // wrote (value, or none when found is false) if the write was the shard's
-// only one in flight throughout.
+// only one in flight throughout (and, unless addNew, the key is cached).
 func (c *metaCache) written(key, value []byte, found bool) {
 	sh := c.shard(key)
 	limit := c.budget.Load() / metaShards
 	sh.mu.Lock()
-	if sh.writing == 1 && !sh.overlapped && entrySize(key, value) <= limit {
+	if sh.writing == 1 && !sh.overlapped && entrySize(key, value) <= limit && (c.addNew || sh.m[string(key)] != nil) {
 		sh.storeLocked(key, value, found, limit)
 	} else {
 		sh.forgetLocked(key)
@@ -259,12 +268,12 @@ const (
 	writeFailed             // RocksDB refused it: what it holds is not known
 )
 
-// writeOps tells the cache of the metadata records ops write, before
-// they are applied and after: an applied put or delete writes through; a
-// range deletion of metadata forgets everything.
+// writeOps tells the cache of the records of its column family ops
+// write, before they are applied and after: an applied put or delete
+// writes through; a range deletion forgets everything.
 func (c *metaCache) writeOps(ops []op, phase writePhase) {
 	for _, o := range ops {
-		if o.cf != CFMetadata {
+		if o.cf != c.cf {
 			continue
 		}
 		switch {

@@ -118,7 +118,7 @@ func TestMetaCacheFlushAndBudget(t *testing.T) {
 
 // The cache stays within its budget, evicting as it fills.
 func TestMetaCacheEvicts(t *testing.T) {
-	c := newMetaCache(metaShards * 1024)
+	c := newMetaCache(metaShards*1024, CFMetadata, true)
 	for i := 0; i < 10000; i++ {
 		key := []byte("key:" + strconv.Itoa(i))
 		_, _, hit, gen := c.get(key, nil)
@@ -136,7 +136,7 @@ func TestMetaCacheEvicts(t *testing.T) {
 // shard was in flight at any time meanwhile: which of the two RocksDB
 // applied last is then not known here. A failed write stores nothing.
 func TestMetaCacheWritesThrough(t *testing.T) {
-	c := newMetaCache(metaShards * 1024)
+	c := newMetaCache(metaShards*1024, CFMetadata, true)
 	k := []byte("k")
 	hit := func() (string, bool) {
 		v, found, ok, _ := c.get(k, nil)
@@ -198,4 +198,32 @@ func TestMetaCacheWritesThrough(t *testing.T) {
 	if v, ok := hit(); !ok || v != "v2" {
 		t.Fatalf("after the overlaps: %q hit %v", v, ok)
 	}
+}
+
+// The records cache keeps stream group records: what readers read and
+// what writes of cached records wrote, not the records a write adds.
+func TestRecordsCacheStoresOnlyCached(t *testing.T) {
+	c := newMetaCache(metaShards*1024, CFStream, false)
+	k := []byte("group")
+	write := func(v string) {
+		ops := []op{{kind: opPut, cf: CFStream, key: k, value: []byte(v)}}
+		c.writeOps(ops, writeBegins)
+		c.writeOps(ops, writeApplied)
+	}
+	write("new")
+	if _, _, hit, _ := c.get(k, nil); hit {
+		t.Fatal("a record no reader read was stored")
+	}
+	_, _, _, gen := c.get(k, nil)
+	c.fill(k, []byte("new"), true, gen)
+	write("rewritten")
+	if v, found, hit, _ := c.get(k, nil); !hit || !found || string(v) != "rewritten" {
+		t.Fatalf("a cached record rewritten: %q %v %v", v, found, hit)
+	}
+	// Metadata ops are not its column family's.
+	c.writeOps([]op{{kind: opDelete, cf: CFMetadata, key: k}}, writeBegins)
+	if _, _, hit, _ := c.get(k, nil); !hit {
+		t.Fatal("a write of another column family made it forget")
+	}
+	c.writeOps([]op{{kind: opDelete, cf: CFMetadata, key: k}}, writeApplied)
 }

@@ -66,7 +66,7 @@ func (s *stream) group(name []byte) (*groupState, error) {
 	if !s.exists {
 		return nil, ErrNoGroup
 	}
-	v, found, err := s.db.get(CFStream, s.groupKey(name), nil)
+	v, found, err := s.db.getRecord(s.groupKey(name), nil)
 	switch {
 	case err != nil:
 		return nil, err
@@ -96,7 +96,7 @@ func (g *groupState) consumer(name []byte, create bool, now int64) (*consumerSta
 	if c, ok := g.consumers[string(name)]; ok {
 		return c, nil
 	}
-	v, found, err := g.s.db.get(CFStream, g.s.consumerKey(g.name, name), nil)
+	v, found, err := g.s.db.getRecord(g.s.consumerKey(g.name, name), nil)
 	if err != nil {
 		return nil, err
 	}
