@@ -215,14 +215,25 @@ func (l load) limit() time.Duration {
 
 type result struct {
 	timedOut bool
-	order    []string
-	rps      map[string]float64
+	// refused is the error a server answered the step with, which ends a
+	// redis-benchmark run (Kvrocks's SORT_LENGTH_LIMIT, say).
+	refused string
+	order   []string
+	rps     map[string]float64
 }
 
 // measure runs a step against nodes[0]. When the run is cut off, it
 // waits until every node has worked off the requests already sent.
 func (l load) measure(step []string, pipeline int, nodes ...*server) result {
 	r := l.run(nodes[0].port, step, pipeline)
+	if r.refused != "" {
+		// Kvrocks lacks some of what Redis has: its column shows it.
+		// Basalt and redis-server must run every step.
+		if nodes[0].name != "kvrocks" {
+			check(fmt.Errorf("%s refused redis-benchmark %s -P %d: %s", nodes[0].name, strings.Join(step, " "), pipeline, r.refused))
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s refuses %s: %s\n", nodes[0].name, strings.Join(step, " "), r.refused)
+	}
 	if r.timedOut {
 		fmt.Fprintf(os.Stderr, "bench: redis-benchmark %s -P %d against %s cut off after %v\n", strings.Join(step, " "), pipeline, nodes[0].name, l.limit())
 		for _, s := range nodes {
@@ -250,12 +261,27 @@ func (l load) run(port int, step []string, pipeline int) result {
 	if ctx.Err() != nil {
 		return result{timedOut: true}
 	}
+	if refused, ok := serverError(stderr.String()); err != nil && ok {
+		return result{refused: refused}
+	}
 	if err != nil {
 		// What redis-benchmark said, not only its exit status: which
 		// server refused which step, and with what.
 		check(fmt.Errorf("redis-benchmark %v against port %d: %w\n%s%s", step, port, err, lastBytes(stderr.Bytes(), 2000), lastBytes(out.Bytes(), 2000)))
 	}
 	return parseCSV(out.String(), step)
+}
+
+// serverError finds the error reply that made redis-benchmark stop in
+// what it printed.
+func serverError(stderr string) (string, bool) {
+	const mark = "Error from server: "
+	i := strings.Index(stderr, mark)
+	if i < 0 {
+		return "", false
+	}
+	line, _, _ := strings.Cut(stderr[i+len(mark):], "\n")
+	return line, true
 }
 
 // lastBytes returns the end of b, at most n bytes of it.

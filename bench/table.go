@@ -8,7 +8,8 @@ import (
 )
 
 // table collects, per test, each column's ops/s over the rounds; NaN
-// stands for a run cut off at its time limit. Column 0 is the one the
+// stands for a run cut off at its time limit, -Inf for a step the server
+// refused. Column 0 is the one the
 // ratios are about: its figure over each other column's.
 type table struct {
 	cols  []string
@@ -31,7 +32,10 @@ func (t *table) add(step []string, results []result) {
 		}
 		for i, r := range results {
 			v, ok := r.rps[name]
-			if !ok {
+			switch {
+			case r.refused != "":
+				v = math.Inf(-1)
+			case !ok:
 				v = math.NaN()
 			}
 			row[i] = append(row[i], v)
@@ -43,7 +47,7 @@ func (t *table) add(step []string, results []result) {
 // no run of the step finished, the step's arguments stand in.
 func stepNames(step []string, results []result) []string {
 	for _, r := range results {
-		if !r.timedOut {
+		if !r.timedOut && r.refused == "" {
 			return r.order
 		}
 	}
@@ -70,7 +74,7 @@ func printHeader(cols []string) {
 // printRow shows each column's median over the rounds, then the median
 // ratio of column 0 to each other column, with the ratio's range when
 // there was more than one round. A column with a cut-off round shows
-// "timeout", and its ratio "-".
+// "timeout", one that refused the step "refused", and its ratio "-".
 func printRow(label, pipeline string, values [][]float64) {
 	fmt.Printf("%-50s %-4s", label, pipeline)
 	for _, v := range values {
@@ -83,6 +87,9 @@ func printRow(label, pipeline string, values [][]float64) {
 }
 
 func medianCell(xs []float64) string {
+	if slices.Contains(xs, math.Inf(-1)) {
+		return "refused"
+	}
 	if slices.ContainsFunc(xs, math.IsNaN) {
 		return "timeout"
 	}
@@ -94,7 +101,7 @@ func ratioCell(xs, ys []float64) string {
 	for i := range xs {
 		ratios[i] = xs[i] / ys[i]
 	}
-	if slices.ContainsFunc(ratios, math.IsNaN) {
+	if slices.ContainsFunc(ratios, func(r float64) bool { return math.IsNaN(r) || math.IsInf(r, 0) || r == 0 }) {
 		return "-"
 	}
 	cell := fmt.Sprintf("%.2f", median(ratios))
