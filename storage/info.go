@@ -145,8 +145,8 @@ func (s *Storage) MemoryStats() []Stat {
 		{"block_cache_budget", s.cache.GetCapacity()},
 		{"used_memory_metadata_cache", uint64(s.meta.size() + s.records.size())},
 		{"metadata_cache_budget", uint64(s.meta.budget.Load() + s.records.budget.Load())},
-		{"metadata_cache_hits", uint64(s.meta.hits.Load())},
-		{"metadata_cache_misses", uint64(s.meta.misses.Load())},
+		{"metadata_cache_hits", uint64(s.meta.hits.Load() + s.records.hits.Load())},
+		{"metadata_cache_misses", uint64(s.meta.misses.Load() + s.records.misses.Load())},
 	}
 }
 

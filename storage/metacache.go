@@ -85,7 +85,7 @@ type metaEntry struct {
 }
 
 // entrySize is what an entry of key with value counts against the budget.
-func entrySize(key, value []byte) int64 {
+func entrySize[K string | []byte](key K, value []byte) int64 {
 	return int64(len(key)+len(value)) + metaEntryOverhead
 }
 
@@ -140,14 +140,13 @@ func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	if sh.gen != gen {
 		return
 	}
-	sh.storeLocked(key, value, found, limit)
+	sh.storeLocked(key, sh.m[string(key)], value, found, limit)
 }
 
-// storeLocked stores key's record, in its entry if it has one, evicting
-// others to stay within limit bytes; the caller checked that the entry
-// fits.
-func (sh *metaShard) storeLocked(key, value []byte, found bool, limit int64) {
-	e := sh.m[string(key)]
+// storeLocked stores key's record, in e, its entry, if it has one,
+// evicting others to stay within limit bytes; the caller checked that the
+// entry fits.
+func (sh *metaShard) storeLocked(key []byte, e *metaEntry, value []byte, found bool, limit int64) {
 	if e != nil {
 		sh.bytes -= entrySize(key, e.value)
 	}
@@ -159,7 +158,7 @@ func (sh *metaShard) storeLocked(key, value []byte, found bool, limit int64) {
 			}
 			if other != e {
 				delete(sh.m, k)
-				sh.bytes -= entrySize([]byte(k), other.value)
+				sh.bytes -= entrySize(k, other.value)
 			}
 		}
 	}
@@ -172,11 +171,10 @@ func (sh *metaShard) storeLocked(key, value []byte, found bool, limit int64) {
 	sh.bytes += entrySize(key, value)
 }
 
-func (sh *metaShard) forgetLocked(key []byte) {
-	if e := sh.m[string(key)]; e != nil {
-		delete(sh.m, string(key))
-		sh.bytes -= entrySize(key, e.value)
-	}
+// forget drops key's entry e.
+func (sh *metaShard) forget(key []byte, e *metaEntry) {
+	delete(sh.m, string(key))
+	sh.bytes -= entrySize(key, e.value)
 }
 
 // invalidate forgets key before a write of it is applied (begin: the
@@ -185,10 +183,12 @@ func (c *metaCache) invalidate(key []byte, begin bool) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	sh.invalidateLocked(begin)
-	if e := sh.m[string(key)]; begin && e != nil {
+	switch e := sh.m[string(key)]; {
+	case e == nil:
+	case begin:
 		e.stale = true
-	} else {
-		sh.forgetLocked(key)
+	default:
+		sh.forget(key, e)
 	}
 	sh.mu.Unlock()
 }
@@ -200,10 +200,12 @@ func (c *metaCache) written(key, value []byte, found bool) {
 	sh := c.shard(key)
 	limit := c.budget.Load() / metaShards
 	sh.mu.Lock()
-	if sh.writing == 1 && !sh.overlapped && entrySize(key, value) <= limit && (c.addNew || sh.m[string(key)] != nil) {
-		sh.storeLocked(key, value, found, limit)
-	} else {
-		sh.forgetLocked(key)
+	e := sh.m[string(key)]
+	switch {
+	case sh.writing == 1 && !sh.overlapped && entrySize(key, value) <= limit && (c.addNew || e != nil):
+		sh.storeLocked(key, e, value, found, limit)
+	case e != nil:
+		sh.forget(key, e)
 	}
 	sh.invalidateLocked(false)
 	sh.mu.Unlock()
