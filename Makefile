@@ -30,11 +30,15 @@ build: deps
 run: build
 	./$(BIN) --dir ./data
 
+# The integration tests run twice, the second time against a server built
+# with -race; so do the storage caches' tests, which readers and writers
+# share without the key locks.
 test: deps build
 	@./scripts/install-promtool.sh bin
 	BASALT_BIN=$(CURDIR)/$(BIN) PROMTOOL=$(CURDIR)/bin/promtool $(GO) test $(TESTFLAGS) $(PKGS)
 	CGO_LDFLAGS="$(STATIC_ROCKSDB)" $(GO) build -race -o $(BIN)-race ./cmd/basalt
 	BASALT_RACE=1 BASALT_BIN=$(CURDIR)/$(BIN)-race $(GO) test $(TESTFLAGS) ./it
+	$(GO) test -race $(TESTFLAGS) -run 'MetaCache|RecordsCache' ./storage
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
 # Every fuzz target of the repository (func FuzzXxx in a _test.go file),

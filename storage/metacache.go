@@ -121,10 +121,11 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 		c.misses.Add(1)
 		return dst, false, false, gen
 	}
-	value = append(dst, e.value...)
+	// Entries are rewritten in place: read them under the lock.
+	value, found = append(dst, e.value...), e.found
 	sh.mu.Unlock()
 	c.hits.Add(1)
-	return value, e.found, true, 0
+	return value, found, true, 0
 }
 
 // fill stores what a reader read from RocksDB after get missed with gen,
