@@ -202,5 +202,14 @@ func compile(source, chunk string) (*lua.FunctionProto, error) {
 		}
 		return nil, errors.New(msg)
 	}
-	return lua.Compile(stmts, chunk)
+	proto, err := lua.Compile(stmts, chunk)
+	if err != nil {
+		return nil, err
+	}
+	// gopher-lua marks a chunk as a Lua 5.0 vararg function that wants an
+	// `arg` table, and builds one (a table with a hash part) on every call,
+	// though no name in the chunk can reach it; Lua 5.1 does not do that
+	// for a main chunk.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
+	return proto, nil
 }

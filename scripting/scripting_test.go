@@ -8,6 +8,7 @@ import (
 
 	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/resp"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // memCaller is a Caller over a map: GET, SET, INCR, PING, HGETALL-like
@@ -145,6 +146,9 @@ func TestEval(t *testing.T) {
 		{"#!lua", 2, "-ERR Invalid script shebang\r\n"},
 		{"#!python\nreturn 1", 2, "-ERR Unexpected engine in script shebang: #!python\r\n"},
 		{"return redis.REDIS_VERSION", 2, "$6\r\n7.0.15\r\n"},
+		{"return select('#', ...)", 2, ":0\r\n"},
+		{"return type(arg)", 2, "-ERR user_script:1: Script attempted to access nonexistent global variable 'arg' script: " + sha("return type(arg)") + ", on @user_script:1.\r\n"},
+		{"local function f(...) return arg.n end return f(1, 2)", 2, ":2\r\n"},
 		{"local t = {} t[1] = t return #cjson.encode({1})", 2, ":3\r\n"},
 	} {
 		if got := eval(t, e, tc.body, tc.proto, "k"); got != tc.want {
@@ -318,5 +322,29 @@ func BenchmarkEvalGetSet(b *testing.B) {
 	for b.Loop() {
 		w.Reset()
 		e.Eval(sc, keys, args, Invocation{Caller: caller}, w)
+	}
+}
+
+// A script's chunk is compiled without the `arg` table gopher-lua would
+// build on every call (a table with a hash part, 2.7 KB per EVALSHA).
+func TestChunkBuildsNoArgTable(t *testing.T) {
+	e := newTestEngine(t)
+	sc, err := e.Cache("return 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.proto.IsVarArg&lua.VarArgNeedsArg != 0 || sc.proto.IsVarArg&lua.VarArgIsVarArg == 0 {
+		t.Fatalf("chunk IsVarArg %b, want vararg without arg", sc.proto.IsVarArg)
+	}
+	caller := &memCaller{data: map[string]string{}}
+	w := reply.NewCapture(2)
+	allocs := testing.AllocsPerRun(200, func() {
+		w.Reset()
+		e.Eval(sc, nil, nil, Invocation{Caller: caller}, w)
+	})
+	// 7: the run, its context and channel, and the KEYS and ARGV
+	// tables. The arg table added its own allocations on top.
+	if allocs > 10 {
+		t.Fatalf("%v allocations per EVAL of return 1", allocs)
 	}
 }
