@@ -45,10 +45,23 @@ func bitmapLog(cmd int, args ...[]byte) logData {
 // bitmap is a bitmap key being read or written.
 type bitmap struct {
 	*collection
-	// snap and ro are the snapshot every read of a reader is made in;
-	// nil for a writer, which holds the key's lock and reads the latest.
+	// snap and ro are the snapshot a reader's reads of several segments
+	// are made in, from the first such read on (pin); nil for a writer,
+	// which holds the key's lock and reads the latest.
 	snap *grocksdb.Snapshot
 	ro   *grocksdb.ReadOptions
+}
+
+// pin takes the snapshot of a reader, unless it has one: records read
+// together must be of one moment, which a read of one record (GETBIT's)
+// is by itself.
+func (bm *bitmap) pin() {
+	if bm.writer || bm.snap != nil {
+		return
+	}
+	bm.snap = bm.db.snapshot()
+	bm.ro = grocksdb.NewDefaultReadOptions()
+	bm.ro.SetSnapshot(bm.snap)
 }
 
 // size is the bitmap's length in bytes.
@@ -81,6 +94,9 @@ func (bm *bitmap) segments(segs []uint64) ([][]byte, error) {
 	for i, s := range segs {
 		keys[i] = bm.segKey(s)
 	}
+	if len(segs) > 1 {
+		bm.pin()
+	}
 	var out [][]byte
 	var err error
 	if bm.ro != nil {
@@ -103,6 +119,7 @@ func (bm *bitmap) segments(segs []uint64) ([][]byte, error) {
 // order RocksDB keeps them (lexicographic, not numeric), until fn returns
 // false. data is valid only during the call.
 func (bm *bitmap) each(fn func(seg uint64, data []byte) bool) error {
+	bm.pin()
 	lower, upper := bm.prefix()
 	it := bm.db.newIterator(CFDefault, lower, upper, bm.snap)
 	defer it.close()
@@ -131,41 +148,28 @@ type BitReader struct {
 }
 
 // ReadBits opens key for reading its bits; nil when it does not exist.
-// Another type than string and bitmap is ErrWrongType.
+// Another type than string and bitmap is ErrWrongType. The metadata comes
+// from the cache; a bitmap's segments are read in a snapshot taken at
+// the first read of more than one of them (pin).
 func (db DB) ReadBits(key []byte) (*BitReader, error) {
-	snap := db.snapshot()
-	ro := grocksdb.NewDefaultReadOptions()
-	ro.SetSnapshot(snap)
-	release := func() {
-		ro.Destroy()
-		db.s.db.ReleaseSnapshot(snap)
-	}
 	nsKey := db.nsKey(key)
-	raw, found, err := db.s.getWith(ro, CFMetadata, nsKey, nil)
+	rec, found, err := db.lookup(nsKey)
 	if err != nil || !found {
-		release()
-		return nil, err
-	}
-	rec, found, err := decodeRecord(raw)
-	if err != nil || !found {
-		release()
 		return nil, err
 	}
 	switch rec.meta.Type {
 	case metadata.TypeString:
-		release()
 		return &BitReader{str: rec.rest}, nil
 	case metadata.TypeBitmap:
 		c := &collection{db: db, nsKey: nsKey, key: key, meta: rec.meta, exists: true}
-		return &BitReader{bm: &bitmap{collection: c, snap: snap, ro: ro}}, nil
+		return &BitReader{bm: &bitmap{collection: c}}, nil
 	}
-	release()
 	return nil, ErrWrongType
 }
 
-// Close releases the reader's snapshot.
+// Close releases the reader's snapshot, if it took one.
 func (r *BitReader) Close() {
-	if r.bm != nil {
+	if r.bm != nil && r.bm.snap != nil {
 		r.bm.ro.Destroy()
 		r.bm.db.s.db.ReleaseSnapshot(r.bm.snap)
 	}
