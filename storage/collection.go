@@ -131,13 +131,39 @@ type view struct {
 // readView opens a snapshot and reads a live collection of type t in it;
 // the view is nil (and needs no release) when the key is absent.
 func (db DB) readView(key []byte, t metadata.Type) (*view, error) {
-	snap := db.snapshot()
-	c, err := db.readAt(snap, key, t)
-	if err != nil || c == nil {
+	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
+	snap, raw, found, err := db.snapshotMeta(c.nsKey)
+	if err == nil && found {
+		err = c.open(raw, t)
+	}
+	if err != nil || !c.exists {
 		db.s.db.ReleaseSnapshot(snap)
 		return nil, err
 	}
 	return &view{collection: c, snap: snap}, nil
+}
+
+// snapshotMeta takes a snapshot and reads nsKey's metadata record as of
+// it. The record comes from the metadata cache when it was cached before
+// the snapshot was taken and no write of its shard began or ended from
+// then until after: it is what the snapshot holds, and a collection read
+// costs no memtable search for its metadata. Otherwise it is read from
+// RocksDB at the snapshot, and cached as a miss would be.
+func (db DB) snapshotMeta(nsKey []byte) (snap *grocksdb.Snapshot, raw []byte, found bool, err error) {
+	if db.g != nil {
+		db.g.flush() // the snapshot and the cache hold the group's writes
+	}
+	c := db.s.meta
+	raw, found, hit, gen := c.get(nsKey, nil)
+	snap = db.s.db.NewSnapshot()
+	if hit && c.unchanged(nsKey, gen) {
+		return snap, raw, found, nil
+	}
+	raw, found, err = db.s.getAt(snap, CFMetadata, nsKey)
+	if err == nil && !hit {
+		c.fill(nsKey, raw, found, gen)
+	}
+	return snap, raw, found, err
 }
 
 // readAt reads a live collection of type t as of snap; nil when absent.
@@ -147,15 +173,24 @@ func (db DB) readAt(snap *grocksdb.Snapshot, key []byte, t metadata.Type) (*coll
 	if err != nil || !found {
 		return nil, err
 	}
-	rec, found, err := decodeRecord(raw)
-	if err != nil || !found {
+	if err := c.open(raw, t); err != nil || !c.exists {
 		return nil, err
 	}
+	return c, nil
+}
+
+// open decodes raw, the metadata record of c, a live collection of type
+// t unless it is dead (c.exists stays false).
+func (c *collection) open(raw []byte, t metadata.Type) error {
+	rec, found, err := decodeRecord(raw)
+	if err != nil || !found {
+		return err
+	}
 	if rec.meta.Type != t {
-		return nil, ErrWrongType
+		return ErrWrongType
 	}
 	c.meta, c.exists = rec.meta, true
-	return c, nil
+	return nil
 }
 
 func (v *view) release() { v.db.s.db.ReleaseSnapshot(v.snap) }

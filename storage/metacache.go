@@ -33,7 +33,9 @@ import (
 //   - A range deletion (FLUSHDB, slot deletion) and a reopened database
 //     (full sync, restore) clear everything.
 //
-// Reads at a snapshot and iterators never use it. Expired records are kept
+// A read at a snapshot uses it only through snapshotMeta (collection.go),
+// which checks that no write of the shard began between its hit and the
+// snapshot; iterators never use it. Expired records are kept
 // as they are: readers decode the expiry, as they do from RocksDB, and see
 // an expired record as absent, which is what RocksDB holds once the
 // metadata compaction filter dropped it without a write. The subkey filter,
@@ -107,7 +109,8 @@ func (c *metaCache) shard(key []byte) *metaShard {
 const noFill = ^uint64(0)
 
 // get appends key's cached value to dst. ok is false on a miss; gen is
-// then the generation fill must be given.
+// then the generation fill must be given. On a hit, gen is the shard's
+// generation, for unchanged.
 func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint64) {
 	sh := c.shard(key)
 	sh.mu.Lock()
@@ -122,10 +125,19 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 		return dst, false, false, gen
 	}
 	// Entries are rewritten in place: read them under the lock.
-	value, found = append(dst, e.value...), e.found
+	value, found, gen = append(dst, e.value...), e.found, sh.gen
 	sh.mu.Unlock()
 	c.hits.Add(1)
-	return value, found, true, 0
+	return value, found, true, gen
+}
+
+// unchanged reports whether no write of key's shard began or ended since
+// get returned gen: a value get returned is then still what RocksDB holds.
+func (c *metaCache) unchanged(key []byte, gen uint64) bool {
+	sh := c.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.gen == gen
 }
 
 // fill stores what a reader read from RocksDB after get missed with gen,

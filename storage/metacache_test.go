@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -226,4 +228,76 @@ func TestRecordsCacheStoresOnlyCached(t *testing.T) {
 		t.Fatal("a write of another column family made it forget")
 	}
 	c.writeOps([]op{{kind: opDelete, cf: CFMetadata, key: k}}, writeApplied)
+}
+
+// snapshotMeta's record is the one its snapshot holds, whether it came
+// from the cache or from RocksDB, while writers keep changing the keys.
+func TestMetaCacheSnapshotMeta(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	const keys, writes, readers = 4, 10000, 3
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan string, readers+keys)
+	var hit atomic.Int64 // calls during which the cache had a hit
+	for r := 0; r < readers; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				for k := 0; k < keys; k++ {
+					nsKey := db.nsKey([]byte("k" + strconv.Itoa(k)))
+					hits := s.meta.hits.Load()
+					snap, raw, found, err := db.snapshotMeta(nsKey)
+					if err != nil {
+						errs <- err.Error()
+						return
+					}
+					if s.meta.hits.Load() > hits {
+						hit.Add(1)
+					}
+					want, wantFound, err := s.getAt(snap, CFMetadata, nsKey)
+					s.db.ReleaseSnapshot(snap)
+					if err != nil {
+						errs <- err.Error()
+						return
+					}
+					if found != wantFound || !bytes.Equal(raw, want) {
+						errs <- fmt.Sprintf("key %d: %q (%v), the snapshot holds %q (%v)", k, raw, found, want, wantFound)
+						return
+					}
+				}
+			}
+		}()
+	}
+	var writers sync.WaitGroup
+	for k := 0; k < keys; k++ {
+		writers.Add(1)
+		go func(k int) {
+			defer writers.Done()
+			key := []byte("k" + strconv.Itoa(k))
+			for i := 0; i < writes; i++ {
+				err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{key}}, func(in DB) {
+					if _, err := in.Set(key, []byte(strconv.Itoa(i)), SetArgs{}); err != nil {
+						errs <- err.Error()
+					}
+				})
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+			}
+		}(k)
+	}
+	writers.Wait()
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if hit.Load() == 0 {
+		t.Fatal("no read hit the cache")
+	}
 }

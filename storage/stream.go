@@ -88,9 +88,8 @@ type streamView struct {
 // streamRead opens a snapshot and reads a live stream in it; nil (and
 // nothing to release) when the key is absent.
 func (db DB) streamRead(key []byte) (*streamView, error) {
-	snap := db.snapshot()
 	c := &collection{db: db, nsKey: db.nsKey(key), key: key}
-	raw, found, err := db.s.getAt(snap, CFMetadata, c.nsKey)
+	snap, raw, found, err := db.snapshotMeta(c.nsKey)
 	var rec record
 	if err == nil && found {
 		rec, found, err = decodeRecord(raw)
