@@ -301,3 +301,33 @@ func TestMetaCacheSnapshotMeta(t *testing.T) {
 		t.Fatal("no read hit the cache")
 	}
 }
+
+// Two keys of one hash share a slot: each sees only its own entry, the
+// last stored wins, and the bytes counted stay those of what is held.
+func TestMetaCacheHashCollision(t *testing.T) {
+	sh := &metaShard{m: map[uint64]metaEntry{}}
+	const h, limit = 7, 1 << 20
+	a, b := []byte("key-a"), []byte("key-b-longer")
+	sh.storeLocked(h, a, []byte("va"), true, limit)
+	if _, ok := sh.entry(h, b); ok {
+		t.Fatal("b found a's entry")
+	}
+	if e, ok := sh.entry(h, a); !ok || string(e.value()) != "va" || !e.found {
+		t.Fatalf("a: %+v %v", e, ok)
+	}
+	sh.storeLocked(h, b, nil, false, limit)
+	if _, ok := sh.entry(h, a); ok {
+		t.Fatal("a still found after b took its slot")
+	}
+	e, ok := sh.entry(h, b)
+	if !ok || len(e.value()) != 0 || e.found {
+		t.Fatalf("b: %+v %v", e, ok)
+	}
+	if want := entrySize(len(b)); sh.bytes != want || len(sh.m) != 1 {
+		t.Fatalf("%d bytes in %d entries, want %d in 1", sh.bytes, len(sh.m), want)
+	}
+	sh.forget(h, e)
+	if sh.bytes != 0 || len(sh.m) != 0 {
+		t.Fatalf("%d bytes in %d entries after forget", sh.bytes, len(sh.m))
+	}
+}
