@@ -138,6 +138,8 @@ func (s *Storage) MemoryStats() []Stat {
 	}
 	r := &s.cfg.RocksDB
 	perCF := uint64(r.WriteBufferSize.Get()) << 20 * uint64(r.MaxWriteBufferNumber.Get())
+	hits, misses := s.meta.counts()
+	recordHits, recordMisses := s.records.counts()
 	return []Stat{
 		{"used_memory_memtables", memtables},
 		{"memtables_budget", perCF * uint64(numCF)},
@@ -145,8 +147,8 @@ func (s *Storage) MemoryStats() []Stat {
 		{"block_cache_budget", s.cache.GetCapacity()},
 		{"used_memory_metadata_cache", uint64(s.meta.size() + s.records.size())},
 		{"metadata_cache_budget", uint64(s.meta.budget.Load() + s.records.budget.Load())},
-		{"metadata_cache_hits", uint64(s.meta.hits.Load() + s.records.hits.Load())},
-		{"metadata_cache_misses", uint64(s.meta.misses.Load() + s.records.misses.Load())},
+		{"metadata_cache_hits", uint64(hits + recordHits)},
+		{"metadata_cache_misses", uint64(misses + recordMisses)},
 	}
 }
 

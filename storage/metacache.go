@@ -53,8 +53,6 @@ type metaCache struct {
 	shards [metaShards]metaShard
 	cf     CF   // the column family whose records it keeps
 	addNew bool // an applied write stores a record not cached yet
-
-	hits, misses atomic.Int64
 }
 
 const metaShards = 256
@@ -79,6 +77,9 @@ type metaShard struct {
 	// them). Two keys of one hash share the slot: the last stored wins.
 	m     map[uint64]metaEntry
 	bytes int64
+	// hits and misses are counted per shard, under its lock: one counter
+	// for all would be a cache line both cores write at every lookup.
+	hits, misses int64
 }
 
 // metaEntry is a cached record: kv holds its key, then its value; found is
@@ -141,14 +142,14 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 		if sh.writing > 0 {
 			gen = noFill
 		}
+		sh.misses++
 		sh.mu.Unlock()
-		c.misses.Add(1)
 		return dst, false, false, gen
 	}
 	// Entries are rewritten in place: read them under the lock.
 	value, found, gen = append(dst, e.value()...), e.found, sh.gen
+	sh.hits++
 	sh.mu.Unlock()
-	c.hits.Add(1)
 	return value, found, true, gen
 }
 
@@ -284,6 +285,17 @@ func (c *metaCache) clear() {
 		sh.bytes = 0
 		sh.mu.Unlock()
 	}
+}
+
+// counts returns how many lookups hit and missed.
+func (c *metaCache) counts() (hits, misses int64) {
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		hits, misses = hits+sh.hits, misses+sh.misses
+		sh.mu.Unlock()
+	}
+	return hits, misses
 }
 
 // size returns the bytes the cache holds.

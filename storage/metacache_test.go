@@ -80,7 +80,7 @@ func TestMetaCacheExactUnderRaces(t *testing.T) {
 	for e := range errs {
 		t.Fatal(e)
 	}
-	if s.meta.hits.Load() == 0 {
+	if hits, _ := s.meta.counts(); hits == 0 {
 		t.Fatal("no read was served by the cache")
 	}
 }
@@ -100,8 +100,8 @@ func TestMetaCacheFlushAndBudget(t *testing.T) {
 		}
 	}
 	// The write stored what it wrote: both reads are served by the cache.
-	if s.meta.hits.Load() != 2 || s.meta.size() == 0 {
-		t.Fatalf("hits %d, size %d after two reads", s.meta.hits.Load(), s.meta.size())
+	if hits, _ := s.meta.counts(); hits != 2 || s.meta.size() == 0 {
+		t.Fatalf("hits %d, size %d after two reads", hits, s.meta.size())
 	}
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
@@ -248,13 +248,13 @@ func TestMetaCacheSnapshotMeta(t *testing.T) {
 			for !stop.Load() {
 				for k := 0; k < keys; k++ {
 					nsKey := db.nsKey([]byte("k" + strconv.Itoa(k)))
-					hits := s.meta.hits.Load()
+					before, _ := s.meta.counts()
 					snap, raw, found, err := db.snapshotMeta(nsKey)
 					if err != nil {
 						errs <- err.Error()
 						return
 					}
-					if s.meta.hits.Load() > hits {
+					if after, _ := s.meta.counts(); after > before {
 						hit.Add(1)
 					}
 					want, wantFound, err := s.getAt(snap, CFMetadata, nsKey)
