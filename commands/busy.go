@@ -101,13 +101,18 @@ func (e *Env) leaveGate(hold gateHold) {
 // allowedWhileBusy reports whether Redis serves the command while a
 // script is busy (its allow_busy flag, or its subcommand's).
 func allowedWhileBusy(cmd *Command, args [][]byte) bool {
-	if len(args) > 1 {
-		if m := metaOf(cmd.Name + "|" + strings.ToLower(string(args[1]))); m != nil {
-			return hasFlag(m.Flags, "allow_busy")
+	m := metaOf(cmd.Name)
+	if m == nil {
+		return false
+	}
+	// Only a container's second argument names a subcommand: EVALSHA's
+	// is a SHA, run through here by every script while scripts run.
+	if len(args) > 1 && len(m.Subcommands) > 0 {
+		if sub := metaOf(cmd.Name + "|" + strings.ToLower(string(args[1]))); sub != nil {
+			return hasFlag(sub.Flags, "allow_busy")
 		}
 	}
-	m := metaOf(cmd.Name)
-	return m != nil && hasFlag(m.Flags, "allow_busy")
+	return hasFlag(m.Flags, "allow_busy")
 }
 
 func hasFlag(flags []string, flag string) bool {
