@@ -53,27 +53,7 @@ func TestMetaCacheExactUnderRaces(t *testing.T) {
 			}
 		}()
 	}
-	var writers sync.WaitGroup
-	for k := 0; k < keys; k++ {
-		writers.Add(1)
-		go func(k int) {
-			defer writers.Done()
-			key := []byte("k" + strconv.Itoa(k))
-			for i := int64(0); i < writes; i++ {
-				err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{key}}, func(in DB) {
-					if _, err := in.Set(key, []byte(strconv.FormatInt(i, 10)), SetArgs{}); err != nil {
-						errs <- err.Error()
-					}
-				})
-				if err != nil {
-					errs <- err.Error()
-					return
-				}
-				acked[k].Store(i)
-			}
-		}(k)
-	}
-	writers.Wait()
+	setConcurrently(s, keys, writes, errs, func(k int, i int64) { acked[k].Store(i) })
 	stop.Store(true)
 	wg.Wait()
 	close(errs)
@@ -271,26 +251,7 @@ func TestMetaCacheSnapshotMeta(t *testing.T) {
 			}
 		}()
 	}
-	var writers sync.WaitGroup
-	for k := 0; k < keys; k++ {
-		writers.Add(1)
-		go func(k int) {
-			defer writers.Done()
-			key := []byte("k" + strconv.Itoa(k))
-			for i := 0; i < writes; i++ {
-				err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{key}}, func(in DB) {
-					if _, err := in.Set(key, []byte(strconv.Itoa(i)), SetArgs{}); err != nil {
-						errs <- err.Error()
-					}
-				})
-				if err != nil {
-					errs <- err.Error()
-					return
-				}
-			}
-		}(k)
-	}
-	writers.Wait()
+	setConcurrently(s, keys, writes, errs, func(int, int64) {})
 	stop.Store(true)
 	wg.Wait()
 	close(errs)
@@ -330,4 +291,31 @@ func TestMetaCacheHashCollision(t *testing.T) {
 	if sh.bytes != 0 || len(sh.m) != 0 {
 		t.Fatalf("%d bytes in %d entries after forget", sh.bytes, len(sh.m))
 	}
+}
+
+// setConcurrently has a writer per key k0, k1, ... SET it to 0, 1, ...,
+// writes-1 through the write door, calling acked after each write returned,
+// and returns once they are all done. Errors go to errs.
+func setConcurrently(s *Storage, keys, writes int, errs chan<- string, acked func(k int, i int64)) {
+	var writers sync.WaitGroup
+	for k := 0; k < keys; k++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			key := []byte("k" + strconv.Itoa(k))
+			for i := int64(0); i < int64(writes); i++ {
+				err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{key}}, func(in DB) {
+					if _, err := in.Set(key, []byte(strconv.FormatInt(i, 10)), SetArgs{}); err != nil {
+						errs <- err.Error()
+					}
+				})
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				acked(k, i)
+			}
+		}()
+	}
+	writers.Wait()
 }
