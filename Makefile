@@ -16,8 +16,17 @@ TESTFLAGS ?= -count=1 -timeout 25m -parallel 12
 # (10-25% less server CPU per write, measured with redis-benchmark -P 16).
 # Debian's librocksdb-dev ships librocksdb.a and pulls in the libraries below.
 STATIC_ROCKSDB := -Wl,-Bstatic -lrocksdb -Wl,-Bdynamic -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -lstdc++ -lm -ldl -pthread
+# ROCKSDB_DIR, when given, is a release build of the same RocksDB to link
+# instead (Debian's keeps its assertions): scripts/build-rocksdb.sh makes
+# one, and `make rocksdb-release` builds the server with it.
+ifneq ($(ROCKSDB_DIR),)
+STATIC_ROCKSDB := -L$(ROCKSDB_DIR) $(STATIC_ROCKSDB)
+export CGO_CFLAGS := -I$(ROCKSDB_DIR)/include $(CGO_CFLAGS)
+export CGO_CXXFLAGS := -I$(ROCKSDB_DIR)/include $(CGO_CXXFLAGS)
+endif
+ROCKSDB_CACHE ?= $(HOME)/.cache/basalt/rocksdb-release
 
-.PHONY: all deps build run test fuzz lint bench clean
+.PHONY: all deps build run test fuzz lint bench clean rocksdb-release
 
 all: build
 
@@ -26,6 +35,12 @@ deps:
 
 build: deps
 	CGO_LDFLAGS="$(STATIC_ROCKSDB)" $(GO) build -o $(BIN) ./cmd/basalt
+
+# The server linked with a release build of RocksDB, built once into
+# ROCKSDB_CACHE (25-45 minutes): `make bench ROCKSDB_DIR=...` compares it
+# with Kvrocks, whose RocksDB is a release build too.
+rocksdb-release: deps
+	$(MAKE) --no-print-directory build ROCKSDB_DIR="$$(./scripts/build-rocksdb.sh $(ROCKSDB_CACHE))"
 
 run: build
 	./$(BIN) --dir ./data
