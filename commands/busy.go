@@ -35,14 +35,13 @@ func (e *Env) enterGate(cmd *Command, args [][]byte) (gateHold, string) {
 		e.scriptsPending.Add(1)
 		hold |= gateScript
 	}
-	if e.scriptsPending.Load() == 0 && !e.scripts.Running() {
-		e.lockGate(hold)
-		return hold, ""
-	}
-	if allowedWhileBusy(cmd, args) {
+	scripts := e.scriptsPending.Load() != 0 || e.scripts.Running()
+	if scripts && allowedWhileBusy(cmd, args) {
 		e.leaveGate(hold &^ (gateShared | gateAlone))
 		return gateNone, ""
 	}
+	// Only a gate free now is taken without watching for BUSY: a script
+	// may take it between a look at the scripts and a wait for it.
 	if e.tryLockGate(hold) {
 		return hold, ""
 	}
@@ -59,6 +58,9 @@ func (e *Env) enterGate(cmd *Command, args [][]byte) (gateHold, string) {
 				<-locked
 				e.leaveGate(hold)
 			}()
+			if allowedWhileBusy(cmd, args) {
+				return gateNone, ""
+			}
 			return gateNone, busy
 		}
 		select {
