@@ -118,7 +118,7 @@ func (c *Config) addOptions() {
 	c.add("max-io-mb", integer(0, intMax), "0", noEffect, "MB/s for flushes and compactions (0: no limit)")
 	c.add("max-bitmap-to-string-mb", c.MaxBitmapToStringMB.bounds(0, intMax), "16", 0, "largest bitmap GET renders as a string, MB")
 	c.add("max-db-size", c.MaxDBSize.bounds(0, intMax), "0", 0, "GB of SST files (INFO used_db_size) from which writes that add data are refused (0: no limit)")
-	c.add("metadata-cache-size", c.MetadataCacheSize.bounds(0, 1<<20), "32", basalt, "MB of recently read metadata records (a string's value, a collection's header) and stream group records kept in memory in front of RocksDB, exact at every write (0: no cache)")
+	c.add("metadata-cache-size", c.MetadataCacheSize.bounds(0, 1<<20), "32", basalt, "MB of recently read metadata records (a string's value, a collection's header), stream group records and elements read by name (hash fields, set and zset members, bitmap and HyperLogLog segments) kept in memory in front of RocksDB, exact at every write (0: no cache)")
 	c.add("profiling-sample-ratio", c.ProfilingSampleRatio.bounds(0, 100), "0", 0, "percent of commands PERFLOG profiles")
 	c.add("profiling-sample-record-max-len", c.ProfilingSampleMaxLen.bounds(0, intMax), "256", 0, "PERFLOG entries kept")
 	c.add("profiling-sample-record-threshold-ms", c.ProfilingSampleThreshold.bounds(0, intMax), "100", 0, "PERFLOG keeps samples slower than this")

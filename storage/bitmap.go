@@ -102,7 +102,7 @@ func (bm *bitmap) segments(segs []uint64) ([][]byte, error) {
 	if bm.ro != nil {
 		out, err = bm.db.s.multiGetWith(bm.ro, CFDefault, keys)
 	} else {
-		out, err = bm.db.multiGet(CFDefault, keys)
+		out, err = bm.db.getElements(keys)
 	}
 	if err != nil {
 		return nil, err

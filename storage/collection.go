@@ -74,18 +74,24 @@ func (c *collection) prefix() (lower, upper []byte) {
 	return lower, metadata.PrefixEnd(lower)
 }
 
-// getElement reads one element's value; found is false when absent.
-func (c *collection) getElement(cf CF, sub []byte) ([]byte, bool, error) {
-	return c.db.get(cf, c.subkey(sub), nil)
+// getElement reads the value of a hash field, or a set or zset member;
+// found is false when absent.
+func (c *collection) getElement(sub []byte) ([]byte, bool, error) {
+	vals, err := c.db.getElements([][]byte{c.subkey(sub)})
+	if err != nil {
+		return nil, false, err
+	}
+	return vals[0], vals[0] != nil, nil
 }
 
-// getElements reads many elements in one round trip; absent ones are nil.
-func (c *collection) getElements(cf CF, subs [][]byte) ([][]byte, error) {
+// getElements reads many hash fields, or set or zset members, in one
+// round trip; absent ones are nil.
+func (c *collection) getElements(subs [][]byte) ([][]byte, error) {
 	keys := make([][]byte, len(subs))
 	for i, s := range subs {
 		keys[i] = c.subkey(s)
 	}
-	return c.db.multiGet(cf, keys)
+	return c.db.getElements(keys)
 }
 
 // saveMeta adds the metadata write to b: the record is deleted when the

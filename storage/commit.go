@@ -28,6 +28,8 @@ type op struct {
 	kind       opKind
 	cf         CF
 	key, value []byte
+	// uncached marks a range deletion of records no cache holds.
+	uncached bool
 }
 
 // batch collects the operations of one command. The keys and values it is
@@ -61,6 +63,13 @@ func (b *batch) del(cf CF, key []byte) {
 
 func (b *batch) delRange(cf CF, from, to []byte) {
 	b.ops = append(b.ops, op{kind: opDeleteRange, cf: cf, key: from, value: to})
+}
+
+// delUncachedRange is delRange of records no cache holds (a list's
+// elements, which are read around the elements cache): the caches go on
+// serving what they hold, where a range deletion makes them forget all.
+func (b *batch) delUncachedRange(cf CF, from, to []byte) {
+	b.ops = append(b.ops, op{kind: opDeleteRange, cf: cf, key: from, value: to, uncached: true})
 }
 
 // writeBatches recycles RocksDB write batches, whose memory lives in C and
@@ -249,7 +258,7 @@ func (s *Storage) writeRocksDB(wb *grocksdb.WriteBatch, what string, tell func(w
 // tellMeta tells the metadata cache of the records a write changes,
 // before it is applied and after (metacache.go).
 func (s *Storage) tellMeta(ops []op, queued []*queuedWrite, phase writePhase) {
-	for _, c := range [...]*metaCache{s.meta, s.records} {
+	for _, c := range s.caches() {
 		c.writeOps(ops, phase)
 		for _, w := range queued {
 			c.writeOps(w.ops, phase)

@@ -75,6 +75,7 @@ type Storage struct {
 	// hllCards the cardinality of HyperLogLogs (hllcard.go).
 	meta     *metaCache
 	records  *metaCache // stream group and consumer records (metacache.go)
+	elements *metaCache // hash fields, set and zset members, bitmap and HyperLogLog segments (getElements)
 	hllCards hllCards
 	// replMarker is the LogData record "r <replication id>" that ends
 	// every local write batch, nil while there is no replication id
@@ -119,6 +120,7 @@ func Open(cfg *config.Config) (*Storage, error) {
 	}
 	s.meta = newMetaCache(0, CFMetadata, true)
 	s.records = newMetaCache(0, CFStream, false)
+	s.elements = newMetaCache(0, CFDefault, false)
 	s.setCacheBudgets()
 	cfg.Watch("metadata-cache-size", s.setCacheBudgets)
 	if err := s.open(); err != nil {
@@ -144,8 +146,9 @@ func (s *Storage) open() error {
 	}
 	s.db = db
 	// A reopened database may hold other records (a restored checkpoint).
-	s.meta.clear()
-	s.records.clear()
+	for _, c := range s.caches() {
+		c.clear()
+	}
 	s.hllCards.invalidateAll()
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
@@ -398,16 +401,67 @@ func (s *Storage) writeOptions() *grocksdb.WriteOptions {
 	return s.writeOpts[0]
 }
 
-// recordsShare is the share of metadata-cache-size the stream group
-// records get (Storage.records).
-const recordsShare = 8
+// The shares of metadata-cache-size the stream group records and the
+// elements get (Storage.records, Storage.elements); the metadata the rest.
+const (
+	recordsShare  = 8
+	elementsShare = 4
+)
 
-// setCacheBudgets splits metadata-cache-size between the metadata and the
-// stream group records.
+// setCacheBudgets splits metadata-cache-size between the caches.
 func (s *Storage) setCacheBudgets() {
 	total := s.cfg.MetadataCacheSize.Get() << 20
 	s.records.budget.Store(total / recordsShare)
-	s.meta.budget.Store(total - total/recordsShare)
+	s.elements.budget.Store(total / elementsShare)
+	s.meta.budget.Store(total - total/recordsShare - total/elementsShare)
+}
+
+// caches are the record caches every write tells of the records it
+// changes (metacache.go).
+func (s *Storage) caches() [3]*metaCache {
+	return [...]*metaCache{s.meta, s.records, s.elements}
+}
+
+// getElements reads records of the default column family (absent ones
+// are nil) through the elements cache: hash fields, set and zset members,
+// bitmap and HyperLogLog segments, which commands read by name (HGET, ZSCORE,
+// SISMEMBER, SETBIT and the writes that read what they replace) where the
+// search of a memtable's skiplist is most of their CPU. A list's elements
+// are read around it, so that trimming a list need not make it forget
+// everything (batch.delUncachedRange).
+func (s *Storage) getElements(keys [][]byte) ([][]byte, error) {
+	if len(keys) == 1 {
+		v, found, err := s.getCached(s.elements, keys[0], []byte{})
+		if err != nil || !found {
+			return [][]byte{nil}, err
+		}
+		return [][]byte{v}, nil
+	}
+	out := make([][]byte, len(keys))
+	var missed [][]byte
+	var missedAt []int
+	var gens []uint64
+	for i, k := range keys {
+		v, found, hit, gen := s.elements.get(k, []byte{})
+		switch {
+		case !hit:
+			missed, missedAt, gens = append(missed, k), append(missedAt, i), append(gens, gen)
+		case found:
+			out[i] = v
+		}
+	}
+	if len(missed) == 0 {
+		return out, nil
+	}
+	values, err := s.multiGet(CFDefault, missed)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range missedAt {
+		out[i] = values[j]
+		s.elements.fill(missed[j], values[j], values[j] != nil, gens[j])
+	}
+	return out, nil
 }
 
 // get appends the value of key in cf to dst. found is false when the key

@@ -297,8 +297,22 @@ func (db DB) getRecord(key, dst []byte) (value []byte, found bool, err error) {
 
 // multiGet reads many keys; absent ones are nil.
 func (db DB) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
+	return db.readMany(cf, keys, db.s.multiGet)
+}
+
+// getElements is multiGet of hash fields, set and zset members, bitmap
+// and HyperLogLog segments, through the elements cache
+// (Storage.getElements).
+func (db DB) getElements(keys [][]byte) ([][]byte, error) {
+	return db.readMany(CFDefault, keys, func(_ CF, keys [][]byte) ([][]byte, error) {
+		return db.s.getElements(keys)
+	})
+}
+
+// readMany reads keys of cf with read, over the group's writes.
+func (db DB) readMany(cf CF, keys [][]byte, read func(CF, [][]byte) ([][]byte, error)) ([][]byte, error) {
 	if db.g == nil || len(db.g.ops) == 0 {
-		return db.s.multiGet(cf, keys)
+		return read(cf, keys)
 	}
 	out := make([][]byte, len(keys))
 	var rest [][]byte
@@ -314,7 +328,7 @@ func (db DB) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
 	if len(rest) == 0 {
 		return out, nil
 	}
-	values, err := db.s.multiGet(cf, rest)
+	values, err := read(cf, rest)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func (c *collection) setElements(subs, values [][]byte, onlyNew bool) (int64, er
 	var old [][]byte
 	if c.exists {
 		var err error
-		if old, err = c.getElements(CFDefault, subs); err != nil {
+		if old, err = c.getElements(subs); err != nil {
 			return 0, err
 		}
 	}
@@ -72,7 +72,7 @@ func (db DB) HGet(key, field []byte) ([]byte, bool, error) {
 	if err != nil || c == nil {
 		return nil, false, err
 	}
-	return c.getElement(CFDefault, field)
+	return c.getElement(field)
 }
 
 // HMGet returns the values of fields, nil for absent ones, in one round
@@ -82,7 +82,7 @@ func (db DB) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
 	if err != nil || c == nil {
 		return make([][]byte, len(fields)), err
 	}
-	return c.getElements(CFDefault, fields)
+	return c.getElements(fields)
 }
 
 // HDel deletes fields and returns how many existed; a hash left empty is
@@ -92,13 +92,13 @@ func (db DB) HDel(key []byte, fields [][]byte) (int64, error) {
 	if err != nil || !c.exists {
 		return 0, err
 	}
-	return c.deleteElements(CFDefault, fields)
+	return c.deleteElements(fields)
 }
 
 // deleteElements removes the existing ones among subs (each counted once)
 // and stores the new size.
-func (c *collection) deleteElements(cf CF, subs [][]byte) (int64, error) {
-	old, err := c.getElements(cf, subs)
+func (c *collection) deleteElements(subs [][]byte) (int64, error) {
+	old, err := c.getElements(subs)
 	if err != nil {
 		return 0, err
 	}
@@ -108,7 +108,7 @@ func (c *collection) deleteElements(cf CF, subs [][]byte) (int64, error) {
 	for i, s := range subs {
 		if old[i] != nil && !seen[string(s)] {
 			seen[string(s)] = true
-			b.del(cf, c.subkey(s))
+			b.del(CFDefault, c.subkey(s))
 			n++
 		}
 	}
@@ -195,7 +195,7 @@ func (c *collection) fieldIfExists(field []byte) ([]byte, bool, error) {
 	if !c.exists {
 		return nil, false, nil
 	}
-	return c.getElement(CFDefault, field)
+	return c.getElement(field)
 }
 
 // HRangeByLex calls fn with the fields of a hash in lex range r (LexMin,

@@ -94,7 +94,7 @@ func (db DB) PFAdd(key []byte, elems [][]byte) (bool, error) {
 			var buf [2]byte
 			keys[i] = c.subkey(metadata.AppendHLLSegment(buf[:0], s))
 		}
-		vals, err := db.multiGet(CFDefault, keys)
+		vals, err := db.getElements(keys)
 		if err != nil {
 			return false, err
 		}

@@ -383,8 +383,9 @@ func (s *Storage) writeImported(b *RawBatch, metas [][]byte) error {
 		for _, k := range metas {
 			s.meta.invalidate(k, phase == writeBegins)
 		}
-		// The batch's stream records are not named: forget them all.
+		// The batch's other records are not named: forget them all.
 		s.records.invalidateAll(phase == writeBegins)
+		s.elements.invalidateAll(phase == writeBegins)
 	})
 }
 

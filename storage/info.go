@@ -138,17 +138,20 @@ func (s *Storage) MemoryStats() []Stat {
 	}
 	r := &s.cfg.RocksDB
 	perCF := uint64(r.WriteBufferSize.Get()) << 20 * uint64(r.MaxWriteBufferNumber.Get())
-	hits, misses := s.meta.counts()
-	recordHits, recordMisses := s.records.counts()
+	var used, budget, hits, misses int64
+	for _, c := range s.caches() {
+		h, m := c.counts()
+		used, budget, hits, misses = used+c.size(), budget+c.budget.Load(), hits+h, misses+m
+	}
 	return []Stat{
 		{"used_memory_memtables", memtables},
 		{"memtables_budget", perCF * uint64(numCF)},
 		{"used_memory_block_cache", s.cache.GetUsage()},
 		{"block_cache_budget", s.cache.GetCapacity()},
-		{"used_memory_metadata_cache", uint64(s.meta.size() + s.records.size())},
-		{"metadata_cache_budget", uint64(s.meta.budget.Load() + s.records.budget.Load())},
-		{"metadata_cache_hits", uint64(hits + recordHits)},
-		{"metadata_cache_misses", uint64(misses + recordMisses)},
+		{"used_memory_metadata_cache", uint64(used)},
+		{"metadata_cache_budget", uint64(budget)},
+		{"metadata_cache_hits", uint64(hits)},
+		{"metadata_cache_misses", uint64(misses)},
 	}
 }
 

@@ -202,10 +202,10 @@ func (db DB) LTrim(key []byte, start, stop int64) error {
 	b := db.newBatch(listLog(logLTrim, strconv.FormatInt(from, 10), strconv.FormatInt(stop, 10)))
 	newHead, newTail := c.meta.Head+uint64(from), c.meta.Head+uint64(to)+1
 	if newHead > c.meta.Head {
-		b.delRange(CFDefault, c.at(c.meta.Head), c.at(newHead))
+		b.delUncachedRange(CFDefault, c.at(c.meta.Head), c.at(newHead))
 	}
 	if newTail < c.meta.Tail {
-		b.delRange(CFDefault, c.at(newTail), c.at(c.meta.Tail))
+		b.delUncachedRange(CFDefault, c.at(newTail), c.at(c.meta.Tail))
 	}
 	c.meta.Head, c.meta.Tail, c.meta.Size = newHead, newTail, newTail-newHead
 	c.saveMeta(b)

@@ -47,6 +47,15 @@ import (
 // write stores what it wrote only over an entry already cached, so that
 // the stream entries and pending entries written, which are seldom read
 // by key, do not crowd the groups out.
+//
+// A third, over the default column family, keeps the elements commands
+// read by name (Storage.getElements), also storing writes only over
+// cached entries. The compaction filters drop two kinds of its records
+// without a write: those of an older version of a key, which no reader
+// asks for any more, and a bitmap's all-zero segments, which read as the
+// absent segment they stand for. A list's elements are never cached, so
+// that a list trim's range deletion leaves the cache alone
+// (batch.delUncachedRange).
 type metaCache struct {
 	budget atomic.Int64 // bytes for all shards; 0 disables the cache
 	seed   maphash.Seed
@@ -328,6 +337,7 @@ func (c *metaCache) writeOps(ops []op, phase writePhase) {
 			continue
 		}
 		switch {
+		case o.kind == opDeleteRange && o.uncached:
 		case o.kind == opDeleteRange:
 			c.invalidateAll(phase == writeBegins)
 		case o.kind != opPut && o.kind != opDelete:

@@ -11,11 +11,42 @@ import (
 	"github.com/basaltdb/basalt/metadata"
 )
 
+// cachedValue is a kind of record a cache keeps: how to write a key's
+// value and read it back, and the cache it goes through.
+type cachedValue struct {
+	name  string
+	write func(db DB, key, value []byte) error
+	read  func(db DB, key []byte) ([]byte, bool, error)
+	cache func(s *Storage) *metaCache
+}
+
+// cachedValues are a string's value (the metadata cache) and a hash
+// field's (the elements cache).
+var cachedValues = []cachedValue{
+	{"metadata",
+		func(db DB, key, value []byte) error { _, err := db.Set(key, value, SetArgs{}); return err },
+		func(db DB, key []byte) ([]byte, bool, error) { return db.Get(key) },
+		func(s *Storage) *metaCache { return s.meta }},
+	{"elements",
+		func(db DB, key, value []byte) error {
+			_, err := db.HSet(key, [][]byte{b("f"), value}, false)
+			return err
+		},
+		func(db DB, key []byte) ([]byte, bool, error) { return db.HGet(key, b("f")) },
+		func(s *Storage) *metaCache { return s.elements }},
+}
+
 // Readers racing writers never see a value older than one a write that
 // returned before their read began, nor one that goes back: the cache
 // holds what RocksDB holds. Writers go through the write door, a range
 // deletion and raw batches (as a replica applies them) through apply.
 func TestMetaCacheExactUnderRaces(t *testing.T) {
+	for _, kind := range cachedValues {
+		t.Run(kind.name, func(t *testing.T) { testCacheExactUnderRaces(t, kind) })
+	}
+}
+
+func testCacheExactUnderRaces(t *testing.T, kind cachedValue) {
 	s := openTest(t, t.TempDir(), false)
 	defer s.Close()
 	db := s.DB(metadata.DefaultNamespace)
@@ -35,7 +66,7 @@ func TestMetaCacheExactUnderRaces(t *testing.T) {
 			for !stop.Load() {
 				for k := 0; k < keys; k++ {
 					floor := acked[k].Load()
-					v, found, err := db.Get([]byte("k" + strconv.Itoa(k)))
+					v, found, err := kind.read(db, []byte("k"+strconv.Itoa(k)))
 					if err != nil {
 						errs <- err.Error()
 						return
@@ -53,14 +84,14 @@ func TestMetaCacheExactUnderRaces(t *testing.T) {
 			}
 		}()
 	}
-	setConcurrently(s, keys, writes, errs, func(k int, i int64) { acked[k].Store(i) })
+	setConcurrently(s, keys, writes, kind.write, errs, func(k int, i int64) { acked[k].Store(i) })
 	stop.Store(true)
 	wg.Wait()
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
 	}
-	if hits, _ := s.meta.counts(); hits == 0 {
+	if hits, _ := kind.cache(s).counts(); hits == 0 {
 		t.Fatal("no read was served by the cache")
 	}
 }
@@ -251,7 +282,7 @@ func TestMetaCacheSnapshotMeta(t *testing.T) {
 			}
 		}()
 	}
-	setConcurrently(s, keys, writes, errs, func(int, int64) {})
+	setConcurrently(s, keys, writes, cachedValues[0].write, errs, func(int, int64) {})
 	stop.Store(true)
 	wg.Wait()
 	close(errs)
@@ -293,10 +324,10 @@ func TestMetaCacheHashCollision(t *testing.T) {
 	}
 }
 
-// setConcurrently has a writer per key k0, k1, ... SET it to 0, 1, ...,
+// setConcurrently has a writer per key k0, k1, ... write it to 0, 1, ...,
 // writes-1 through the write door, calling acked after each write returned,
 // and returns once they are all done. Errors go to errs.
-func setConcurrently(s *Storage, keys, writes int, errs chan<- string, acked func(k int, i int64)) {
+func setConcurrently(s *Storage, keys, writes int, write func(db DB, key, value []byte) error, errs chan<- string, acked func(k int, i int64)) {
 	var writers sync.WaitGroup
 	for k := 0; k < keys; k++ {
 		writers.Add(1)
@@ -305,7 +336,7 @@ func setConcurrently(s *Storage, keys, writes int, errs chan<- string, acked fun
 			key := []byte("k" + strconv.Itoa(k))
 			for i := int64(0); i < int64(writes); i++ {
 				err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{key}}, func(in DB) {
-					if _, err := in.Set(key, []byte(strconv.FormatInt(i, 10)), SetArgs{}); err != nil {
+					if err := write(in, key, []byte(strconv.FormatInt(i, 10))); err != nil {
 						errs <- err.Error()
 					}
 				})
@@ -318,4 +349,67 @@ func setConcurrently(s *Storage, keys, writes int, errs chan<- string, acked fun
 		}()
 	}
 	writers.Wait()
+}
+
+// The elements cache serves hash fields and bitmap segments read again,
+// rewritten and deleted; a list trim leaves it alone; a flush empties it.
+func TestElementsCache(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	hits := func() int64 { h, _ := s.elements.counts(); return h }
+	// hget reads the field, which the cache serves when hit.
+	hget := func(want string, wantFound, hit bool) {
+		t.Helper()
+		before := hits()
+		v, found, err := db.HGet(b("h"), b("f"))
+		if err != nil || found != wantFound || string(v) != want {
+			t.Fatalf("HGET: %q %v %v, want %q %v", v, found, err, want, wantFound)
+		}
+		if got := hits() - before; got != map[bool]int64{true: 1}[hit] {
+			t.Fatalf("HGET hit the cache %d times, want %v", got, hit)
+		}
+	}
+	if _, err := db.HSet(b("h"), [][]byte{b("f"), b("v1")}, false); err != nil {
+		t.Fatal(err)
+	}
+	hget("v1", true, false) // a new element is not stored by its write
+	hget("v1", true, true)
+	db.HSet(b("h"), [][]byte{b("f"), b("v2")}, false)
+	hget("v2", true, true) // a write of a cached element writes through
+	db.HSet(b("h"), [][]byte{b("f"), b("")}, false)
+	hget("", true, true)
+	if _, err := db.Push(b("l"), [][]byte{b("a"), b("b"), b("c")}, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.LTrim(b("l"), 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	hget("", true, true)
+	if n, err := db.HDel(b("h"), [][]byte{b("f")}); n != 1 || err != nil {
+		t.Fatalf("HDEL: %d %v", n, err)
+	}
+	hget("", false, false) // the hash is gone: no element is read
+	db.HSet(b("h"), [][]byte{b("f"), b("v3")}, false)
+	hget("v3", true, false)
+
+	for i, want := range []int{0, 1} {
+		if old, err := db.SetBit(b("bits"), 7, true); err != nil || old != want {
+			t.Fatalf("SETBIT %d: %d %v", i, old, err)
+		}
+	}
+	before := hits()
+	if old, err := db.SetBit(b("bits"), 6, true); err != nil || old != 0 {
+		t.Fatalf("SETBIT: %d %v", old, err)
+	}
+	if hits() != before+1 {
+		t.Fatal("SETBIT did not find its segment cached")
+	}
+
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if s.elements.size() != 0 {
+		t.Fatalf("the cache holds %d bytes after a flush", s.elements.size())
+	}
 }

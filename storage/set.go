@@ -44,7 +44,7 @@ func (db DB) SRem(key []byte, members [][]byte) (int64, error) {
 	if err != nil || !c.exists {
 		return 0, err
 	}
-	return c.deleteElements(CFDefault, members)
+	return c.deleteElements(members)
 }
 
 // SMIsMember reports for each member whether it is in the set.
@@ -54,7 +54,7 @@ func (db DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
 	if err != nil || c == nil {
 		return out, err
 	}
-	values, err := c.getElements(CFDefault, members)
+	values, err := c.getElements(members)
 	for i, v := range values {
 		out[i] = v != nil
 	}
@@ -131,7 +131,7 @@ func (db DB) SMove(src, dst, member []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if _, found, err := from.getElement(CFDefault, member); err != nil || !found {
+	if _, found, err := from.getElement(member); err != nil || !found {
 		return false, err
 	}
 	if bytes.Equal(src, dst) {
@@ -141,7 +141,7 @@ func (db DB) SMove(src, dst, member []byte) (bool, error) {
 	b.del(CFDefault, from.subkey(member))
 	from.meta.Size--
 	from.saveMeta(b)
-	if _, inDst, err := to.getElement(CFDefault, member); err != nil {
+	if _, inDst, err := to.getElement(member); err != nil {
 		return false, err
 	} else if !to.exists || !inDst {
 		b.put(CFDefault, to.subkey(member), nil)

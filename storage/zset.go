@@ -64,7 +64,7 @@ func (db DB) ZAdd(key []byte, f ZAddFlags, scores []float64, members [][]byte) (
 	uniq := unique(members)
 	current := make(map[string]float64, len(uniq))
 	if c.exists {
-		old, err := c.getElements(CFDefault, uniq)
+		old, err := c.getElements(uniq)
 		if err != nil {
 			return res, err
 		}
@@ -134,7 +134,7 @@ func (db DB) ZRem(key []byte, members [][]byte) (int64, error) {
 		return 0, err
 	}
 	uniq := unique(members)
-	old, err := c.getElements(CFDefault, uniq)
+	old, err := c.getElements(uniq)
 	if err != nil {
 		return 0, err
 	}
@@ -160,7 +160,7 @@ func (db DB) ZMScore(key []byte, members [][]byte) (scores []float64, found []bo
 	if err != nil || c == nil {
 		return scores, found, err
 	}
-	values, err := c.getElements(CFDefault, members)
+	values, err := c.getElements(members)
 	for i, v := range values {
 		if v != nil {
 			scores[i], found[i] = decodeScore(v), true
