@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -47,15 +49,38 @@ func TestMain(m *testing.M) {
 }
 
 // freePort returns a loopback TCP port that is free right now.
+//
+// The ports come from below Linux's ephemeral range (32768-60999, where
+// the kernel picks the ports of ":0" and of outgoing connections), each
+// handed out once per test run: a server restarted on its port (a
+// replica, a cluster node) finds it free. A port the kernel picked could
+// have gone to another test's server meanwhile, which the test would then
+// have taken for its own (the restarted server failing to listen).
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for {
+		port := int(nextPort.Add(1))
+		if port >= portsEnd {
+			t.Fatal("no free port left below the ephemeral range")
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue // another process's
+		}
+		ln.Close()
+		return port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// nextPort is the port freePort tried last: from a random start, so that
+// test runs side by side mostly try different ports.
+var nextPort = func() *atomic.Int32 {
+	var n atomic.Int32
+	n.Store(int32(portsStart + rand.IntN(4000)))
+	return &n
+}()
+
+const portsStart, portsEnd = 16000, 32000
 
 // lockedBuffer collects a process's output safely.
 type lockedBuffer struct {
