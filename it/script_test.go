@@ -210,9 +210,12 @@ func TestScriptPersistence(t *testing.T) {
 	must(t, c.FunctionLoad(ctx, "#!lua name=later\nredis.register_function{function_name='later', callback=function() return 'later' end, flags={'no-writes'}}").Err())
 	second := c.ScriptLoad(ctx, "return 'second'").Val()
 	waitCaughtUp(t, c, rc)
-	if v, err := rc.FCallRO(ctx, "later", nil).Text(); err != nil || v != "later" {
-		t.Fatalf("FCALL_RO of a library loaded after the sync: %v %v", v, err)
-	}
+	// The replica reloads its libraries once it applied the batch that
+	// changed them, just after its sequence moved.
+	waitFor(t, replWait, "FCALL_RO of a library loaded after the sync", func() bool {
+		v, err := rc.FCallRO(ctx, "later", nil).Text()
+		return err == nil && v == "later"
+	})
 	if e := rc.ScriptExists(ctx, loaded, second).Val(); len(e) != 2 || !e[0] || !e[1] {
 		t.Fatalf("SCRIPT EXISTS on the replica: %v", e)
 	}
@@ -223,12 +226,11 @@ func TestScriptPersistence(t *testing.T) {
 	must(t, c.FunctionDelete(ctx, "later").Err())
 	waitCaughtUp(t, c, rc)
 	for _, cl := range []*redis.Client{c, rc} {
-		if e := cl.ScriptExists(ctx, loaded, second).Val(); len(e) != 2 || e[0] || e[1] {
-			t.Fatalf("SCRIPT EXISTS after SCRIPT FLUSH: %v", e)
-		}
-		if err := cl.FCallRO(ctx, "later", nil).Err(); err == nil || err.Error() != "ERR Function not found" {
-			t.Fatalf("FCALL_RO of a deleted function: %v", err)
-		}
+		waitFor(t, replWait, "SCRIPT FLUSH and FUNCTION DELETE to reach "+cl.Options().Addr, func() bool {
+			e := cl.ScriptExists(ctx, loaded, second).Val()
+			err := cl.FCallRO(ctx, "later", nil).Err()
+			return len(e) == 2 && !e[0] && !e[1] && err != nil && err.Error() == "ERR Function not found"
+		})
 	}
 }
 
