@@ -428,12 +428,24 @@ func (s *Storage) caches() [3]*metaCache {
 // SISMEMBER, SETBIT and the writes that read what they replace) where the
 // search of a memtable's skiplist is most of their CPU. A list's elements
 // are read around it, so that trimming a list need not make it forget
-// everything (batch.delUncachedRange).
+// everything (batch.delUncachedRange). Only elements found are stored:
+// the memtables' filters answer most reads of absent ones, and the
+// writes that add elements, whose reads miss, would otherwise fill the
+// cache with every element written (HSET, SADD, ZADD of new members).
 func (s *Storage) getElements(keys [][]byte) ([][]byte, error) {
 	if len(keys) == 1 {
-		v, found, err := s.getCached(s.elements, keys[0], []byte{})
-		if err != nil || !found {
-			return [][]byte{nil}, err
+		v, found, hit, gen := s.elements.get(keys[0], []byte{})
+		if !hit {
+			var err error
+			if v, found, err = s.getWith(s.readOpts, CFDefault, keys[0], []byte{}); err != nil {
+				return nil, err
+			}
+			if found {
+				s.elements.fill(keys[0], v, true, gen)
+			}
+		}
+		if !found {
+			return [][]byte{nil}, nil
 		}
 		return [][]byte{v}, nil
 	}
@@ -458,8 +470,9 @@ func (s *Storage) getElements(keys [][]byte) ([][]byte, error) {
 		return nil, err
 	}
 	for j, i := range missedAt {
-		out[i] = values[j]
-		s.elements.fill(missed[j], values[j], values[j] != nil, gens[j])
+		if out[i] = values[j]; out[i] != nil {
+			s.elements.fill(missed[j], values[j], true, gens[j])
+		}
 	}
 	return out, nil
 }

@@ -392,6 +392,17 @@ func TestElementsCache(t *testing.T) {
 	hget("", false, false) // the hash is gone: no element is read
 	db.HSet(b("h"), [][]byte{b("f"), b("v3")}, false)
 	hget("v3", true, false)
+	// Absent elements are not stored: both reads miss.
+	_, missesBefore := s.elements.counts()
+	for range 2 {
+		if _, found, err := db.HGet(b("h"), b("absent")); found || err != nil {
+			t.Fatalf("HGET of an absent field: %v %v", found, err)
+		}
+	}
+	if _, misses := s.elements.counts(); misses != missesBefore+2 {
+		t.Fatalf("%d misses for two reads of an absent field, want 2", misses-missesBefore)
+	}
+	hget("v3", true, true)
 
 	for i, want := range []int{0, 1} {
 		if old, err := db.SetBit(b("bits"), 7, true); err != nil || old != want {
