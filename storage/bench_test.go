@@ -113,7 +113,7 @@ func BenchmarkZAdd(b *testing.B) {
 // key costs no cache miss of its own.
 func BenchmarkMetaCacheGet(b *testing.B) {
 	const n = 200000
-	c := newMetaCache(1<<30, CFMetadata, true)
+	c := newMetaCache(1<<30, CFMetadata, true, true)
 	keys := make([][]byte, n)
 	for i, k := range rand.Perm(n) {
 		keys[i] = []byte("\x00\x00\x00\x00\x00\x00\x00\x00key:" + strconv.Itoa(k))

@@ -77,11 +77,7 @@ func (c *collection) prefix() (lower, upper []byte) {
 // getElement reads the value of a hash field, or a set or zset member;
 // found is false when absent.
 func (c *collection) getElement(sub []byte) ([]byte, bool, error) {
-	vals, err := c.db.getElements([][]byte{c.subkey(sub)})
-	if err != nil {
-		return nil, false, err
-	}
-	return vals[0], vals[0] != nil, nil
+	return c.db.getElement(c.subkey(sub))
 }
 
 // getElements reads many hash fields, or set or zset members, in one

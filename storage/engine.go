@@ -75,7 +75,7 @@ type Storage struct {
 	// hllCards the cardinality of HyperLogLogs (hllcard.go).
 	meta     *metaCache
 	records  *metaCache // stream group and consumer records (metacache.go)
-	elements *metaCache // hash fields, set and zset members, bitmap and HyperLogLog segments (getElements)
+	elements *metaCache // hash fields, set and zset members, bitmap and HyperLogLog segments (DB.getElement)
 	hllCards hllCards
 	// replMarker is the LogData record "r <replication id>" that ends
 	// every local write batch, nil while there is no replication id
@@ -118,9 +118,9 @@ func Open(cfg *config.Config) (*Storage, error) {
 		versions: metadata.NewVersionGenerator(),
 		dir:      filepath.Join(dir, "db"),
 	}
-	s.meta = newMetaCache(0, CFMetadata, true)
-	s.records = newMetaCache(0, CFStream, false)
-	s.elements = newMetaCache(0, CFDefault, false)
+	s.meta = newMetaCache(0, CFMetadata, true, true)
+	s.records = newMetaCache(0, CFStream, false, true)
+	s.elements = newMetaCache(0, CFDefault, false, false)
 	s.setCacheBudgets()
 	cfg.Watch("metadata-cache-size", s.setCacheBudgets)
 	if err := s.open(); err != nil {
@@ -422,30 +422,12 @@ func (s *Storage) caches() [3]*metaCache {
 	return [...]*metaCache{s.meta, s.records, s.elements}
 }
 
-// getElements reads records of the default column family (absent ones
-// are nil) through the elements cache: hash fields, set and zset members,
-// bitmap and HyperLogLog segments, which commands read by name (HGET, ZSCORE,
-// SISMEMBER, SETBIT and the writes that read what they replace) where the
-// search of a memtable's skiplist is most of their CPU. A list's elements
-// are read around it, so that trimming a list need not make it forget
-// everything (batch.delUncachedRange). Only elements found are stored:
-// the memtables' filters answer most reads of absent ones, and the
-// writes that add elements, whose reads miss, would otherwise fill the
-// cache with every element written (HSET, SADD, ZADD of new members).
-func (s *Storage) getElements(keys [][]byte) ([][]byte, error) {
+// multiGetThrough is multiGet of records of c's column family through c.
+func (s *Storage) multiGetThrough(c *metaCache, keys [][]byte) ([][]byte, error) {
 	if len(keys) == 1 {
-		v, found, hit, gen := s.elements.get(keys[0], []byte{})
-		if !hit {
-			var err error
-			if v, found, err = s.getWith(s.readOpts, CFDefault, keys[0], []byte{}); err != nil {
-				return nil, err
-			}
-			if found {
-				s.elements.fill(keys[0], v, true, gen)
-			}
-		}
-		if !found {
-			return [][]byte{nil}, nil
+		v, found, err := s.getCached(c, keys[0], []byte{})
+		if err != nil || !found {
+			return [][]byte{nil}, err
 		}
 		return [][]byte{v}, nil
 	}
@@ -454,7 +436,7 @@ func (s *Storage) getElements(keys [][]byte) ([][]byte, error) {
 	var missedAt []int
 	var gens []uint64
 	for i, k := range keys {
-		v, found, hit, gen := s.elements.get(k, []byte{})
+		v, found, hit, gen := c.get(k, []byte{})
 		switch {
 		case !hit:
 			missed, missedAt, gens = append(missed, k), append(missedAt, i), append(gens, gen)
@@ -465,14 +447,13 @@ func (s *Storage) getElements(keys [][]byte) ([][]byte, error) {
 	if len(missed) == 0 {
 		return out, nil
 	}
-	values, err := s.multiGet(CFDefault, missed)
+	values, err := s.multiGet(c.cf, missed)
 	if err != nil {
 		return nil, err
 	}
 	for j, i := range missedAt {
-		if out[i] = values[j]; out[i] != nil {
-			s.elements.fill(missed[j], values[j], true, gens[j])
-		}
+		out[i] = values[j]
+		c.fill(missed[j], values[j], values[j] != nil, gens[j])
 	}
 	return out, nil
 }

@@ -284,35 +284,55 @@ func (db DB) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
 // getRecord is get of a stream group or consumer record, through the
 // records cache (metacache.go).
 func (db DB) getRecord(key, dst []byte) (value []byte, found bool, err error) {
+	return db.getThrough(db.s.records, key, dst)
+}
+
+// getElement reads a hash field, a set or zset member, a bitmap or
+// HyperLogLog segment through the elements cache. These are what
+// commands read by name (HGET, ZSCORE, SISMEMBER, SETBIT, and the writes
+// that read what they replace), where the search of a memtable's
+// skiplist is most of their CPU. A list's elements are read around it, so
+// that trimming a list need not make it forget everything
+// (batch.delUncachedRange).
+func (db DB) getElement(key []byte) (value []byte, found bool, err error) {
+	return db.getThrough(db.s.elements, key, nil)
+}
+
+// getElements is getElement of many; absent ones are nil.
+func (db DB) getElements(keys [][]byte) ([][]byte, error) {
+	return db.readMany(CFDefault, keys, db.s.elements)
+}
+
+// getThrough is get of a record of c's column family through c, over the
+// group's writes.
+func (db DB) getThrough(c *metaCache, key, dst []byte) (value []byte, found bool, err error) {
 	if db.g != nil {
-		switch v, p := db.g.lookup(CFStream, key); p {
+		switch v, p := db.g.lookup(c.cf, key); p {
 		case pendingPut:
 			return append(dst, v...), true, nil
 		case pendingDelete:
 			return dst, false, nil
 		}
 	}
-	return db.s.getCached(db.s.records, key, dst)
+	return db.s.getCached(c, key, dst)
 }
 
 // multiGet reads many keys; absent ones are nil.
 func (db DB) multiGet(cf CF, keys [][]byte) ([][]byte, error) {
-	return db.readMany(cf, keys, db.s.multiGet)
+	return db.readMany(cf, keys, nil)
 }
 
-// getElements is multiGet of hash fields, set and zset members, bitmap
-// and HyperLogLog segments, through the elements cache
-// (Storage.getElements).
-func (db DB) getElements(keys [][]byte) ([][]byte, error) {
-	return db.readMany(CFDefault, keys, func(_ CF, keys [][]byte) ([][]byte, error) {
-		return db.s.getElements(keys)
-	})
-}
-
-// readMany reads keys of cf with read, over the group's writes.
-func (db DB) readMany(cf CF, keys [][]byte, read func(CF, [][]byte) ([][]byte, error)) ([][]byte, error) {
+// readMany reads keys of cf, through c unless it is nil, over the
+// group's writes.
+func (db DB) readMany(cf CF, keys [][]byte, c *metaCache) ([][]byte, error) {
+	read := func(keys [][]byte) ([][]byte, error) {
+		if c == nil {
+			return db.s.multiGet(cf, keys)
+		}
+		return db.s.multiGetThrough(c, keys)
+	}
 	if db.g == nil || len(db.g.ops) == 0 {
-		return read(cf, keys)
+		return read(keys)
 	}
 	out := make([][]byte, len(keys))
 	var rest [][]byte
@@ -328,7 +348,7 @@ func (db DB) readMany(cf CF, keys [][]byte, read func(CF, [][]byte) ([][]byte, e
 	if len(rest) == 0 {
 		return out, nil
 	}
-	values, err := read(cf, rest)
+	values, err := read(rest)
 	if err != nil {
 		return nil, err
 	}

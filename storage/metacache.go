@@ -49,8 +49,10 @@ import (
 // by key, do not crowd the groups out.
 //
 // A third, over the default column family, keeps the elements commands
-// read by name (Storage.getElements), also storing writes only over
-// cached entries. The compaction filters drop two kinds of its records
+// read by name (DB.getElement), also storing writes only over cached
+// entries, and only elements found: the memtables' filters answer most
+// reads of absent ones, and the writes that add elements, whose reads
+// miss, would otherwise fill it with every element written. The compaction filters drop two kinds of its records
 // without a write: those of an older version of a key, which no reader
 // asks for any more, and a bitmap's all-zero segments, which read as the
 // absent segment they stand for. A list's elements are never cached, so
@@ -62,6 +64,8 @@ type metaCache struct {
 	shards [metaShards]metaShard
 	cf     CF   // the column family whose records it keeps
 	addNew bool // an applied write stores a record not cached yet
+	// keepAbsent: a read that found no record stores its absence.
+	keepAbsent bool
 }
 
 const metaShards = 256
@@ -114,8 +118,8 @@ func (e *metaEntry) size() int64 { return entrySize(len(e.kv)) }
 // the budget.
 func entrySize(n int) int64 { return int64(n) + metaEntryOverhead }
 
-func newMetaCache(budget int64, cf CF, addNew bool) *metaCache {
-	c := &metaCache{seed: maphash.MakeSeed(), cf: cf, addNew: addNew}
+func newMetaCache(budget int64, cf CF, addNew, keepAbsent bool) *metaCache {
+	c := &metaCache{seed: maphash.MakeSeed(), cf: cf, addNew: addNew, keepAbsent: keepAbsent}
 	c.budget.Store(budget)
 	for i := range c.shards {
 		c.shards[i].m = map[uint64]metaEntry{}
@@ -175,7 +179,7 @@ func (c *metaCache) unchanged(key []byte, gen uint64) bool {
 // unless a write of the shard was in flight then or began since.
 func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	limit := c.budget.Load() / metaShards
-	if entrySize(len(key)+len(value)) > limit || gen == noFill {
+	if entrySize(len(key)+len(value)) > limit || gen == noFill || !found && !c.keepAbsent {
 		return
 	}
 	sh, h := c.shard(key)

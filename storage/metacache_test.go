@@ -131,7 +131,7 @@ func TestMetaCacheFlushAndBudget(t *testing.T) {
 
 // The cache stays within its budget, evicting as it fills.
 func TestMetaCacheEvicts(t *testing.T) {
-	c := newMetaCache(metaShards*1024, CFMetadata, true)
+	c := newMetaCache(metaShards*1024, CFMetadata, true, true)
 	for i := 0; i < 10000; i++ {
 		key := []byte("key:" + strconv.Itoa(i))
 		_, _, hit, gen := c.get(key, nil)
@@ -149,7 +149,7 @@ func TestMetaCacheEvicts(t *testing.T) {
 // shard was in flight at any time meanwhile: which of the two RocksDB
 // applied last is then not known here. A failed write stores nothing.
 func TestMetaCacheWritesThrough(t *testing.T) {
-	c := newMetaCache(metaShards*1024, CFMetadata, true)
+	c := newMetaCache(metaShards*1024, CFMetadata, true, true)
 	k := []byte("k")
 	hit := func() (string, bool) {
 		v, found, ok, _ := c.get(k, nil)
@@ -216,7 +216,7 @@ func TestMetaCacheWritesThrough(t *testing.T) {
 // The records cache keeps stream group records: what readers read and
 // what writes of cached records wrote, not the records a write adds.
 func TestRecordsCacheStoresOnlyCached(t *testing.T) {
-	c := newMetaCache(metaShards*1024, CFStream, false)
+	c := newMetaCache(metaShards*1024, CFStream, false, true)
 	k := []byte("group")
 	write := func(v string) {
 		ops := []op{{kind: opPut, cf: CFStream, key: k, value: []byte(v)}}
