@@ -255,7 +255,7 @@ func (s *Storage) writeRocksDB(wb *grocksdb.WriteBatch, what string, tell func(w
 	return nil
 }
 
-// tellMeta tells the metadata cache of the records a write changes,
+// tellMeta tells the record caches of the records a write changes,
 // before it is applied and after (metacache.go).
 func (s *Storage) tellMeta(ops []op, queued []*queuedWrite, phase writePhase) {
 	for _, c := range s.caches() {

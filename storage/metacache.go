@@ -52,10 +52,11 @@ import (
 // read by name (DB.getElement), also storing writes only over cached
 // entries, and only elements found: the memtables' filters answer most
 // reads of absent ones, and the writes that add elements, whose reads
-// miss, would otherwise fill it with every element written. The compaction filters drop two kinds of its records
-// without a write: those of an older version of a key, which no reader
-// asks for any more, and a bitmap's all-zero segments, which read as the
-// absent segment they stand for. A list's elements are never cached, so
+// miss, would otherwise fill it with every element written. The
+// compaction filters drop two kinds of its records without a write: those
+// of an older version of a key, which no reader asks for any more, and a
+// bitmap's all-zero segments, which read as the absent segment they stand
+// for. A list's elements are never cached, so
 // that a list trim's range deletion leaves the cache alone
 // (batch.delUncachedRange).
 type metaCache struct {
