@@ -44,6 +44,13 @@ type Ctx struct {
 	// job is how the context's script commands wait for the leader of the
 	// script queue (scriptqueue.go).
 	job *scriptJob
+	// joint, set while the leader of the script queue runs the context's
+	// command, gathers the writes of the scripts of its round
+	// (storage.Joint); the commands a script calls write through it.
+	joint *storage.Joint
+	// frozenAt, for the commands a script calls, is when the script
+	// began (Unix ms): as in Redis, they judge keys expired at that time.
+	frozenAt int64
 }
 
 // NewContext returns the context the commands of session s run in, which

@@ -154,6 +154,10 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	s := ctx.Session
 	ctx.Args, ctx.cmd = args, cmd
 	ctx.DB = e.Storage.DB(s.Namespace)
+	if ctx.joint != nil {
+		ctx.DB = ctx.joint.DB(s.Namespace)
+	}
+	ctx.DB = ctx.DB.At(ctx.frozenAt)
 	start := time.Now()
 	s.Ran(&cmd.Name, start)
 	// Counted before it runs, as Kvrocks: INFO commandstats counts itself.
@@ -205,16 +209,24 @@ func (e *Env) run(ctx *Ctx) {
 		ctx.ErrorString("ERR write command not allowed when reached max-db-size.")
 		return
 	}
+	keys := ctx.cmd.keys(ctx.Args)
+	joint := ctx.joint
+	if joint != nil && ctx.inScript && (len(keys) == 0 || ctx.cmd.Flags&LocksItself != 0) {
+		// A script's write of no key (FLUSHALL) or of keys it locks
+		// itself runs outside the joint, after the writes before it.
+		joint.Release()
+		joint = nil
+	}
 	if ctx.cmd.Flags&LocksItself != 0 {
 		call(ctx)
 		return
 	}
-	ctx.write = storage.Write{NS: ctx.Session.Namespace, Keys: ctx.cmd.keys(ctx.Args), By: ctx}
+	ctx.write = storage.Write{NS: ctx.Session.Namespace, Keys: keys, By: ctx, Joint: joint}
 	replied := ctx.W.Len()
 	db := ctx.DB
 	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
-		ctx.DB = in
-		ctx.noteBefore(in)
+		ctx.DB = in.At(ctx.frozenAt)
+		ctx.noteBefore(ctx.DB)
 		call(ctx)
 	})
 	ctx.endNotes()

@@ -164,14 +164,13 @@ func (e *Env) expireAccessed(c *Ctx, cmd *Command, args [][]byte) {
 		return
 	}
 	keys := cmd.keys(args)
-	db := e.Storage.DB(c.Session.Namespace)
-	states, err := db.KeyStates(keys)
+	states, err := c.DB.KeyStates(keys)
 	if err != nil {
 		return
 	}
 	for i, k := range keys {
 		if states[i].Expired && (flags&config.NotifyExpired != 0 || tracking) && !e.Repl.IsReplica() {
-			e.expireKey(flags, c.Session.Namespace, k)
+			e.expireKey(flags, c.Session.Namespace, k, c.joint)
 		}
 	}
 	if flags&config.NotifyKeyMiss == 0 {
@@ -206,10 +205,11 @@ func (cmd *Command) looksUp(args, keys [][]byte, i int) bool {
 }
 
 // expireKey deletes key of namespace ns if its time has passed, under its
-// lock, and publishes "expired" when it did.
-func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte) {
+// lock (in joint, when a script's command finds it expired), and
+// publishes "expired" when it did.
+func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte, joint *storage.Joint) {
 	deleted := false
-	err := e.Storage.Update(&storage.Write{NS: ns, Keys: [][]byte{key}}, func(db storage.DB) {
+	err := e.Storage.Update(&storage.Write{NS: ns, Keys: [][]byte{key}, Joint: joint}, func(db storage.DB) {
 		var err error
 		deleted, err = db.DeleteExpired(key)
 		if err != nil {
@@ -264,7 +264,7 @@ func (e *Env) expireStep(flags config.NotifyClass, from []byte) []byte {
 		return nil
 	}
 	for _, k := range keys {
-		e.expireKey(flags, k.NS, k.Name)
+		e.expireKey(flags, k.NS, k.Name, nil)
 	}
 	return next
 }

@@ -166,7 +166,7 @@ func (e *Env) declaredRefusal(flags scripting.Flags, readOnlyCommand bool) strin
 func (c *Ctx) runScript(keys [][]byte, readOnly, crossSlot bool, run func(scripting.Invocation)) {
 	caller := &scriptCaller{
 		e:         c.Env,
-		sub:       Ctx{Session: c.Session, Env: c.Env, inExec: true, inScript: true},
+		sub:       Ctx{Session: c.Session, Env: c.Env, inExec: true, inScript: true, joint: c.joint, frozenAt: time.Now().UnixMilli()},
 		readOnly:  readOnly,
 		crossSlot: crossSlot,
 		slot:      -1,

@@ -3,6 +3,8 @@ package commands
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/basaltdb/basalt/storage"
 )
 
 // Script commands run one at a time, each holding the gate alone. Taking
@@ -13,10 +15,22 @@ import (
 // each on its client's context, and wakes each client to send its reply.
 // Past maxLedRuns it hands the lead to the next one, which takes the gate
 // anew, so that the other commands get their turn.
+//
+// The leader runs them in rounds: a round is the commands queued when it
+// began (the first one also the leader's own), whose writes join one
+// storage.Joint and reach RocksDB in one write when the round ends,
+// before any of its clients is woken. A script's write then costs its
+// memtable inserts, not a RocksDB write of its own, and the scripts of a
+// round read each other's writes through the joint, as they would read
+// them applied.
 
 // maxLedRuns is the script commands past which a leader lets go of the
 // gate, once it ran those queued when it looked last.
 const maxLedRuns = 64
+
+// maxRoundRuns bounds the script commands of a round: their clients all
+// wait for its end, and none sends its next command meanwhile.
+const maxRoundRuns = 8
 
 // scriptQueue holds the script commands waiting for the leader.
 type scriptQueue struct {
@@ -24,6 +38,11 @@ type scriptQueue struct {
 	leading bool
 	waiting []*scriptJob
 	spare   []*scriptJob
+	// The leader's alone: the joint of its rounds, and the contexts of
+	// the round running with the reply length of each before it ran.
+	joint   *storage.Joint
+	round   []*Ctx
+	replied []int
 }
 
 // scriptJob is a script command waiting in the queue; each context has
@@ -68,8 +87,7 @@ func (e *Env) dispatchScript(c *Ctx, cmd *Command, args [][]byte) {
 		e.handOver()
 		return
 	}
-	e.execute(c, cmd, args)
-	e.runQueued()
+	e.lead(c, cmd, args)
 	e.leaveGate(hold)
 }
 
@@ -110,18 +128,31 @@ func (e *Env) awaitJob(job *scriptJob) (lead bool) {
 	}
 }
 
-// runQueued runs the script commands queued behind the leader, which
-// holds the gate and ran its own, and ends its lead.
-func (e *Env) runQueued() {
+// lead runs the leader's command, then the script commands queued behind
+// it, round by round, and ends the lead.
+func (e *Env) lead(c *Ctx, cmd *Command, args [][]byte) {
 	q := &e.scriptQueue
-	for runs := 1; runs < maxLedRuns; {
+	if q.joint == nil {
+		q.joint = e.Storage.NewJoint()
+	}
+	e.runJoined(c, cmd, args)
+	var woken []*scriptJob
+	for runs := 1; ; {
 		q.mu.Lock()
-		if len(q.waiting) == 0 {
-			q.leading = false
+		batch := q.waiting
+		if len(batch) == 0 || runs >= maxLedRuns {
+			if len(batch) == 0 {
+				// The next leader waits for the gate, which is let go
+				// of after the round ends.
+				q.leading = false
+			}
 			q.mu.Unlock()
+			e.endRound(woken)
+			if len(batch) != 0 {
+				e.handOver()
+			}
 			return
 		}
-		batch := q.waiting
 		q.waiting = q.spare[:0]
 		q.mu.Unlock()
 		for i, job := range batch {
@@ -129,16 +160,53 @@ func (e *Env) runQueued() {
 			if !job.state.CompareAndSwap(jobQueued, jobTaken) {
 				continue
 			}
-			e.execute(job.c, job.cmd, job.args)
+			e.runJoined(job.c, job.cmd, job.args)
 			e.scriptsPending.Add(-1)
-			job.done <- false
+			woken = append(woken, job)
 			runs++
+			if len(q.round) == maxRoundRuns {
+				e.endRound(woken)
+				woken = woken[:0]
+			}
 		}
 		q.mu.Lock()
 		q.spare = batch[:0]
 		q.mu.Unlock()
+		e.endRound(woken)
+		woken = woken[:0]
 	}
-	e.handOver()
+}
+
+// runJoined runs a script command of the round on its context, its writes
+// in the round's joint.
+func (e *Env) runJoined(c *Ctx, cmd *Command, args [][]byte) {
+	q := &e.scriptQueue
+	q.round = append(q.round, c)
+	q.replied = append(q.replied, c.W.Len())
+	c.joint = q.joint
+	q.joint.Run(func() { e.execute(c, cmd, args) })
+	c.joint = nil
+}
+
+// endRound applies the round's writes, replaces the replies of the
+// commands whose writes were lost by the error, makes each reply wait for
+// the WAL to hold the round, and wakes the clients of the queued ones.
+func (e *Env) endRound(woken []*scriptJob) {
+	q := &e.scriptQueue
+	failedFrom, err := q.joint.End()
+	seq := e.Storage.LatestSequence()
+	for m, c := range q.round {
+		if failedFrom >= 0 && m >= failedFrom {
+			c.W.Truncate(q.replied[m])
+			c.Error(err)
+		}
+		c.Session.SyncTo = seq
+		q.round[m] = nil
+	}
+	q.round, q.replied = q.round[:0], q.replied[:0]
+	for _, job := range woken {
+		job.done <- false
+	}
 }
 
 // handOver ends a lead: the first script command still queued leads next,

@@ -463,3 +463,114 @@ func TestScriptQueue(t *testing.T) {
 		t.Fatalf("a script after the kill: %d, %v", v, err)
 	}
 }
+
+// TestScriptJoint covers the rounds of scripts whose writes reach RocksDB
+// in one write (commands/scriptqueue.go): a reply comes only once its
+// script's writes are applied and durable, the commands that write around
+// the round's joint (FLUSHALL, PFCOUNT's cache, the deletion of a key
+// found expired) keep their order and do not wait for it, and a client
+// blocked on a key a script wrote gets what it wrote.
+func TestScriptJoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startBasaltIn(t, dir, "--notify-keyspace-events", "KEA")
+	// Keyspace events are published, and keys found expired deleted,
+	// only while someone listens.
+	listen := func(p *proc) <-chan *redis.Message {
+		sub := p.longClient(t, 2).PSubscribe(ctx, "__keyspace@0__:*")
+		t.Cleanup(func() { sub.Close() })
+		if _, err := sub.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return sub.Channel()
+	}
+	listen(p)
+	const clients, rounds = 8, 100
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, reader := p.longClient(t, 2), p.longClient(t, 2)
+			key := "joint:" + strconv.Itoa(i)
+			hll := "{" + key + "}:hll"
+			for n := 1; n <= rounds; n++ {
+				// PFCOUNT writes its cached count under the key's lock
+				// from inside the script.
+				got, err := c.Eval(ctx, "redis.call('set', KEYS[1], ARGV[1]) redis.call('pfadd', KEYS[2], ARGV[1]) return redis.call('pfcount', KEYS[2])", []string{key, hll}, n).Int()
+				if err != nil || got != n {
+					errs <- fmt.Errorf("%s: PFCOUNT in the script = %d, %v; want %d", key, got, err, n)
+					return
+				}
+				// Answered means applied: another connection reads it.
+				if v, err := reader.Get(ctx, key).Int(); err != nil || v != n {
+					errs <- fmt.Errorf("%s read %d (%v) after the reply of the script that set %d", key, v, err, n)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	// What was answered survives kill -9.
+	p.Kill()
+	p = startBasaltAt(t, dir, freePort(t), "--notify-keyspace-events", "KEA")
+	events := listen(p)
+	c := p.client(t, 2)
+	for i := range clients {
+		if v, err := c.Get(ctx, "joint:"+strconv.Itoa(i)).Int(); err != nil || v != rounds {
+			t.Fatalf("after kill -9, joint:%d = %d (%v), want %d", i, v, err, rounds)
+		}
+	}
+
+	// A key the script wrote, found expired by a later command of the
+	// same script: with expired events on, it is deleted under the key's
+	// lock, which the round holds. Time stands still inside a script, as
+	// in Redis, so the GET still finds it.
+	spin := "redis.call('set', KEYS[1], 'v', 'px', 1) local n = 0 while n < 3000000 do n = n + 1 end return redis.call('get', KEYS[1])"
+	if v, err := c.Eval(ctx, spin, []string{"short"}).Text(); err != nil || v != "v" {
+		t.Fatalf("GET of a key set with PX 1 in the same script: %q, %v; want v as redis-server", v, err)
+	}
+	// A script queued behind one that wrote a key with PX 1 runs in its
+	// round, holding that key's lock, and finds the key expired: with
+	// expired events on it deletes it through the round, as it must
+	// (through its own lock, it would wait for itself). The event of the
+	// first one's SET tells that it runs.
+	spun := make(chan error, 1)
+	go func() {
+		spun <- p.longClient(t, 2).Eval(ctx, "redis.call('set', KEYS[1], 'v', 'px', 1) local n = 0 while n < 10000000 do n = n + 1 end return 1", []string{"brief"}).Err()
+	}()
+	for m := range events {
+		if m.Channel == "__keyspace@0__:brief" && m.Payload == "set" {
+			break
+		}
+	}
+	if n, err := p.longClient(t, 2).Eval(ctx, "return redis.call('exists', KEYS[1])", []string{"brief"}).Int(); err != nil || n != 0 {
+		t.Fatalf("EXISTS of a key expired before the script began: %d, %v", n, err)
+	}
+	must(t, <-spun)
+	// FLUSHALL applies the writes before it first, and those after it
+	// come after it.
+	n, err := c.Eval(ctx, "redis.call('set', 'a', '1') redis.call('flushall') redis.call('set', 'b', '2') return redis.call('exists', 'a', 'b')", nil).Int()
+	if err != nil || n != 1 {
+		t.Fatalf("EXISTS a b after SET a, FLUSHALL, SET b in a script: %d, %v; want 1", n, err)
+	}
+	if c.Exists(ctx, "a").Val() != 0 || c.Get(ctx, "b").Val() != "2" {
+		t.Fatal("after the script, a survived FLUSHALL or b was lost")
+	}
+	// A client blocked on a list gets what a script pushed.
+	popped := make(chan []string, 1)
+	go func() { popped <- p.longClient(t, 2).BLPop(ctx, longTimeout, "jobs").Val() }()
+	waitFor(t, longTimeout, "BLPOP to block", func() bool {
+		return strings.Contains(c.ClientList(ctx).Val(), "cmd=blpop")
+	})
+	must(t, c.Eval(ctx, "redis.call('set', 'other', '1') return redis.call('rpush', KEYS[1], 'job')", []string{"jobs"}).Err())
+	if got := <-popped; len(got) != 2 || got[1] != "job" {
+		t.Fatalf("BLPOP woken by a script's RPUSH got %v", got)
+	}
+}

@@ -70,7 +70,7 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 		if raw == nil {
 			continue
 		}
-		rec, found, err := decodeRecord(raw)
+		rec, found, err := decodeRecord(raw, db.now())
 		switch {
 		case err != nil:
 			return 0, err

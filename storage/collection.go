@@ -184,7 +184,7 @@ func (db DB) readAt(snap *grocksdb.Snapshot, key []byte, t metadata.Type) (*coll
 // open decodes raw, the metadata record of c, a live collection of type
 // t unless it is dead (c.exists stays false).
 func (c *collection) open(raw []byte, t metadata.Type) error {
-	rec, found, err := decodeRecord(raw)
+	rec, found, err := decodeRecord(raw, c.db.now())
 	if err != nil || !found {
 		return err
 	}

@@ -12,6 +12,24 @@ type DB struct {
 	s  *Storage
 	ns string
 	g  *group // the lock holder's write group, see in
+	// at, when not 0, is the time in Unix ms at which keys are judged
+	// expired: a script's commands see time stand still at its start, as
+	// Redis's do, so that a key cannot expire in the middle of a script.
+	at int64
+}
+
+// At returns the view that judges keys expired at ms (Unix ms; 0: now).
+func (db DB) At(ms int64) DB {
+	db.at = ms
+	return db
+}
+
+// now is the time at which the view judges keys expired.
+func (db DB) now() int64 {
+	if db.at != 0 {
+		return db.at
+	}
+	return nowMs()
 }
 
 // DB returns the view of namespace ns.
@@ -48,16 +66,16 @@ func (db DB) lookup(nsKey []byte) (rec record, found bool, err error) {
 	if err != nil || !found {
 		return rec, false, err
 	}
-	return decodeRecord(raw)
+	return decodeRecord(raw, db.now())
 }
 
 // decodeRecord decodes a raw metadata value; found is false when dead.
-func decodeRecord(raw []byte) (rec record, found bool, err error) {
+func decodeRecord(raw []byte, now int64) (rec record, found bool, err error) {
 	m, rest, err := metadata.Decode(raw)
 	if err != nil {
 		return rec, false, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if m.Dead(nowMs()) {
+	if m.Dead(now) {
 		return rec, false, nil
 	}
 	return record{meta: m, rest: rest, raw: raw}, true, nil

@@ -127,7 +127,7 @@ func (db DB) MemoryUsage(key []byte, samples int64) (size int64, found bool, err
 	if err != nil || !found {
 		return 0, false, err
 	}
-	rec, found, err := decodeRecord(raw)
+	rec, found, err := decodeRecord(raw, db.now())
 	if err != nil || !found {
 		return 0, false, err
 	}

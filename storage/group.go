@@ -44,6 +44,10 @@ type group struct {
 	// members from it on are answered with err. -1: none failed.
 	failedFrom int
 	err        error
+	// joint is the Joint the group belongs to, nil for a stripe holder's
+	// group. A joint's group outlives any one write's stripes, so it does
+	// not keep metadata records (metaSeen) of keys it does not lock.
+	joint *Joint
 }
 
 var groups = sync.Pool{New: func() any { return &group{failedFrom: -1} }}
@@ -269,6 +273,9 @@ func (db DB) get(cf CF, key, dst []byte) (value []byte, found bool, err error) {
 		return dst, false, nil
 	}
 	if cf != CFMetadata {
+		return db.s.get(cf, key, dst)
+	}
+	if db.g.joint != nil {
 		return db.s.get(cf, key, dst)
 	}
 	if r, ok := db.g.seen(key); ok {

@@ -25,7 +25,7 @@ func (db DB) hllCollection(nsKey, key, raw []byte) (*collection, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	rec, found, err := decodeRecord(raw)
+	rec, found, err := decodeRecord(raw, db.now())
 	if err != nil || !found {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (db DB) PFCount(keys [][]byte) (int64, error) {
 		// while its cached cardinality is read or filled (hllcard.go).
 		var card int64
 		var cerr error
-		err := db.s.Update(&Write{NS: db.ns, Keys: keys}, func(in DB) { card, cerr = in.pfCountOne(keys[0]) })
+		err := db.s.Update(&Write{NS: db.ns, Keys: keys, Joint: db.joint()}, func(in DB) { card, cerr = in.pfCountOne(keys[0]) })
 		if err == nil {
 			err = cerr
 		}

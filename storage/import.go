@@ -423,14 +423,3 @@ func (b *RawBatch) logData(blob []byte) {
 	b.buf = binary.AppendUvarint(b.buf, uint64(len(blob)))
 	b.buf = append(b.buf, blob...)
 }
-
-// tryAcquire takes the stripe if nobody holds it.
-func (st *stripe) tryAcquire() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.held {
-		return false
-	}
-	st.held = true
-	return true
-}

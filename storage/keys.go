@@ -32,7 +32,7 @@ func (db DB) liveMany(keys [][]byte) (nsKeys [][]byte, alive []bool, err error) 
 	alive = make([]bool, len(keys))
 	for i, raw := range raws {
 		if raw != nil {
-			_, found, _ := decodeRecord(raw)
+			_, found, _ := decodeRecord(raw, db.now())
 			alive[i] = found
 		}
 	}
@@ -104,7 +104,7 @@ func (db DB) Expire(key []byte, atMs int64, cond ExpireCond) (bool, error) {
 	if !cond.allows(rec.meta.Expire, atMs) {
 		return false, nil
 	}
-	if atMs <= nowMs() {
+	if atMs <= db.now() {
 		return true, db.delete(logExpireWrite, CFMetadata, nsKey)
 	}
 	return true, db.rewriteExpire(nsKey, rec, atMs)
@@ -155,7 +155,7 @@ func (db DB) Scan(a ScanArgs) (keys [][]byte, next []byte, err error) {
 	} else {
 		it.SeekToFirst()
 	}
-	now := nowMs()
+	now := db.now()
 	examined := 0
 	err = it.walk(false, a.Count+1, func(nsKey, value []byte) bool {
 		if examined == a.Count {
@@ -210,7 +210,7 @@ func (db DB) Keys(match []byte) ([][]byte, error) {
 	lower, upper := db.scanRange(match)
 	it := db.newIterator(CFMetadata, lower, upper, nil)
 	defer it.close()
-	now := nowMs()
+	now := db.now()
 	var keys [][]byte
 	it.SeekToFirst()
 	err := it.walk(false, 0, func(nsKey, value []byte) bool {
@@ -235,7 +235,7 @@ func (db DB) Stats() (KeyStats, error) {
 	lower, upper := db.prefix()
 	it := db.newIterator(CFMetadata, lower, upper, nil)
 	defer it.close()
-	now := nowMs()
+	now := db.now()
 	var st KeyStats
 	var ttlSum int64
 	it.SeekToFirst()
@@ -288,7 +288,7 @@ func (db DB) RandomKey() ([]byte, error) {
 	first := append([]byte(nil), it.keyData()...)
 	it.SeekToLast()
 	last := append([]byte(nil), it.keyData()...)
-	now := nowMs()
+	now := db.now()
 	steps := rand.IntN(randomKeyWindow)
 	var start []byte // the first live key met
 	live, cycled := 0, false

@@ -135,6 +135,17 @@ func (st *stripe) acquire(run func(*group)) (handed bool, err error) {
 	return handed, err
 }
 
+// tryAcquire takes the stripe if nobody holds it.
+func (st *stripe) tryAcquire() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.held {
+		return false
+	}
+	st.held = true
+	return true
+}
+
 // lead runs fn, the holder's own critical section, then the waiting ones it
 // may run, in groups: it runs the sections queued so far in one group,
 // applies it and answers their clients, and goes on with the sections

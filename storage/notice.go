@@ -42,7 +42,7 @@ func (db DB) KeyStates(keys [][]byte) ([]KeyState, error) {
 		return nil, err
 	}
 	out := make([]KeyState, len(keys))
-	now := nowMs()
+	now := db.now()
 	for i, raw := range raws {
 		if raw == nil {
 			continue
@@ -65,7 +65,7 @@ func (db DB) DeleteExpired(key []byte) (bool, error) {
 		return false, err
 	}
 	_, expire, ok := metadata.PeekType(raw)
-	if !ok || expire == 0 || expire >= nowMs() {
+	if !ok || expire == 0 || expire >= db.now() {
 		return false, nil
 	}
 	return true, db.delete(logDelete, CFMetadata, nsKey)

@@ -92,7 +92,7 @@ func (db DB) streamRead(key []byte) (*streamView, error) {
 	snap, raw, found, err := db.snapshotMeta(c.nsKey)
 	var rec record
 	if err == nil && found {
-		rec, found, err = decodeRecord(raw)
+		rec, found, err = decodeRecord(raw, db.now())
 	}
 	if err == nil && found && rec.meta.Type != metadata.TypeStream {
 		err = ErrWrongType

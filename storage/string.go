@@ -45,7 +45,7 @@ func (db DB) MGet(keys [][]byte) ([][]byte, error) {
 		if raw == nil {
 			continue
 		}
-		rec, found, err := decodeRecord(raw)
+		rec, found, err := decodeRecord(raw, db.now())
 		switch {
 		case err != nil || !found:
 		case rec.meta.Type == metadata.TypeString:

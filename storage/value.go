@@ -50,7 +50,7 @@ func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 	if err != nil || !found {
 		return nil, false, err
 	}
-	rec, found, err := decodeRecord(raw)
+	rec, found, err := decodeRecord(raw, db.now())
 	if err != nil || !found {
 		return nil, false, err
 	}

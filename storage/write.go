@@ -26,7 +26,9 @@ import (
 //     reaches RocksDB in a single write (group.go); writes of different
 //     stripes arriving together share one RocksDB write too (commit.go).
 //     Update returns once the write's batch is applied: its effects are
-//     visible to every reader.
+//     visible to every reader. A Joint (joint.go) instead gathers the
+//     writes of the commands one goroutine runs back to back, holding their
+//     stripes, and applies them in one write when it ends.
 //  4. Watchers. While a Watcher watches, Update tells it, still under the
 //     keys' locks, of every write that changed something (WATCH, blocked
 //     clients), so no write slips between a change and its notice.
@@ -56,6 +58,9 @@ type Write struct {
 	// it (the command and its client) to tell which keys changed. nil: the
 	// Watcher is not told (WATCH, which only holds the locks).
 	By any
+	// Joint, when set, is the joint of the goroutine writing: the write
+	// joins its group and is applied when the joint ends (joint.go).
+	Joint *Joint
 }
 
 // A Watcher learns of the writes that changed the database.
@@ -90,6 +95,9 @@ func (s *Storage) Update(w *Write, fn func(DB)) error {
 		if s.writes.Load() != before {
 			s.watcher.Wrote(w)
 		}
+	}
+	if w.Joint != nil {
+		return w.Joint.update(w, body)
 	}
 	if len(w.Also) == 0 {
 		return s.locks.do(w.NS, w.Keys, body)
