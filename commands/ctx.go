@@ -23,7 +23,11 @@ type Ctx struct {
 	Env     *Env
 	cmd     *Command
 	write   storage.Write // the write door's description of the running write command
-	inExec  bool          // the command runs inside EXEC or a script: blocking commands do not block
+	// changed, when set by the handler of a write, is which of its
+	// written keys the write changed (DEL's existing keys): the keys
+	// Wrote touches. nil: all of them.
+	changed [][]byte
+	inExec  bool // the command runs inside EXEC or a script: blocking commands do not block
 	// inScript is set when a script runs the command.
 	inScript bool
 	// spillable is set while a command whose reply may be sent in parts

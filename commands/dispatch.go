@@ -230,7 +230,7 @@ func (e *Env) run(ctx *Ctx) {
 		call(ctx)
 	})
 	ctx.endNotes()
-	ctx.DB, ctx.write = db, storage.Write{}
+	ctx.DB, ctx.write, ctx.changed = db, storage.Write{}, nil
 	if err != nil {
 		// The reply was written before the write failed to apply.
 		ctx.W.Truncate(replied)
@@ -251,7 +251,10 @@ func (e *Env) Watching() bool {
 func (e *Env) Wrote(w *storage.Write) {
 	ctx := w.By.(*Ctx)
 	ctx.announce()
-	changed := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
+	changed := ctx.changed
+	if changed == nil {
+		changed = ctx.cmd.writtenKeys(ctx.Args, w.Keys)
+	}
 	e.Sessions.Watches.Touch(w.NS, changed)
 	e.Sessions.Blocking.Written(w.NS, changed, ctx.Session)
 	e.invalidate(ctx, w.NS, changed)

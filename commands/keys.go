@@ -40,9 +40,12 @@ func init() {
 
 // DEL key [key ...] and UNLINK key [key ...]
 func cmdDel(c *Ctx) {
-	n, err := c.DB.Del(c.Args[1:])
+	deleted, err := c.DB.DelKeys(c.Args[1:])
+	// Only the keys deleted changed: as in Redis, a WATCHed key given but
+	// missing is left alone, and is not invalidated for tracking.
+	c.changed = deleted
 	if c.ok(err) {
-		c.W.Int(n)
+		c.W.Int(int64(len(deleted)))
 	}
 }
 

@@ -55,21 +55,28 @@ func (db DB) Exists(keys [][]byte) (int64, error) {
 // lose only their metadata record; their elements become unreachable at
 // once and are reclaimed by compaction.
 func (db DB) Del(keys [][]byte) (int64, error) {
+	deleted, err := db.DelKeys(keys)
+	return int64(len(deleted)), err
+}
+
+// DelKeys is Del returning the keys it deleted, each once, in the order
+// given: the keys that existed.
+func (db DB) DelKeys(keys [][]byte) ([][]byte, error) {
 	nsKeys, alive, err := db.liveMany(keys)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	b := db.newBatch(logDelete)
-	var n int64
+	var deleted [][]byte
 	seen := map[string]bool{}
 	for i, a := range alive {
 		if a && !seen[string(nsKeys[i])] {
 			seen[string(nsKeys[i])] = true
 			b.del(CFMetadata, nsKeys[i])
-			n++
+			deleted = append(deleted, keys[i])
 		}
 	}
-	return n, b.commit()
+	return deleted, b.commit()
 }
 
 // ExpireCond restricts when Expire changes a key: EXPIRE's NX, XX, GT and
