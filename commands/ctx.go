@@ -24,8 +24,9 @@ type Ctx struct {
 	cmd     *Command
 	write   storage.Write // the write door's description of the running write command
 	// changed, when set by the handler of a write, is which of its
-	// written keys the write changed (DEL's existing keys): the keys
-	// Wrote touches. nil: all of them.
+	// written keys Redis counts as changed by it (DEL's existing keys;
+	// none for the consumer-group commands): the keys Wrote touches for
+	// WATCH and invalidates for tracking. nil: all of them.
 	changed [][]byte
 	inExec  bool // the command runs inside EXEC or a script: blocking commands do not block
 	// inScript is set when a script runs the command.

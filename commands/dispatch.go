@@ -222,6 +222,7 @@ func (e *Env) run(ctx *Ctx) {
 		return
 	}
 	ctx.write = storage.Write{NS: ctx.Session.Namespace, Keys: keys, By: ctx, Joint: joint}
+	ctx.changed = nil
 	replied := ctx.W.Len()
 	db := ctx.DB
 	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
@@ -251,13 +252,21 @@ func (e *Env) Watching() bool {
 func (e *Env) Wrote(w *storage.Write) {
 	ctx := w.By.(*Ctx)
 	ctx.announce()
-	changed := ctx.changed
-	if changed == nil {
-		changed = ctx.cmd.writtenKeys(ctx.Args, w.Keys)
+	written := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
+	// The keys Redis signals as modified: WATCH and client-side caching
+	// see those only (to Touch, no keys would mean all of them).
+	changed := written
+	if ctx.changed != nil {
+		changed = ctx.changed
 	}
-	e.Sessions.Watches.Touch(w.NS, changed)
-	e.Sessions.Blocking.Written(w.NS, changed, ctx.Session)
-	e.invalidate(ctx, w.NS, changed)
+	signal := ctx.changed == nil || len(ctx.changed) > 0
+	if signal {
+		e.Sessions.Watches.Touch(w.NS, changed)
+	}
+	e.Sessions.Blocking.Written(w.NS, written, ctx.Session)
+	if signal {
+		e.invalidate(ctx, w.NS, changed)
+	}
 	for _, k := range w.Also {
 		changed = append(changed[:0:0], k.Name)
 		e.Sessions.Watches.Touch(k.NS, changed)

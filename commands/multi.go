@@ -160,6 +160,12 @@ func cmdUnwatch(c *Ctx) {
 	c.W.OK()
 }
 
+// changesNoKey marks the running write as one Redis does not count as a
+// change of its keys (Redis 7.0 calls no signalModifiedKey for the
+// consumer-group commands and XSETID): a WATCHed key stays unchanged and
+// tracking invalidates nothing.
+func (c *Ctx) changesNoKey() { c.changed = [][]byte{} }
+
 // touchWatched records a change of keys that wrote nothing to the
 // database but that Redis counts as a change of a WATCHed key (an LTRIM
 // that removes nothing). The handler holds the keys' locks.

@@ -36,7 +36,12 @@ func noGroupError(key, group []byte, suffix string) string {
 // XGROUP SETID key group id|$ [ENTRIESREAD n] | XGROUP DESTROY key group |
 // XGROUP CREATECONSUMER key group consumer |
 // XGROUP DELCONSUMER key group consumer | XGROUP HELP
-func cmdXGroup(c *Ctx) { dispatchSub(c, xgroupSubcommands) }
+// XGROUP changes no key in Redis's eyes, unless CREATE's MKSTREAM makes
+// the stream.
+func cmdXGroup(c *Ctx) {
+	c.changesNoKey()
+	dispatchSub(c, xgroupSubcommands)
+}
 
 var xgroupSubcommands = map[string]subcommand{
 	"create":         {-5, xgroupCreate},
@@ -138,6 +143,8 @@ func xgroupCreate(c *Ctx) {
 	} else if typ != metadata.TypeNone && typ != metadata.TypeStream {
 		c.ErrorString(errWrongType)
 		return
+	} else if typ == metadata.TypeNone {
+		c.changed = nil // the stream made is a change
 	}
 	var ok bool
 	if a.ID, a.LastID, ok = groupID(c, true); !ok {
@@ -205,6 +212,7 @@ func xgroupDelConsumer(c *Ctx) {
 
 // XACK key group id [id ...]
 func cmdXAck(c *Ctx) {
+	c.changesNoKey()
 	// Nothing to acknowledge is 0 before the IDs are read.
 	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
 	switch {
@@ -328,6 +336,7 @@ func xpendingSummary(c *Ctx) {
 // [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID]
 // [LASTID lastid]
 func cmdXClaim(c *Ctx) {
+	c.changesNoKey()
 	if !streamGroupExists(c) {
 		return
 	}
@@ -426,6 +435,7 @@ const xautoclaimMaxCount = (1<<63 - 1) / 16
 
 // XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
 func cmdXAutoClaim(c *Ctx) {
+	c.changesNoKey()
 	minIdle, ok := num.ParseInt(c.Args[4])
 	if !ok {
 		c.ErrorString("ERR Invalid min-idle-time argument for XAUTOCLAIM")
@@ -484,6 +494,7 @@ func cmdXAutoClaim(c *Ctx) {
 // new, the client waits on its keys (blocking.go) and is served, like a
 // new call, from the first key that gets entries.
 func cmdXReadGroup(c *Ctx) {
+	c.changesNoKey()
 	a, ok := parseXRead(c, true)
 	if !ok {
 		return

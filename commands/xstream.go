@@ -369,6 +369,7 @@ func cmdXDel(c *Ctx) {
 
 // XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
 func cmdXSetID(c *Ctx) {
+	c.changesNoKey()
 	id, ok := c.streamID(2)
 	if !ok {
 		return

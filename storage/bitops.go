@@ -271,8 +271,13 @@ func (s *segmentBits) setBit(n uint64, v uint64) {
 		d = grown
 		s.segs[seg] = d
 	}
+	old := d[j]
 	d[j] = d[j]&^(1<<(n%8)) | byte(v)<<(n%8)
-	s.dirty[seg] = true
+	// A bit set to what it was changes nothing (zeros past the stored
+	// bytes of a segment are implied, up to the bitmap's size).
+	if d[j] != old {
+		s.dirty[seg] = true
+	}
 }
 
 // BitField runs BITFIELD's operations in order and returns their replies.
@@ -298,8 +303,8 @@ func (db DB) BitField(key []byte, ops []BitFieldOp) ([]BitFieldResult, error) {
 	if t.bm == nil {
 		value := make([]byte, max(int64(len(t.rec.rest)), need))
 		copy(value, t.rec.rest)
-		wrote := runBitField(stringBits(value), ops, out)
-		if wrote || len(value) > len(t.rec.rest) {
+		// As in Redis 7, fields set to the values they had change nothing.
+		if runBitField(stringBits(value), ops, out) || len(value) > len(t.rec.rest) {
 			err = db.put(typeLog(metadata.TypeString), CFMetadata, t.nsKey, encodeString(value, t.rec.meta.Expire))
 		}
 		return out, err
@@ -398,9 +403,9 @@ func bitFieldLog(ops []BitFieldOp) logData {
 }
 
 // runBitField applies ops to space as Redis's bitfieldGeneric does,
-// filling out; it reports whether a SET or INCRBY wrote.
-func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) bool {
-	wrote := false
+// filling out; it reports whether a SET or INCRBY changed its field's
+// value (Redis 7 counts those only as changes of the key).
+func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) (changed bool) {
 	for i, op := range ops {
 		if op.Kind == BitFieldGet {
 			if op.Signed {
@@ -452,10 +457,12 @@ func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) bool {
 			out[i] = BitFieldResult{Nil: true}
 			continue
 		}
+		if getUnsignedField(space, op.Offset, op.Bits) != newVal&(^uint64(0)>>(64-op.Bits)) {
+			changed = true
+		}
 		setField(space, op.Offset, op.Bits, newVal)
-		wrote = true
 	}
-	return wrote
+	return changed
 }
 
 func getUnsignedField(s bitSpace, offset uint64, n uint) uint64 {

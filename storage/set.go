@@ -120,36 +120,44 @@ func (v *view) frontSample(count int64) ([]Element, error) {
 // As in Redis, an absent src answers false before any type check; then
 // both keys must hold sets (dst may be absent).
 func (db DB) SMove(src, dst, member []byte) (bool, error) {
+	moved, _, err := db.SMoveAdded(src, dst, member)
+	return moved, err
+}
+
+// SMoveAdded is SMove also reporting whether dst gained the member (it
+// did not when it held it already, or is src).
+func (db DB) SMoveAdded(src, dst, member []byte) (moved, added bool, err error) {
 	from, err := db.forWrite(src, metadata.TypeSet)
 	if err == nil && !from.exists {
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	to, err := db.forWrite(dst, metadata.TypeSet)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if _, found, err := from.getElement(member); err != nil || !found {
-		return false, err
+		return false, false, err
 	}
 	if bytes.Equal(src, dst) {
-		return true, nil
+		return true, false, nil
 	}
 	b := db.newBatch(typeLogs[metadata.TypeSet])
 	b.del(CFDefault, from.subkey(member))
 	from.meta.Size--
 	from.saveMeta(b)
 	if _, inDst, err := to.getElement(member); err != nil {
-		return false, err
+		return false, false, err
 	} else if !to.exists || !inDst {
 		b.put(CFDefault, to.subkey(member), nil)
 		db.s.hints.widen(to, CFDefault, member)
 		to.meta.Size++
 		to.saveMeta(b)
+		added = true
 	}
-	return true, b.commit()
+	return true, added, b.commit()
 }
 
 // SetOp is a set algebra operation.
