@@ -12,6 +12,11 @@ import (
 	"github.com/basaltdb/basalt/num"
 )
 
+// do runs fn holding the stripes of keys of namespace ns, as Update does.
+func (l *keyLocks) do(ns string, keys [][]byte, fn func(*group)) error {
+	return l.run((&Write{NS: ns, Keys: keys}).stripes(nil), fn)
+}
+
 // holdStripe holds the stripe of key until the returned function is
 // called, so that critical sections queued meanwhile are combined.
 func holdStripe(t *testing.T, db DB, key []byte, fn func(g *group)) (release func()) {

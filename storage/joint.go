@@ -40,29 +40,10 @@ func (s *Storage) NewJoint() *Joint {
 func (j *Joint) DB(ns string) DB { return j.s.DB(ns).in(j.g) }
 
 // Run runs fn, a command of the joint's goroutine, as the joint's next
-// member, and returns its number for End's outcome.
-func (j *Joint) Run(fn func()) (member int) {
-	member = j.g.member
+// member: members are numbered from 0 in the order they run, for End.
+func (j *Joint) Run(fn func()) {
 	fn()
 	j.g.member++
-	return member
-}
-
-// update runs body, the write of w, in the joint's group once the joint
-// holds w's stripes. A write lost by an earlier flush of the joint fails
-// through the group; End reports it.
-func (j *Joint) update(w *Write, body func(*group)) error {
-	ids := make([]uint32, 0, len(w.Keys)+len(w.Also))
-	for _, k := range w.Keys {
-		ids = append(ids, stripeOf(w.NS, k))
-	}
-	for _, k := range w.Also {
-		ids = append(ids, stripeOf(k.NS, k.Name))
-	}
-	slices.Sort(ids)
-	j.take(slices.Compact(ids))
-	body(j.g)
-	return nil
 }
 
 // take makes the joint hold the stripes ids (ascending) besides those it

@@ -63,37 +63,27 @@ func stripeOf(ns string, key []byte) uint32 {
 	return h % lockStripes
 }
 
-// do runs fn while holding the stripes of keys in namespace ns, and returns
-// once fn has run and its writes are applied. fn gets the write group its
-// writes must join (through DB.in). It may run on another goroutine (the
-// holder of the stripe), so it must not depend on which goroutine runs it,
-// must not take locks itself and must not panic. The error is set when
-// fn's writes could not be applied: whatever fn replied must be replaced
-// by it.
-func (l *keyLocks) do(ns string, keys [][]byte, fn func(*group)) error {
-	var inline [4]uint32
-	ids := inline[:0]
-	for _, k := range keys {
-		ids = append(ids, stripeOf(ns, k))
+// stripes appends to buf the lock stripes of w's keys, ascending and
+// each once: the order in which a writer takes them.
+func (w *Write) stripes(buf []uint32) []uint32 {
+	for _, k := range w.Keys {
+		buf = append(buf, stripeOf(w.NS, k))
 	}
-	return l.run(ids, fn)
+	for _, k := range w.Also {
+		buf = append(buf, stripeOf(k.NS, k.Name))
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
 }
 
-// doAcross is do for keys of several namespaces.
-func (l *keyLocks) doAcross(keys []Key, fn func(*group)) error {
-	ids := make([]uint32, 0, len(keys))
-	for _, k := range keys {
-		ids = append(ids, stripeOf(k.NS, k.Name))
-	}
-	return l.run(ids, fn)
-}
-
-// run holds the stripes ids (in any order, repeats allowed) around fn.
+// run holds the stripes ids (ascending, each once: Write.stripes) around
+// fn, and returns once fn has run and its writes are applied. fn gets the
+// write group its writes must join (through DB.in). It may run on another
+// goroutine (the holder of the stripe), so it must not depend on which
+// goroutine runs it, must not take locks itself and must not panic. The
+// error is set when fn's writes could not be applied: whatever fn replied
+// must be replaced by it.
 func (l *keyLocks) run(ids []uint32, fn func(*group)) error {
-	if len(ids) > 1 {
-		slices.Sort(ids)
-		ids = slices.Compact(ids)
-	}
 	if len(ids) == 1 {
 		st := &l.stripes[ids[0]]
 		if handed, err := st.acquire(fn); !handed {

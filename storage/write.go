@@ -96,17 +96,16 @@ func (s *Storage) Update(w *Write, fn func(DB)) error {
 			s.watcher.Wrote(w)
 		}
 	}
+	var inline [4]uint32
+	ids := w.stripes(inline[:0])
 	if w.Joint != nil {
-		return w.Joint.update(w, body)
+		// Applied when the joint ends; a write lost by a flush of the
+		// joint fails through its group, and End reports it.
+		w.Joint.take(ids)
+		body(w.Joint.g)
+		return nil
 	}
-	if len(w.Also) == 0 {
-		return s.locks.do(w.NS, w.Keys, body)
-	}
-	keys := make([]Key, 0, len(w.Keys)+len(w.Also))
-	for _, k := range w.Keys {
-		keys = append(keys, Key{NS: w.NS, Name: k})
-	}
-	return s.locks.doAcross(append(keys, w.Also...), body)
+	return s.locks.run(ids, body)
 }
 
 // Sibling returns the view of namespace ns that joins db's write.
