@@ -213,26 +213,32 @@ func xgroupDelConsumer(c *Ctx) {
 // XACK key group id [id ...]
 func cmdXAck(c *Ctx) {
 	c.changesNoKey()
-	// Nothing to acknowledge is 0 before the IDs are read.
-	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
-	switch {
-	case !c.ok(err):
-		return
-	case !keyFound || !groupFound:
-		c.W.Int(0)
-		return
-	}
 	ids := make([]metadata.StreamID, 0, len(c.Args)-3)
 	for i := 3; i < len(c.Args); i++ {
-		id, ok := c.streamID(i)
+		id, _, ok := parseStreamID(c.Args[i], true, 0, false)
 		if !ok {
+			xackBadID(c, i)
 			return
 		}
 		ids = append(ids, id)
 	}
+	// XAck finds nothing to acknowledge without the stream or the group.
 	n, err := c.DB.XAck(c.Args[1], c.Args[2], ids)
 	if c.ok(err) {
 		c.W.Int(n)
+	}
+}
+
+// xackBadID replies to an XACK whose argument i is not an ID: as Redis,
+// nothing to acknowledge (0) comes before the IDs are read.
+func xackBadID(c *Ctx, i int) {
+	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
+	switch {
+	case !c.ok(err):
+	case !keyFound || !groupFound:
+		c.W.Int(0)
+	default:
+		c.streamID(i)
 	}
 }
 
@@ -505,31 +511,13 @@ func cmdXReadGroup(c *Ctx) {
 		xreadgroupServe(c, keys[0], &a)
 		return
 	}
-	history := make([]*metadata.StreamID, n)
-	for i, k := range keys {
-		keyFound, groupFound, err := c.DB.XGroupExists(k, a.group)
-		switch {
-		case !c.ok(err):
+	history, quick := groupReadIDs(c.Args[a.streams+n:])
+	if !quick || n > 1 {
+		// Redis checks every stream's group, then its ID, before reading
+		// any; one stream with a good ID learns of a missing group from
+		// its read.
+		if history, quick = checkGroupReads(c, keys, &a); !quick {
 			return
-		case !keyFound || !groupFound:
-			c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
-			return
-		}
-		switch arg := c.Args[a.streams+n+i]; {
-		case len(arg) == 1 && arg[0] == '$':
-			c.ErrorString("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.")
-			return
-		case len(arg) == 1 && arg[0] == '>':
-		default:
-			id, ok := c.streamID(a.streams + n + i)
-			if !ok {
-				return
-			}
-			// Pending entries after the ID. Redis marks ">" with the
-			// last possible ID, which so reads new entries too.
-			if next, ok := id.Next(); ok {
-				history[i] = &next
-			}
 		}
 	}
 	try := func() { xreadgroup(c, keys, history, &a) }
@@ -538,6 +526,63 @@ func cmdXReadGroup(c *Ctx) {
 		return
 	}
 	blockingRun(c, c.Args, keys, a.block, metadata.TypeStream, nullArray, xreadgroupServed, try)
+}
+
+// groupReadIDs parses XREADGROUP's IDs: ">" reads new entries (nil), an
+// ID the consumer's pending entries after it. ok is false when one is bad.
+func groupReadIDs(args [][]byte) (history []*metadata.StreamID, ok bool) {
+	history = make([]*metadata.StreamID, len(args))
+	for i, arg := range args {
+		h, bad := groupReadID(arg)
+		if bad != "" {
+			return nil, false
+		}
+		history[i] = h
+	}
+	return history, true
+}
+
+// groupReadID parses one XREADGROUP ID, or says what is wrong with it.
+func groupReadID(arg []byte) (history *metadata.StreamID, bad string) {
+	if len(arg) == 1 && arg[0] == '>' {
+		return nil, ""
+	}
+	if len(arg) == 1 && arg[0] == '$' {
+		return nil, "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set."
+	}
+	id, _, ok := parseStreamID(arg, true, 0, false)
+	if !ok {
+		return nil, errStreamID
+	}
+	// Pending entries after the ID. Redis marks ">" with the last
+	// possible ID, which so reads new entries too.
+	if next, ok := id.Next(); ok {
+		return &next, ""
+	}
+	return nil, ""
+}
+
+// checkGroupReads checks each stream's group and then its ID, in Redis's
+// order, replying the first error.
+func checkGroupReads(c *Ctx, keys [][]byte, a *xreadArgs) (history []*metadata.StreamID, ok bool) {
+	history = make([]*metadata.StreamID, len(keys))
+	for i, k := range keys {
+		keyFound, groupFound, err := c.DB.XGroupExists(k, a.group)
+		switch {
+		case !c.ok(err):
+			return nil, false
+		case !keyFound || !groupFound:
+			c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
+			return nil, false
+		}
+		h, bad := groupReadID(c.Args[a.streams+len(keys)+i])
+		if bad != "" {
+			c.ErrorString(bad)
+			return nil, false
+		}
+		history[i] = h
+	}
+	return history, true
 }
 
 // xreadgroup replies what the consumer reads from each stream, a null
@@ -554,6 +599,10 @@ func xreadgroup(c *Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArg
 		})
 		if err != nil {
 			c.W.Abandon(d)
+			if errors.Is(err, storage.ErrNoGroup) {
+				c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
+				return
+			}
 			c.Error(err)
 			return
 		}
