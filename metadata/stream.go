@@ -253,6 +253,14 @@ type StreamGroup struct {
 	Lag           uint64
 }
 
+// The sizes of the records of consumer groups: a group's, a consumer's,
+// and a pending entry's before its consumer's name.
+const (
+	StreamGroupSize    = 48
+	StreamConsumerSize = 24
+	StreamPendingSize  = 24
+)
+
 // AppendTo appends the record's value: six u64.
 func (g *StreamGroup) AppendTo(dst []byte) []byte {
 	for _, u := range [...]uint64{g.Consumers, g.Pending, g.LastDelivered.Ms, g.LastDelivered.Seq, uint64(g.EntriesRead), g.Lag} {
@@ -263,7 +271,7 @@ func (g *StreamGroup) AppendTo(dst []byte) []byte {
 
 // DecodeStreamGroup reads a consumer group record.
 func DecodeStreamGroup(v []byte) (StreamGroup, error) {
-	if len(v) != 48 {
+	if len(v) != StreamGroupSize {
 		return StreamGroup{}, ErrBadStream
 	}
 	u := func(i int) uint64 { return binary.BigEndian.Uint64(v[8*i:]) }
@@ -286,7 +294,7 @@ func (c *StreamConsumer) AppendTo(dst []byte) []byte {
 
 // DecodeStreamConsumer reads a consumer record.
 func DecodeStreamConsumer(v []byte) (StreamConsumer, error) {
-	if len(v) != 24 {
+	if len(v) != StreamConsumerSize {
 		return StreamConsumer{}, ErrBadStream
 	}
 	u := func(i int) uint64 { return binary.BigEndian.Uint64(v[8*i:]) }
@@ -312,7 +320,7 @@ func (p *StreamPending) AppendTo(dst []byte) []byte {
 
 // DecodeStreamPending reads a pending entry record; Consumer aliases v.
 func DecodeStreamPending(v []byte) (StreamPending, error) {
-	if len(v) < 24 || binary.BigEndian.Uint64(v[16:]) != uint64(len(v)-24) {
+	if len(v) < StreamPendingSize || binary.BigEndian.Uint64(v[16:]) != uint64(len(v)-StreamPendingSize) {
 		return StreamPending{}, ErrBadStream
 	}
 	return StreamPending{int64(binary.BigEndian.Uint64(v)), binary.BigEndian.Uint64(v[8:]), v[24:]}, nil

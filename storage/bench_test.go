@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"strconv"
 	"testing"
+
+	"github.com/basaltdb/basalt/metadata"
 )
 
 func BenchmarkGet(b *testing.B) {
@@ -165,5 +167,45 @@ func BenchmarkGetAbsent(b *testing.B) {
 		if _, found, err := s.getWith(s.readOpts, CFMetadata, keys[i%len(keys)], nil); err != nil || found {
 			b.Fatalf("get: found %v, err %v", found, err)
 		}
+	}
+}
+
+// BenchmarkGroupLoop is a consumer group's work loop, one client: each
+// iteration reads the next entry for one of 50 consumers (XREADGROUP
+// COUNT 1) and acknowledges it (XACK). Dense streams have 50 entries per
+// millisecond, sparse ones one.
+func BenchmarkGroupLoop(b *testing.B) {
+	for _, perMs := range []int{50, 1} {
+		name := map[int]string{50: "dense", 1: "sparse"}[perMs]
+		b.Run(name, func(b *testing.B) {
+			s := openTest(b, b.TempDir(), false)
+			defer s.Close()
+			db := s.DB("__namespace")
+			key := []byte("groupstream")
+			for i := 0; i < b.N; i++ {
+				id := metadata.StreamID{Ms: uint64(1000 + i/perMs), Seq: uint64(i % perMs)}
+				if _, _, err := db.XAdd(key, &XAddArgs{ID: id}, [][]byte{[]byte("job"), []byte(strconv.Itoa(i))}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := db.XGroupCreate(key, []byte("workers"), XGroupCreateArgs{}); err != nil {
+				b.Fatal(err)
+			}
+			consumers := make([][]byte, 50)
+			for i := range consumers {
+				consumers[i] = []byte("c" + strconv.Itoa(i))
+			}
+			b.ResetTimer()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				entries, _, err := db.XReadGroup(key, &XReadGroupArgs{Group: []byte("workers"), Consumer: consumers[i%50], Count: 1})
+				if err != nil || len(entries) != 1 {
+					b.Fatalf("XReadGroup: %v, %d entries", err, len(entries))
+				}
+				if n, err := db.XAck(key, []byte("workers"), []metadata.StreamID{entries[0].ID}); err != nil || n != 1 {
+					b.Fatalf("XAck: %v, %d", err, n)
+				}
+			}
+		})
 	}
 }

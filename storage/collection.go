@@ -21,6 +21,9 @@ type collection struct {
 	stored metadata.Metadata // meta as read, when exists
 	exists bool              // alive before this command
 	writer bool              // read for a write, under the key's lock
+	// slab is where newBuf carves buffers from once a command asks for
+	// more than one.
+	slab []byte
 }
 
 // forWrite reads a collection of type t for a read-modify-write. A key that
@@ -56,10 +59,32 @@ func (c *collection) subkey(sub []byte) []byte {
 	return c.db.s.layout.AppendInternalKey(c.newKey(len(sub)), c.db.ns, c.key, c.meta.Version, sub)
 }
 
-// newKey allocates an empty internal key with room for a subkey of n
+// newKey returns an empty internal key with room for a subkey of n
 // bytes.
 func (c *collection) newKey(n int) []byte {
-	return make([]byte, 0, c.db.s.layout.SubkeyPrefixLen(c.db.ns, c.key)+n)
+	return c.newBuf(c.db.s.layout.SubkeyPrefixLen(c.db.ns, c.key) + n)
+}
+
+// slabSize is the size of the buffers newBuf carves keys and values from.
+const slabSize = 512
+
+// newBuf returns an empty buffer with room for n bytes. A command that
+// writes a consumer group's records makes a dozen keys and values: the
+// first buffer is allocated on its own, later ones are carved from a
+// shared slab, one allocation for many. Carved buffers never overlap (an
+// append past one's room reallocates it) and are never reused, so they
+// behave as separate allocations.
+func (c *collection) newBuf(n int) []byte {
+	if c.slab == nil {
+		c.slab = []byte{} // the next one comes from a slab
+		return make([]byte, 0, n)
+	}
+	if cap(c.slab)-len(c.slab) < n {
+		c.slab = make([]byte, 0, max(slabSize, n))
+	}
+	at := len(c.slab)
+	c.slab = c.slab[:at+n]
+	return c.slab[at : at : at+n]
 }
 
 // scoreKey returns the internal key of a member's zset_score record.
