@@ -226,7 +226,7 @@ func randomReply(c *Ctx, t metadata.Type, count int64, distinct bool, factor int
 
 // SMOVE source destination member
 func cmdSMove(c *Ctx) {
-	moved, added, err := c.DB.SMoveAdded(c.Args[1], c.Args[2], c.Args[3])
+	moved, added, err := c.DB.SMove(c.Args[1], c.Args[2], c.Args[3])
 	if moved && !added {
 		// As in Redis, a dst that held the member already is unchanged.
 		c.changed = c.Args[1:2]

@@ -116,17 +116,11 @@ func (v *view) frontSample(count int64) ([]Element, error) {
 	return window[:min(int64(len(window)), count)], nil
 }
 
-// SMove moves member from src to dst and reports whether it was in src.
-// As in Redis, an absent src answers false before any type check; then
-// both keys must hold sets (dst may be absent).
-func (db DB) SMove(src, dst, member []byte) (bool, error) {
-	moved, _, err := db.SMoveAdded(src, dst, member)
-	return moved, err
-}
-
-// SMoveAdded is SMove also reporting whether dst gained the member (it
-// did not when it held it already, or is src).
-func (db DB) SMoveAdded(src, dst, member []byte) (moved, added bool, err error) {
+// SMove moves member from src to dst and reports whether it was in src
+// (moved) and whether dst gained it (added: not when it held it already,
+// or is src). As in Redis, an absent src answers false before any type
+// check; then both keys must hold sets (dst may be absent).
+func (db DB) SMove(src, dst, member []byte) (moved, added bool, err error) {
 	from, err := db.forWrite(src, metadata.TypeSet)
 	if err == nil && !from.exists {
 		return false, false, nil

@@ -491,7 +491,8 @@ func (db DB) XReadGroup(key []byte, a *XReadGroupArgs) (entries []StreamEntry, s
 // nextEntries reads up to count (0: all) entries from ID from on, as
 // copies. One entry whose ID is from itself, the ID right after the last
 // one delivered, is read by key: entries added in one millisecond follow
-// each other so, and a point read costs a third of an iterator.
+// each other so, and a point read costs less than making and seeking an
+// iterator (BenchmarkGroupLoop, dense against sparse).
 func (s *stream) nextEntries(from metadata.StreamID, count int64) ([]StreamEntry, error) {
 	if count == 1 {
 		v, found, err := s.db.get(CFStream, s.entryKey(from), nil)
