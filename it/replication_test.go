@@ -536,3 +536,64 @@ func TestReplicationNamespaces(t *testing.T) {
 		t.Errorf("NAMESPACE GET ns1 on the replica after DEL on the master: %v", got)
 	}
 }
+
+// TestReplicationNamespacesTurnedOn: a master whose tokens are in its
+// config file turns repl-namespace-enabled on; the tokens move into its
+// database and its replicas follow. A replica that has it on (Basalt or
+// Kvrocks) serves them at once; a Basalt replica that has it off keeps
+// streaming (Kvrocks's fails every batch that holds tokens then, with
+// "cannot switch off repl_namespace_enabled ...") and serves them once
+// it turns it on, without a write of its own that would put its sequence
+// past its master's.
+func TestReplicationNamespacesTurnedOn(t *testing.T) {
+	m := startBasalt(t, "-c", writeConf(t, "requirepass admin", "namespace.ns1 tok1"))
+	on := []string{"--requirepass", "admin", "--masterauth", "admin", "--repl-namespace-enabled", "yes"}
+	replicas := map[string]*proc{
+		"Basalt, on":  startBasalt(t, on...),
+		"Basalt, off": startBasalt(t, "--requirepass", "admin", "--masterauth", "admin"),
+		"Kvrocks, on": startKvrocks(t, on...),
+	}
+	admin := func(p *proc) *redis.Client {
+		return newClient(t, &redis.Options{Addr: p.Addr(), Password: "admin", Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: longTimeout})
+	}
+	authWorks := func(p *proc, token string) bool {
+		c := redis.NewClient(&redis.Options{Addr: p.Addr(), Password: token, Protocol: 2, DisableIdentity: true, MaxRetries: -1, PoolSize: 1})
+		defer c.Close()
+		return c.Ping(ctx).Err() == nil
+	}
+	mc := admin(m)
+	must(t, tenant(t, m, "tok1").Set(ctx, "tk", "tv", 0).Err())
+	for _, r := range replicas {
+		slaveOf(t, admin(r), m)
+	}
+	must(t, mc.ConfigSet(ctx, "repl-namespace-enabled", "yes").Err())
+	must(t, mc.Do(ctx, "NAMESPACE", "ADD", "ns2", "tok2").Err())
+	for name, r := range replicas {
+		waitCaughtUp(t, mc, admin(r))
+		follows := strings.HasSuffix(name, "on")
+		for _, token := range []string{"tok1", "tok2"} {
+			if got := authWorks(r, token); got != follows {
+				t.Errorf("%s replica: AUTH %s works: %v, want %v", name, token, got, follows)
+			}
+		}
+	}
+	off := replicas["Basalt, off"]
+	oc := admin(off)
+	must(t, oc.ConfigSet(ctx, "repl-namespace-enabled", "yes").Err())
+	if sm, sr := sequenceOf(t, mc), sequenceOf(t, oc); sm != sr {
+		t.Errorf("turning it on, the replica moved its sequence to %d; its master's is %d", sr, sm)
+	}
+	if got, err := tenant(t, off, "tok1").Get(ctx, "tk").Result(); err != nil || got != "tv" {
+		t.Errorf("GET tk as ns1 on the replica that turned it on: %q %v", got, err)
+	}
+	wantErr(t, oc.ConfigSet(ctx, "repl-namespace-enabled", "no").Err(),
+		"ERR CONFIG SET 'repl-namespace-enabled' error: cannot switch off repl_namespace_enabled when namespaces exist in db")
+	// From then on it follows its master's changes.
+	must(t, mc.Do(ctx, "NAMESPACE", "DEL", "ns2").Err())
+	for name, r := range replicas {
+		waitCaughtUp(t, mc, admin(r))
+		if authWorks(r, "tok2") || !authWorks(r, "tok1") {
+			t.Errorf("%s replica after NAMESPACE DEL ns2 on the master: tok1 %v, tok2 %v", name, authWorks(r, "tok1"), authWorks(r, "tok2"))
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -72,14 +73,11 @@ func Open(cfg *config.Config, st *storage.Storage) (*Registry, error) {
 		return nil, ErrTokensInDB
 	}
 	have := cfg.Namespaces()
-	for token, ns := range stored {
-		if _, ok := have[ns]; !ok {
-			cfg.SetNamespace(ns, token)
-		}
-	}
-	if len(have) > 0 && r.inDB() {
+	r.keepStored(stored)
+	if len(have) > 0 && r.inDB() && !r.onReplica() {
 		// The config's tokens move into the database; with a config file
-		// (repl-namespace-enabled), its namespace lines are dropped.
+		// (repl-namespace-enabled), its namespace lines are dropped. A
+		// replica's tokens come from its master.
 		if err := r.persist(); err != nil {
 			return nil, err
 		}
@@ -101,27 +99,66 @@ var ErrTokensStayInDB = errors.New("cannot switch off repl_namespace_enabled whe
 // moveTokens follows a CONFIG SET of repl-namespace-enabled, as Kvrocks
 // does: turned on, the tokens go into the database and the config file
 // loses its namespace lines; turned off, which it may only be while the
-// database holds no tokens, the file gets them back.
+// database holds no tokens, the file gets them back. A replica turning it
+// on takes the tokens its master wrote in the database and writes none:
+// a write of its own would put its sequence numbers past its master's.
 func (r *Registry) moveTokens() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.inDB() {
+	stored, err := r.load()
+	if err != nil {
+		return err
+	}
+	switch {
+	case !r.inDB() && len(stored) > 0:
+		return ErrTokensStayInDB
+	case r.inDB() && r.onReplica():
+		r.replaceWith(stored)
+	case r.inDB():
+		// Tokens a former replica applied while it was off stay.
+		r.keepStored(stored)
 		if err := r.persist(); err != nil {
 			return err
-		}
-	} else {
-		stored, err := r.load()
-		if err != nil {
-			return err
-		}
-		if len(stored) > 0 {
-			return ErrTokensStayInDB
 		}
 	}
 	if r.cfg.Path() != "" {
 		return r.cfg.Rewrite()
 	}
 	return nil
+}
+
+// keepStored adds the database's tokens of the namespaces the config does
+// not name.
+func (r *Registry) keepStored(stored map[string]string) {
+	have := r.cfg.Namespaces()
+	for token, ns := range stored {
+		if _, ok := have[ns]; !ok {
+			r.cfg.SetNamespace(ns, token)
+		}
+	}
+}
+
+// replaceWith makes the database's tokens the only ones.
+func (r *Registry) replaceWith(stored map[string]string) {
+	want := make(map[string]string, len(stored))
+	for token, ns := range stored {
+		want[ns] = token
+	}
+	for ns := range r.cfg.Namespaces() {
+		if _, ok := want[ns]; !ok {
+			r.cfg.DeleteNamespace(ns)
+		}
+	}
+	for ns, token := range want {
+		r.cfg.SetNamespace(ns, token)
+	}
+}
+
+// onReplica reports whether the node follows a master: its slaveof names
+// one (SLAVEOF and a cluster topology set it, SLAVEOF NO ONE clears it).
+func (r *Registry) onReplica() bool {
+	f := strings.Fields(r.cfg.SlaveOf.Get())
+	return len(f) == 2 && !(strings.EqualFold(f[0], "no") && strings.EqualFold(f[1], "one"))
 }
 
 // inDB reports whether the tokens are kept in the database, which they are
@@ -167,18 +204,7 @@ func (r *Registry) Reload() error {
 	if err != nil {
 		return err
 	}
-	want := make(map[string]string, len(stored))
-	for token, ns := range stored {
-		want[ns] = token
-	}
-	for ns := range r.cfg.Namespaces() {
-		if _, ok := want[ns]; !ok {
-			r.cfg.DeleteNamespace(ns)
-		}
-	}
-	for ns, token := range want {
-		r.cfg.SetNamespace(ns, token)
-	}
+	r.replaceWith(stored)
 	return nil
 }
 

@@ -148,3 +148,42 @@ func TestReplNamespaceEnabledLive(t *testing.T) {
 		t.Fatalf("ns1 after the refusal: %q %v", token, ok)
 	}
 }
+
+// TestReplNamespaceEnabledOnReplica: a replica that turns
+// repl-namespace-enabled on serves the tokens its master wrote in the
+// database, and writes nothing itself (its sequence numbers must stay its
+// master's); off again is refused while they are there.
+func TestReplNamespaceEnabledOnReplica(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "basalt.conf")
+	if err := os.WriteFile(path, []byte("requirepass admin\nslaveof 127.0.0.1 6379\nnamespace.own ownTok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, close, err := open(t, t.TempDir(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close()
+	// What the master's batch wrote, applied while the setting was off.
+	if err := r.st.PutPropagated(dbKey, []byte(`{"tok1":"ns1","tok2":"ns2"}`)); err != nil {
+		t.Fatal(err)
+	}
+	seq := r.st.LatestSequence()
+	if err := r.cfg.Set("repl-namespace-enabled", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.st.LatestSequence(); got != seq {
+		t.Errorf("the replica wrote: sequence %d, was %d", got, seq)
+	}
+	for ns, want := range map[string]string{"ns1": "tok1", "ns2": "tok2"} {
+		if token, ok := r.Get(ns); !ok || token != want {
+			t.Errorf("%s on the replica: %q %v, want %q", ns, token, ok, want)
+		}
+	}
+	if _, ok := r.Get("own"); ok {
+		t.Error("the replica kept a token of its own beside its master's")
+	}
+	var setErr *config.SetError
+	if err := r.cfg.Set("repl-namespace-enabled", "no"); !errors.As(err, &setErr) || setErr.Text != ErrTokensStayInDB.Error() {
+		t.Errorf("turning it off with the master's tokens in the database: %v", err)
+	}
+}
