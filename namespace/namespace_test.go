@@ -187,3 +187,28 @@ func TestReplNamespaceEnabledOnReplica(t *testing.T) {
 		t.Errorf("turning it off with the master's tokens in the database: %v", err)
 	}
 }
+
+// TestReplicaStartsWithoutWriting: a replica started with
+// repl-namespace-enabled and tokens in its config file serves them until
+// its master's arrive, but writes none to its database nor drops them from
+// the file.
+func TestReplicaStartsWithoutWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "basalt.conf")
+	if err := os.WriteFile(path, []byte("requirepass admin\nslaveof 127.0.0.1 6379\nrepl-namespace-enabled yes\nnamespace.own ownTok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, close, err := open(t, t.TempDir(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close()
+	if seq := r.st.LatestSequence(); seq != 0 {
+		t.Errorf("the replica wrote at start: sequence %d", seq)
+	}
+	if token, ok := r.Get("own"); !ok || token != "ownTok" {
+		t.Errorf("own on the replica: %q %v", token, ok)
+	}
+	if text, _ := os.ReadFile(path); !strings.Contains(string(text), "namespace.own ownTok") {
+		t.Errorf("the replica dropped its token from its file:\n%s", text)
+	}
+}
