@@ -212,3 +212,28 @@ func TestReplicaStartsWithoutWriting(t *testing.T) {
 		t.Errorf("the replica dropped its token from its file:\n%s", text)
 	}
 }
+
+// TestReplNamespaceEnabledKeepsStored: a former replica that applied its
+// master's tokens while the option was off keeps them beside its own when
+// it turns the option on as a master.
+func TestReplNamespaceEnabledKeepsStored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "basalt.conf")
+	if err := os.WriteFile(path, []byte("requirepass admin\nnamespace.own ownTok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, close, err := open(t, t.TempDir(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close()
+	if err := r.st.PutPropagated(dbKey, []byte(`{"tok1":"ns1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cfg.Set("repl-namespace-enabled", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := r.load()
+	if err != nil || stored["tok1"] != "ns1" || stored["ownTok"] != "own" || len(stored) != 2 {
+		t.Errorf("tokens in the database: %v %v", stored, err)
+	}
+}
