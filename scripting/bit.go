@@ -95,13 +95,14 @@ func checkNumber(L *lua.LState, i int, fname string) lua.LNumber {
 	return 0
 }
 
-// checkString is luaL_checklstring: strings, and numbers as strings.
+// checkString is luaL_checklstring: strings, and numbers as Lua 5.1
+// writes them.
 func checkString(L *lua.LState, i int, fname string) string {
 	switch v := L.Get(i).(type) {
 	case lua.LString:
 		return string(v)
 	case lua.LNumber:
-		return v.String()
+		return numberString(float64(v))
 	}
 	typeError(L, i, fname, "string")
 	return ""

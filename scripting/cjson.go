@@ -24,10 +24,19 @@ type cjsonConfig struct {
 }
 
 func newCJSON(L *lua.LState) *lua.LTable {
+	return cjsonModule(L, L.NewUserData())
+}
+
+// cjsonModule is a cjson table with settings of its own; cjson.new()
+// makes another, whose null is the same value.
+func cjsonModule(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	cfg := &cjsonConfig{encodeMaxDepth: 1000, decodeMaxDepth: 1000, precision: 14, sparseRatio: 2, sparseSafe: 10, decodeInvalid: true}
-	null := L.NewUserData()
 	t := L.NewTable()
 	t.RawSetString("null", null)
+	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
+		L.Push(cjsonModule(L, null))
+		return 1
+	}))
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
 	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {

@@ -19,6 +19,10 @@ const msgpackMaxNesting = 16
 
 func newCMsgpack(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
+	t.RawSetString("_NAME", lua.LString("cmsgpack"))
+	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
+	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	t.RawSetString("pack", L.NewFunction(msgpackPack))
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return msgpackUnpack(L, 0, 0, true) }))
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {

@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -16,14 +17,15 @@ const (
 	errNoGlobal      = "Script attempted to access nonexistent global variable '%s'"
 )
 
-// allowedGlobals are the base functions Redis leaves a script
-// (script_lua.c's allow list); the libraries are added by name.
+// allowedGlobals are the base functions Redis 7.0 leaves a script
+// (script_lua.c's allow list, without getfenv and setfenv, which its
+// sandbox removes); the libraries are added by name.
 var allowedGlobals = map[string]bool{
-	"xpcall": true, "tostring": true, "getfenv": true, "setmetatable": true, "next": true,
+	"xpcall": true, "tostring": true, "setmetatable": true, "next": true,
 	"assert": true, "tonumber": true, "rawequal": true, "collectgarbage": true,
 	"getmetatable": true, "rawset": true, "pcall": true, "type": true, "_G": true,
 	"select": true, "unpack": true, "gcinfo": true, "pairs": true, "rawget": true,
-	"loadstring": true, "ipairs": true, "_VERSION": true, "setfenv": true, "load": true,
+	"loadstring": true, "ipairs": true, "_VERSION": true, "load": true,
 	"error": true,
 }
 
@@ -126,17 +128,22 @@ func newState() *state {
 		"os":        s.newOS(),
 	}
 	libs["string"].RawSetString("rep", L.NewFunction(stringRep))
+	libs["string"].RawSetString("format", L.NewFunction(strFormat))
+	libs["math"].RawSetString("huge", lua.LNumber(math.Inf(1)))
+	s.addTable51(libs["table"])
 	for name, lib := range libs {
 		s.evalGlobals.RawSetString(name, s.protect(lib))
 	}
-	// Methods of strings ("x"):upper() read the protected string table,
-	// and the string metatable itself is out of reach.
-	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		mt.RawSetString("__index", s.evalGlobals.RawGetString("string"))
-		shown := L.NewTable()
-		shown.RawSetString("__index", mt.RawGetString("__index"))
-		mt.RawSetString("__metatable", s.protect(shown))
-	}
+	// Methods of strings ("x"):upper() read the protected string table
+	// through a metatable of their own (gopher-lua's is the string
+	// table itself), which is out of reach.
+	libs["string"].RawSetString("__index", lua.LNil)
+	mt := L.NewTable()
+	mt.RawSetString("__index", s.evalGlobals.RawGetString("string"))
+	shown := L.NewTable()
+	shown.RawSetString("__index", mt.RawGetString("__index"))
+	mt.RawSetString("__metatable", s.protect(shown))
+	L.SetMetatable(lua.LString(""), mt)
 
 	s.funcGlobals = L.NewTable()
 	s.evalGlobals.ForEach(func(k, v lua.LValue) { s.funcGlobals.RawSet(k, v) })
@@ -156,6 +163,8 @@ func newState() *state {
 	s.setEnvs(s.evalGlobals, map[*lua.LTable]bool{})
 	s.setEnvs(s.funcGlobals, map[*lua.LTable]bool{})
 	s.errorHandler = L.NewFunction(s.locateError)
+	// Redis 7.0 leaves its error handler among the globals of scripts.
+	s.evalGlobals.RawSetString("__redis__err__handler", s.errorHandler)
 	return s
 }
 
@@ -286,6 +295,7 @@ func (s *state) installBase() {
 		L.Call(2, 1)
 		return 1
 	})
+	set("tostring", luaToString(g.RawGetString("tostring").(*lua.LFunction)))
 	set("pcall", protectedCall)
 	set("error", raiseError)
 	// Collecting is the Go runtime's business; a script asking for it in
@@ -318,7 +328,7 @@ func (s *state) newOS() *lua.LTable {
 // stringRep is string.rep with the result's size checked before it is
 // made: a script cannot ask for more than the memory a run may use.
 func stringRep(L *lua.LState) int {
-	str := L.CheckString(1)
+	str := checkString(L, 1, "rep")
 	n := L.CheckInt(2)
 	if n <= 0 || len(str) == 0 {
 		L.Push(lua.LString(""))
