@@ -61,6 +61,7 @@ type Env struct {
 	// scriptsPending counts the script commands waiting for the gate or
 	// holding it (busy.go).
 	scripts        *scripting.Engine
+	storedScripts  storedScripts
 	scriptsPending atomic.Int64
 	// scriptQueue holds the script commands waiting for the one that
 	// leads (scriptqueue.go).

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/basaltdb/basalt/glob"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/rdb"
 	"github.com/basaltdb/basalt/scripting"
 	"github.com/basaltdb/basalt/storage"
@@ -14,7 +15,8 @@ import (
 // the propagate column family: its code under lua_lib_code_<library>,
 // and for each of its functions the library's name under
 // lua_func_lib_<function>. The libraries are loaded from there at start,
-// and again on a replica when the master changed them.
+// and again on a replica when the master changed them. A library belongs
+// to a namespace (script_store.go).
 
 func init() {
 	register(
@@ -29,7 +31,7 @@ func init() {
 func fcallCommand(c *Ctx, readOnly bool) {
 	// As Redis, the function is looked up before numkeys is read.
 	fn := c.Env.scripts.Function(string(c.Args[1]))
-	if fn == nil {
+	if fn == nil || !c.callable(fn) {
 		c.ErrorString("ERR Function not found")
 		return
 	}
@@ -46,14 +48,23 @@ func fcallCommand(c *Ctx, readOnly bool) {
 	})
 }
 
-// reloadLibraries makes the engine's libraries those storage holds.
+// reloadLibraries makes the engine's libraries those storage holds, each
+// in the namespace its note names (the default one without a note).
 func (e *Env) reloadLibraries() {
+	owners, err := e.libraryOwners()
+	if err != nil {
+		slog.Error("reading the namespaces of the function libraries", "err", err)
+	}
 	var libs []*scripting.Library
-	err := e.Storage.ScanPropagated(libraryCodePrefix, func(key, value []byte) error {
-		lib, err := e.scripts.Prepare(string(value), scripting.PolicyReplace)
+	err = e.Storage.ScanPropagated(libraryCodePrefix, func(key, value []byte) error {
+		lib, err := e.scripts.Prepare(string(value), scripting.PolicyReplace, scripting.Scope{All: true})
 		if err != nil {
 			slog.Warn("a stored function library does not load", "library", string(key[len(libraryCodePrefix):]), "err", err)
 			return nil
+		}
+		lib.Owner = metadata.DefaultNamespace
+		if owner, ok := owners[lib.Name]; ok {
+			lib.Owner = owner
 		}
 		libs = append(libs, lib)
 		return nil
@@ -69,12 +80,14 @@ func (e *Env) persistLibraries(ch scripting.Change) error {
 	var writes []storage.PropagatedWrite
 	for _, lib := range ch.Remove {
 		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryCodePrefix + lib.Name), Delete: true})
+		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryOwnerPrefix + lib.Name), Delete: true})
 		for _, f := range lib.Functions {
 			writes = append(writes, storage.PropagatedWrite{Key: []byte(functionLibPrefix + f.Name), Delete: true})
 		}
 	}
 	for _, lib := range ch.Add {
 		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryCodePrefix + lib.Name), Value: []byte(lib.Code)})
+		writes = append(writes, libraryOwnerWrite(lib))
 		for _, f := range lib.Functions {
 			writes = append(writes, storage.PropagatedWrite{Key: []byte(functionLibPrefix + f.Name), Value: []byte(lib.Name)})
 		}
@@ -170,9 +183,10 @@ func functionLoad(c *Ctx) {
 		c.ErrorString(refusal)
 		return
 	}
-	lib, err := c.Env.scripts.Prepare(string(c.Args[i]), policy)
+	scope := c.scriptScope()
+	lib, err := c.Env.scripts.Prepare(string(c.Args[i]), policy, scope)
 	if err == nil {
-		err = c.Env.scripts.Install([]*scripting.Library{lib}, policy, c.Env.persistLibraries)
+		err = c.Env.scripts.Install([]*scripting.Library{lib}, policy, scope, c.Env.persistLibraries)
 	}
 	if !c.ok(scriptError(err)) {
 		return
@@ -186,7 +200,7 @@ func functionDelete(c *Ctx) {
 		c.ErrorString(refusal)
 		return
 	}
-	err := c.Env.scripts.Delete(string(c.Args[2]), c.Env.persistLibraries)
+	err := c.Env.scripts.Delete(string(c.Args[2]), c.scriptScope(), c.Env.persistLibraries)
 	if errors.Is(err, scripting.ErrNoLibrary) {
 		c.ErrorString("ERR Library not found")
 		return
@@ -206,7 +220,7 @@ func functionFlush(c *Ctx) {
 		c.ErrorString(refusal)
 		return
 	}
-	if c.ok(c.Env.scripts.Flush(c.Env.persistLibraries)) {
+	if c.ok(c.Env.scripts.Flush(c.scriptScope(), c.Env.persistLibraries)) {
 		c.W.OK()
 	}
 }
@@ -232,7 +246,7 @@ func functionList(c *Ctx) {
 		}
 	}
 	var libs []*scripting.Library
-	for _, lib := range c.Env.scripts.Libraries() {
+	for _, lib := range c.Env.scripts.Libraries(c.scriptScope()) {
 		if pattern == nil || glob.Match(pattern, []byte(lib.Name), true) {
 			libs = append(libs, lib)
 		}
@@ -277,7 +291,7 @@ func functionList(c *Ctx) {
 // FUNCTION DUMP
 func functionDump(c *Ctx) {
 	var codes []string
-	for _, lib := range c.Env.scripts.Libraries() {
+	for _, lib := range c.Env.scripts.Libraries(c.scriptScope()) {
 		codes = append(codes, lib.Code)
 	}
 	c.W.Bulk(rdb.EncodeFunctions(codes))
@@ -315,47 +329,52 @@ func functionRestore(c *Ctx) {
 		c.ErrorString("ERR DUMP payload version or checksum are wrong")
 		return
 	}
+	scope := c.scriptScope()
 	libs := make([]*scripting.Library, 0, len(codes))
 	for _, code := range codes {
-		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace)
+		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace, scope)
 		if err != nil {
 			c.Error(scriptError(err))
 			return
 		}
 		libs = append(libs, lib)
 	}
-	if c.ok(scriptError(c.Env.scripts.Install(libs, policy, c.Env.persistLibraries))) {
+	if c.ok(scriptError(c.Env.scripts.Install(libs, policy, scope, c.Env.persistLibraries))) {
 		c.W.OK()
 	}
 }
 
 // FUNCTION STATS
+//
+// A namespace sees the run of another as no run, and counts its own
+// libraries.
 func functionStats(c *Ctx) {
-	name, command, elapsed, function, running := c.Env.scripts.RunningStats()
-	if running && !function {
+	run, running := c.Env.scripts.RunningStats()
+	if running && !run.Function {
 		c.ErrorString("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 		return
 	}
+	scope := c.scriptScope()
 	c.W.Map(2)
 	c.W.BulkString("running_script")
-	if running {
+	if running && scope.Sees(run.Owner) {
 		c.W.Map(3)
 		c.W.BulkString("name")
-		c.W.BulkString(name)
+		c.W.BulkString(run.Name)
 		c.W.BulkString("command")
-		c.W.Array(len(command))
-		for _, a := range command {
+		c.W.Array(len(run.Command))
+		for _, a := range run.Command {
 			c.W.Bulk(a)
 		}
 		c.W.BulkString("duration_ms")
-		c.W.Int(elapsed.Milliseconds())
+		c.W.Int(run.Elapsed.Milliseconds())
 	} else {
 		c.W.Null()
 	}
 	c.W.BulkString("engines")
 	c.W.Map(1)
 	c.W.BulkString("LUA")
-	libraries, functions := c.Env.scripts.Counts()
+	libraries, functions := c.Env.scripts.Counts(scope)
 	c.W.Map(2)
 	c.W.BulkString("libraries_count")
 	c.W.Int(int64(libraries))

@@ -73,13 +73,14 @@ func (c *Ctx) loadLibraries(codes []string, nx bool) error {
 	if len(codes) == 0 {
 		return nil
 	}
+	scope := c.scriptScope()
 	existing := map[string]bool{}
-	for _, lib := range c.Env.scripts.Libraries() {
+	for _, lib := range c.Env.scripts.Libraries(scope) {
 		existing[lib.Name] = true
 	}
 	var libs []*scripting.Library
 	for _, code := range codes {
-		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace)
+		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace, scope)
 		if err != nil {
 			return scriptError(err)
 		}
@@ -87,7 +88,7 @@ func (c *Ctx) loadLibraries(codes []string, nx bool) error {
 			libs = append(libs, lib)
 		}
 	}
-	return scriptError(c.Env.scripts.Install(libs, scripting.PolicyReplace, c.Env.persistLibraries))
+	return scriptError(c.Env.scripts.Install(libs, scripting.PolicyReplace, scope, c.Env.persistLibraries))
 }
 
 // rdbLoadError words a failed RDB LOAD as Kvrocks does where it has

@@ -10,6 +10,7 @@ import (
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/replication"
 	"github.com/basaltdb/basalt/reply"
+	"github.com/basaltdb/basalt/scripting"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -343,7 +344,7 @@ func cmdFetchFile(c *Ctx) {
 // libraries and (with repl-namespace-enabled) the namespace tokens are
 // the master's now.
 func (e *Env) replicaRestored() {
-	e.scripts.FlushScripts()
+	e.scripts.ForgetScripts(scripting.Scope{All: true})
 	e.reloadLibraries()
 	if err := e.Namespaces.Reload(); err != nil {
 		slog.Warn("replication: reloading the namespace tokens after a full sync", "err", err)

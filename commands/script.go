@@ -2,7 +2,6 @@ package commands
 
 import (
 	"errors"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -20,8 +19,9 @@ import (
 // runs the commands a script calls, and keeps scripts where Kvrocks keeps
 // them: SCRIPT LOAD writes the body to the propagate column family under
 // lua_f_<sha> (EVAL keeps it in memory only), so it survives a restart
-// and reaches replicas through the WAL; SCRIPT FLUSH deletes them and
-// writes the "script" record that tells replicas to forget theirs.
+// and reaches replicas through the WAL; the admin's SCRIPT FLUSH deletes
+// them and writes the "script" record that tells replicas to forget
+// theirs. A namespace sees only its own scripts (script_store.go).
 
 func init() {
 	register(
@@ -92,13 +92,13 @@ func evalCommand(c *Ctx, bySHA, readOnly bool) {
 	}
 	var sc *scripting.Script
 	if bySHA {
-		if sc = c.Env.storedScript(c.Args[1]); sc == nil {
+		if sc = c.Env.storedScript(c.Args[1], c.scriptScope()); sc == nil {
 			c.ErrorString(errNoScript)
 			return
 		}
 	} else {
 		var err error
-		if sc, err = c.Env.scripts.Cache(string(c.Args[1])); err != nil {
+		if sc, err = c.Env.scripts.Cache(string(c.Args[1]), c.Session.Namespace); err != nil {
 			c.Error(scriptError(err))
 			return
 		}
@@ -121,27 +121,6 @@ func scriptError(err error) error {
 		return replyError(err.Error())
 	}
 	return err
-}
-
-// storedScript returns the script sha names: cached, or stored by
-// SCRIPT LOAD (then compiled and cached). nil when there is none.
-func (e *Env) storedScript(sha []byte) *scripting.Script {
-	if len(sha) != 40 {
-		return nil
-	}
-	if sc := e.scripts.Script(string(sha)); sc != nil {
-		return sc
-	}
-	body, found, err := e.Storage.GetPropagated(scriptKeyPrefix + strings.ToLower(string(sha)))
-	if err != nil || !found {
-		return nil
-	}
-	sc, err := e.scripts.Cache(string(body))
-	if err != nil || !strings.EqualFold(sc.SHA, string(sha)) {
-		slog.Warn("a stored script does not compile", "sha", string(sha), "err", err)
-		return nil
-	}
-	return sc
 }
 
 // declaredRefusal is what stops a script or function that declared its
@@ -174,7 +153,7 @@ func (c *Ctx) runScript(keys [][]byte, readOnly, crossSlot bool, run func(script
 	if len(keys) > 0 {
 		caller.slot = int(metadata.HashSlot(keys[0]))
 	}
-	run(scripting.Invocation{Caller: caller, Command: c.Args})
+	run(scripting.Invocation{Caller: caller, Command: c.Args, Owner: c.Session.Namespace})
 	// CLIENT LIST names the script's command, not the last it ran.
 	c.Session.Ran(&c.cmd.Name, time.Now())
 }
@@ -329,15 +308,10 @@ func scriptLoad(c *Ctx) {
 		c.ErrorString(refusal)
 		return
 	}
-	sc, err := c.Env.scripts.Cache(string(c.Args[2]))
-	if err != nil {
-		c.Error(scriptError(err))
-		return
+	sc, err := c.Env.loadScript(c.Args[2], c.Session.Namespace)
+	if c.ok(scriptError(err)) {
+		c.W.BulkString(sc.SHA)
 	}
-	if !c.ok(c.Env.Storage.PutPropagated(scriptKeyPrefix+sc.SHA, c.Args[2])) {
-		return
-	}
-	c.W.BulkString(sc.SHA)
 }
 
 // SCRIPT DEBUG YES|SYNC|NO
@@ -363,11 +337,13 @@ func scriptExists(c *Ctx) {
 	}
 	c.W.Array(len(c.Args) - 2)
 	for _, sha := range c.Args[2:] {
-		c.intBool(c.Env.storedScript(sha) != nil)
+		c.intBool(c.Env.storedScript(sha, c.scriptScope()) != nil)
 	}
 }
 
 // SCRIPT FLUSH [ASYNC|SYNC]
+//
+// A namespace's flush forgets its own scripts, the admin's every one.
 func scriptFlush(c *Ctx) {
 	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.is(2, "async") && !c.is(2, "sync")) {
 		c.ErrorString("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
@@ -378,17 +354,10 @@ func scriptFlush(c *Ctx) {
 		return
 	}
 	// The record a replica recognises: the command as typed, in RESP.
-	var record []byte
-	record = appendRESPArray(record, c.Args)
-	err := c.Env.Storage.WritePropagated([]storage.PropagatedWrite{
-		{Key: []byte(scriptKeyPrefix), RangeEnd: metadata.PrefixEnd([]byte(scriptKeyPrefix))},
-		{Key: []byte(scriptFlushKey), Value: record},
-	})
-	if !c.ok(err) {
-		return
+	record := appendRESPArray(nil, c.Args)
+	if c.ok(c.Env.flushScripts(c.scriptScope(), record)) {
+		c.W.OK()
 	}
-	c.Env.scripts.FlushScripts()
-	c.W.OK()
 }
 
 // appendRESPArray appends args as a RESP array of bulk strings.
@@ -407,8 +376,9 @@ func appendRESPArray(dst []byte, args [][]byte) []byte {
 }
 
 // scriptsReplicated follows the propagate records a replica applied: the
-// master's SCRIPT FLUSH makes it forget its scripts, a change of the
-// function libraries reloads them.
+// master's SCRIPT FLUSH makes it forget its scripts, a namespace's its
+// own, a change of the function libraries or of their namespaces reloads
+// them.
 func (e *Env) scriptsReplicated(records []storage.WALRecord) {
 	libraries := false
 	for _, r := range records {
@@ -418,8 +388,10 @@ func (e *Env) scriptsReplicated(records []storage.WALRecord) {
 		key := string(r.Key)
 		switch {
 		case r.Kind == storage.RecordPut && key == scriptFlushKey:
-			e.scripts.FlushScripts()
-		case strings.HasPrefix(key, libraryCodePrefix), strings.HasPrefix(key, functionLibPrefix):
+			e.scripts.ForgetScripts(scripting.Scope{All: true})
+		case strings.HasPrefix(key, scriptKeyPrefix), strings.HasPrefix(key, scriptOwnerPrefix):
+			e.scriptNoteReplicated(r)
+		case strings.HasPrefix(key, libraryCodePrefix), strings.HasPrefix(key, functionLibPrefix), strings.HasPrefix(key, libraryOwnerPrefix):
 			libraries = true
 		}
 	}

@@ -151,14 +151,15 @@ func TestScriptClients(t *testing.T) {
 		}
 	})
 	t.Run("namespaces", func(t *testing.T) {
-		// Scripts and libraries are global, their commands run in the
-		// caller's namespace.
+		// The default namespace's libraries serve every namespace; a
+		// namespace's scripts are its own (script_tenant_test.go); their
+		// commands run in the caller's namespace.
 		p := startBasalt(t, "--requirepass", "admin-token", "--repl-namespace-enabled", "yes")
 		admin := newClient(t, &redis.Options{Addr: p.Addr(), Password: "admin-token", ReadTimeout: longTimeout})
 		must(t, admin.Do(ctx, "NAMESPACE", "ADD", "tenant", "tenant-token").Err())
 		must(t, admin.FunctionLoad(ctx, "#!lua name=ns\nredis.register_function('bumpns', function(keys) return redis.call('incr', keys[1]) end)").Err())
-		sha := admin.ScriptLoad(ctx, "return redis.call('get', KEYS[1])").Val()
 		tenant := newClient(t, &redis.Options{Addr: p.Addr(), Password: "tenant-token", ReadTimeout: longTimeout})
+		sha := tenant.ScriptLoad(ctx, "return redis.call('get', KEYS[1])").Val()
 		if v, err := tenant.FCall(ctx, "bumpns", []string{"fk"}).Int(); err != nil || v != 1 {
 			t.Fatalf("FCALL from a namespace = %v, %v", v, err)
 		}

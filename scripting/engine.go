@@ -29,7 +29,11 @@ type Engine struct {
 	mu struct {
 		sync.Mutex
 		scripts map[string]*Script // by lowercase sha
-		idle    []*state
+		// owners are, by sha, the namespaces that loaded or ran each
+		// script: the ones that see it. A script no namespace claims
+		// is only a copy of a stored one, which the admin sees.
+		owners map[string]map[string]struct{}
+		idle   []*state
 		// epoch changes when states must be rebuilt: the scripts were
 		// flushed or a library changed.
 		epoch   uint64
@@ -48,6 +52,7 @@ type Engine struct {
 func NewEngine(busyAfter func() time.Duration) *Engine {
 	e := &Engine{BusyAfter: busyAfter, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	e.mu.scripts = map[string]*Script{}
+	e.mu.owners = map[string]map[string]struct{}{}
 	e.mu.changed = make(chan struct{})
 	e.libs.init()
 	e.done.Add(1)
@@ -67,19 +72,29 @@ func (e *Engine) Close() {
 	e.mu.idle = nil
 }
 
-// Script returns the cached script with sha (any case), or nil.
-func (e *Engine) Script(sha string) *Script {
+// Script returns the cached script with sha (any case) that scope sees,
+// or nil.
+func (e *Engine) Script(sha string, scope Scope) *Script {
+	sha = strings.ToLower(sha)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.mu.scripts[strings.ToLower(sha)]
+	if _, owned := e.mu.owners[sha][scope.Owner]; !owned && !scope.All {
+		return nil
+	}
+	return e.mu.scripts[sha]
 }
 
-// Cache compiles body (unless cached) and caches it.
-func (e *Engine) Cache(body string) (*Script, error) {
+// Cache compiles body (unless cached) and caches it for owner; for no
+// namespace when owner is "".
+func (e *Engine) Cache(body, owner string) (*Script, error) {
 	sha := sha1Of(body)
-	if sc := e.Script(sha); sc != nil {
+	e.mu.Lock()
+	if sc := e.mu.scripts[sha]; sc != nil {
+		e.claimLocked(sha, owner)
+		e.mu.Unlock()
 		return sc, nil
 	}
+	e.mu.Unlock()
 	sc, err := Compile(body)
 	if err != nil {
 		return nil, err
@@ -87,19 +102,73 @@ func (e *Engine) Cache(body string) (*Script, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if cached := e.mu.scripts[sha]; cached != nil {
-		return cached, nil
+		sc = cached
 	}
 	e.mu.scripts[sha] = sc
+	e.claimLocked(sha, owner)
 	return sc, nil
 }
 
-// FlushScripts forgets every script, and the states they were compiled
-// in (SCRIPT FLUSH).
-func (e *Engine) FlushScripts() {
+// claimLocked notes that owner ("": none) sees the script sha.
+func (e *Engine) claimLocked(sha, owner string) {
+	owners := e.mu.owners[sha]
+	if owners == nil {
+		owners = map[string]struct{}{}
+		e.mu.owners[sha] = owners
+	}
+	if owner != "" {
+		owners[owner] = struct{}{}
+	}
+}
+
+// ForgetScripts forgets the scripts scope sees: for the admin every
+// script, and the states they were compiled in (SCRIPT FLUSH); for a
+// namespace its claim on each, the scripts no namespace claims then
+// being dropped (the copies of stored scripts too: what storage still
+// holds is read again).
+func (e *Engine) ForgetScripts(scope Scope) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.mu.scripts = map[string]*Script{}
-	e.mu.epoch++
+	if scope.All {
+		e.mu.scripts = map[string]*Script{}
+		e.mu.owners = map[string]map[string]struct{}{}
+		e.mu.epoch++
+		return
+	}
+	for sha, owners := range e.mu.owners {
+		if len(owners) == 0 {
+			e.forgetLocked(sha, Scope{All: true})
+			continue
+		}
+		e.forgetLocked(sha, scope)
+	}
+}
+
+// ForgetScript forgets the script sha as ForgetScripts does.
+func (e *Engine) ForgetScript(sha string, scope Scope) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.forgetLocked(strings.ToLower(sha), scope)
+}
+
+func (e *Engine) forgetLocked(sha string, scope Scope) {
+	owners := e.mu.owners[sha]
+	if !scope.All {
+		if _, owned := owners[scope.Owner]; !owned {
+			return
+		}
+		delete(owners, scope.Owner)
+		if len(owners) > 0 {
+			return
+		}
+	}
+	_, cached := e.mu.scripts[sha]
+	delete(e.mu.owners, sha)
+	delete(e.mu.scripts, sha)
+	if cached {
+		// The states keep the script's closure: they are made again.
+		e.mu.epoch++
+	}
 }
 
 // getState takes an idle state of the current epoch, or makes one.
@@ -140,6 +209,8 @@ type Invocation struct {
 	// Command is the command and its arguments, for FUNCTION STATS; the
 	// Engine copies it.
 	Command [][]byte
+	// Owner is the namespace of the client that runs it.
+	Owner string
 }
 
 // Eval runs sc with KEYS and ARGV and writes its result, or its error,
@@ -193,6 +264,7 @@ type run struct {
 	caller   Caller
 	resp     int    // redis.setresp: the protocol of what redis.call returns
 	name     string // the script's sha, or the function's name
+	owner    string // the namespace of the client that runs it
 	function bool
 	command  [][]byte
 	start    time.Time
@@ -227,7 +299,7 @@ func (r *run) stopText(text string) string {
 
 // begin starts a run on st and makes it the one in progress.
 func (e *Engine) begin(st *state, name string, function bool, inv Invocation) *run {
-	r := &run{caller: inv.Caller, resp: 2, name: name, function: function, start: time.Now()}
+	r := &run{caller: inv.Caller, resp: 2, name: name, owner: inv.Owner, function: function, start: time.Now()}
 	r.command = make([][]byte, len(inv.Command))
 	for i, a := range inv.Command {
 		r.command[i] = []byte(string(a))
@@ -349,15 +421,23 @@ func (e *Engine) Abort() {
 	}
 }
 
-// RunningStats describes the run in progress for FUNCTION STATS: the
-// name of the script or function, its command, how long it has run.
-// ok is false when none runs.
-func (e *Engine) RunningStats() (name string, command [][]byte, elapsed time.Duration, function, ok bool) {
+// RunInfo describes a run in progress for FUNCTION STATS.
+type RunInfo struct {
+	Name     string // the script's sha or the function's name
+	Command  [][]byte
+	Elapsed  time.Duration
+	Function bool
+	Owner    string // the namespace of the client that runs it
+}
+
+// RunningStats describes the run in progress; ok is false when none
+// runs.
+func (e *Engine) RunningStats() (info RunInfo, ok bool) {
 	r := e.current.Load()
 	if r == nil {
-		return "", nil, 0, false, false
+		return RunInfo{}, false
 	}
-	return r.name, r.command, time.Since(r.start), r.function, true
+	return RunInfo{Name: r.name, Command: r.command, Elapsed: time.Since(r.start), Function: r.function, Owner: r.owner}, true
 }
 
 // watchdog makes a run busy past the threshold and stops one that uses

@@ -11,12 +11,16 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Library is a function library: its code (metadata line included) and
-// the functions its code registers. A Library does not change once made.
+// Library is a function library: its code (metadata line included), the
+// functions its code registers, and the namespace it belongs to. A
+// Library does not change once installed.
 type Library struct {
 	Name      string
 	Code      string
 	Functions []*Function // ordered by name
+	// Owner is the namespace of the library: the one that loaded it, or
+	// for a library replacing another, the other's.
+	Owner string
 }
 
 // Function is a function a library registered.
@@ -54,30 +58,47 @@ func (e *Engine) Function(name string) *Function {
 	return e.libs.functions[strings.ToLower(name)]
 }
 
-// Libraries returns the libraries ordered by name.
-func (e *Engine) Libraries() []*Library {
+// Scope is who reads or changes the libraries and scripts: a namespace,
+// which reaches its own, or the admin (All), who reaches every
+// namespace's.
+type Scope struct {
+	Owner string
+	All   bool
+}
+
+// Sees reports whether the scope reaches what owner has.
+func (s Scope) Sees(owner string) bool { return s.All || owner == s.Owner }
+
+// Libraries returns the libraries scope sees, ordered by name.
+func (e *Engine) Libraries(scope Scope) []*Library {
 	e.libs.mu.Lock()
 	defer e.libs.mu.Unlock()
 	out := make([]*Library, 0, len(e.libs.byName))
 	for _, lib := range e.libs.byName {
-		out = append(out, lib)
+		if scope.Sees(lib.Owner) {
+			out = append(out, lib)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// Counts returns the number of libraries and of functions.
-func (e *Engine) Counts() (libraries, functions int) {
-	e.libs.mu.Lock()
-	defer e.libs.mu.Unlock()
-	return len(e.libs.byName), len(e.libs.functions)
+// Counts returns the number of libraries scope sees and of their
+// functions.
+func (e *Engine) Counts(scope Scope) (libraries, functions int) {
+	for _, lib := range e.Libraries(scope) {
+		libraries++
+		functions += len(lib.Functions)
+	}
+	return libraries, functions
 }
 
 // Prepare checks a library's metadata line and runs its code to learn
 // the functions it registers; nothing is installed. With PolicyLoad, an
-// existing library of that name is refused first. The error's text is
-// the reply.
-func (e *Engine) Prepare(code string, policy Policy) (*Library, error) {
+// existing library of that name is refused first (as another
+// namespace's when scope does not see it). The error's text is the
+// reply.
+func (e *Engine) Prepare(code string, policy Policy, scope Scope) (*Library, error) {
 	name, source, err := libraryMetadata(code)
 	if err != nil {
 		return nil, err
@@ -85,10 +106,10 @@ func (e *Engine) Prepare(code string, policy Policy) (*Library, error) {
 	// FUNCTION LOAD refuses an existing library before running its code.
 	if policy == PolicyLoad {
 		e.libs.mu.Lock()
-		exists := e.libs.byName[name] != nil
+		old := e.libs.byName[name]
 		e.libs.mu.Unlock()
-		if exists {
-			return nil, replyError("ERR Library '" + name + "' already exists")
+		if old != nil {
+			return nil, libraryExists(name, !scope.Sees(old.Owner))
 		}
 	}
 	proto, err := compile(source, functionChunk)
@@ -114,45 +135,65 @@ type Change struct {
 	Add    []*Library
 }
 
-// Install applies a change after checking it: each library added must
-// not exist unless replace is set, nor register a function another
-// library has. persist is called, under the lock that serializes
-// changes, before the change is made; its error stops the change.
-func (e *Engine) Install(add []*Library, policy Policy, persist func(Change) error) error {
+// Install applies a change after checking it, for scope: each library
+// added must not exist unless the policy replaces it and scope sees it,
+// nor register a function another library has (flushing and replacing
+// reach only the libraries scope sees). An added library belongs to the
+// library it replaces' namespace, or to scope's. persist is called,
+// under the lock that serializes changes, before the change is made; its
+// error stops the change.
+func (e *Engine) Install(add []*Library, policy Policy, scope Scope, persist func(Change) error) error {
 	e.libs.mu.Lock()
 	defer e.libs.mu.Unlock()
 	ch := Change{Add: add}
 	removed := map[string]bool{}
 	if policy == PolicyFlush {
 		for _, lib := range e.libs.byName {
-			ch.Remove = append(ch.Remove, lib)
-			removed[lib.Name] = true
+			if scope.Sees(lib.Owner) {
+				ch.Remove = append(ch.Remove, lib)
+				removed[lib.Name] = true
+			}
 		}
 	}
 	adding := map[string]bool{}
 	for _, lib := range add {
 		old := e.libs.byName[lib.Name]
+		if old != nil && removed[lib.Name] {
+			old = nil
+		}
 		switch {
-		case adding[lib.Name] || (old != nil && !removed[lib.Name] && (policy == PolicyAppend || policy == PolicyLoad)):
+		case old != nil && !scope.Sees(old.Owner):
+			return libraryExists(lib.Name, true)
+		case adding[lib.Name] || (old != nil && (policy == PolicyAppend || policy == PolicyLoad)):
 			if policy == PolicyLoad {
-				return replyError("ERR Library '" + lib.Name + "' already exists")
+				return libraryExists(lib.Name, false)
 			}
 			return replyError("ERR Library " + lib.Name + " already exists")
-		case old != nil && !removed[lib.Name]:
+		case old != nil:
 			ch.Remove = append(ch.Remove, old)
 			removed[lib.Name] = true
+			lib.Owner = old.Owner
+		default:
+			lib.Owner = scope.Owner
 		}
 		adding[lib.Name] = true
 	}
-	owners := map[string]string{}
+	names := map[string]bool{}
 	for _, lib := range add {
 		for _, f := range lib.Functions {
 			key := strings.ToLower(f.Name)
 			existing := e.libs.functions[key]
-			if _, taken := owners[key]; taken || (existing != nil && !removed[existing.Library.Name]) {
-				return replyError("ERR Function " + f.Name + " already exists")
+			if existing != nil && removed[existing.Library.Name] {
+				existing = nil
 			}
-			owners[key] = lib.Name
+			if names[key] || existing != nil {
+				text := "ERR Function " + f.Name + " already exists"
+				if existing != nil && !scope.Sees(existing.Library.Owner) {
+					text += elsewhere
+				}
+				return replyError(text)
+			}
+			names[key] = true
 		}
 	}
 	if err := persist(ch); err != nil {
@@ -160,6 +201,21 @@ func (e *Engine) Install(add []*Library, policy Policy, persist func(Change) err
 	}
 	e.applyLocked(ch)
 	return nil
+}
+
+// elsewhere ends the error about a name another namespace's library
+// holds: names are the server's, as Kvrocks keeps them, so a namespace
+// cannot take them, whatever the policy.
+const elsewhere = " in another namespace"
+
+// libraryExists is FUNCTION LOAD's error for an existing library, or
+// one of another namespace.
+func libraryExists(name string, another bool) error {
+	text := "ERR Library '" + name + "' already exists"
+	if another {
+		text += elsewhere
+	}
+	return replyError(text)
 }
 
 // Policy is how a change treats the libraries that exist.
@@ -177,12 +233,13 @@ const (
 // ErrNoLibrary is Delete's error for an unknown library.
 var ErrNoLibrary = errors.New("scripting: no such library")
 
-// Delete removes library name; persist is called first, as for Install.
-func (e *Engine) Delete(name string, persist func(Change) error) error {
+// Delete removes library name, which scope must see (ErrNoLibrary
+// otherwise); persist is called first, as for Install.
+func (e *Engine) Delete(name string, scope Scope, persist func(Change) error) error {
 	e.libs.mu.Lock()
 	defer e.libs.mu.Unlock()
 	lib := e.libs.byName[name]
-	if lib == nil {
+	if lib == nil || !scope.Sees(lib.Owner) {
 		return ErrNoLibrary
 	}
 	ch := Change{Remove: []*Library{lib}}
@@ -193,9 +250,10 @@ func (e *Engine) Delete(name string, persist func(Change) error) error {
 	return nil
 }
 
-// Flush removes every library; persist is called first, as for Install.
-func (e *Engine) Flush(persist func(Change) error) error {
-	return e.Install(nil, PolicyFlush, persist)
+// Flush removes every library scope sees; persist is called first, as
+// for Install.
+func (e *Engine) Flush(scope Scope, persist func(Change) error) error {
+	return e.Install(nil, PolicyFlush, scope, persist)
 }
 
 // Reset makes libs the set of libraries, as storage holds them (at start,

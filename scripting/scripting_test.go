@@ -58,7 +58,7 @@ func (m *memCaller) Call(args [][]byte, w reply.Sink) bool {
 // client of protocol proto.
 func eval(t *testing.T, e *Engine, body string, proto int, keys ...string) string {
 	t.Helper()
-	sc, err := e.Cache(body)
+	sc, err := e.Cache(body, admin.Owner)
 	if err != nil {
 		return "-" + err.Error() + "\r\n"
 	}
@@ -71,6 +71,9 @@ func eval(t *testing.T, e *Engine, body string, proto int, keys ...string) strin
 	e.Eval(sc, k, nil, Invocation{Caller: &memCaller{data: map[string]string{"s": "str", "n": "5"}}}, w)
 	return string(w.Bytes())
 }
+
+// admin is the scope of the default namespace's admin.
+var admin = Scope{Owner: "__namespace", All: true}
 
 func newTestEngine(t *testing.T) *Engine {
 	e := NewEngine(func() time.Duration { return 0 })
@@ -201,11 +204,11 @@ func TestLibraries(t *testing.T) {
 
 func TestFunctions(t *testing.T) {
 	e := newTestEngine(t)
-	lib, err := e.Prepare("#!lua name=mylib\nredis.register_function('f1', function(keys, args) return keys[1] .. args[1] end)\nredis.register_function{function_name='f2', callback=function() return redis.call('get', 's') end, flags={'no-writes'}, description='d'}", PolicyLoad)
+	lib, err := e.Prepare("#!lua name=mylib\nredis.register_function('f1', function(keys, args) return keys[1] .. args[1] end)\nredis.register_function{function_name='f2', callback=function() return redis.call('get', 's') end, flags={'no-writes'}, description='d'}", PolicyLoad, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Install([]*Library{lib}, PolicyLoad, func(Change) error { return nil }); err != nil {
+	if err := e.Install([]*Library{lib}, PolicyLoad, admin, func(Change) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	f2 := e.Function("F2")
@@ -218,7 +221,7 @@ func TestFunctions(t *testing.T) {
 	if got := string(w.Bytes()); got != "$2\r\nab\r\n$1\r\nv\r\n" {
 		t.Fatalf("fcall replies %q", got)
 	}
-	if err := e.Install([]*Library{lib}, PolicyLoad, func(Change) error { return nil }); err == nil || err.Error() != "ERR Library 'mylib' already exists" {
+	if err := e.Install([]*Library{lib}, PolicyLoad, admin, func(Change) error { return nil }); err == nil || err.Error() != "ERR Library 'mylib' already exists" {
 		t.Fatalf("second load: %v", err)
 	}
 	for code, want := range map[string]string{
@@ -231,16 +234,16 @@ func TestFunctions(t *testing.T) {
 		"#!lua name=x-y\n":                           "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long",
 		"#!js name=x\n":                              "ERR Engine 'js' not found",
 	} {
-		if _, err := e.Prepare(code, PolicyLoad); err == nil || err.Error() != want {
+		if _, err := e.Prepare(code, PolicyLoad, admin); err == nil || err.Error() != want {
 			t.Errorf("load %q: %v, want %s", code, err, want)
 		}
 	}
 	// A runtime error names the function and its chunk.
-	lib2, err := e.Prepare("#!lua name=l2\nredis.register_function('bad', function() return redis.call('nosuch') end)", PolicyLoad)
+	lib2, err := e.Prepare("#!lua name=l2\nredis.register_function('bad', function() return redis.call('nosuch') end)", PolicyLoad, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Install([]*Library{lib2}, PolicyLoad, func(Change) error { return nil })
+	e.Install([]*Library{lib2}, PolicyLoad, admin, func(Change) error { return nil })
 	w.Reset()
 	e.FCall(e.Function("bad"), nil, nil, Invocation{Caller: &memCaller{}}, w)
 	if got := string(w.Bytes()); got != "-ERR Unknown Redis command called from script script: bad, on @user_function:2.\r\n" {
@@ -299,7 +302,7 @@ func TestStatesReused(t *testing.T) {
 	first := e.mu.idle[0]
 	for range 10 {
 		eval(t, e, "return redis.call('get', 's')", 2)
-		fn, _ := e.Prepare("#!lua name=l\nredis.register_function('f', function() return 1 end)", PolicyReplace)
+		fn, _ := e.Prepare("#!lua name=l\nredis.register_function('f', function() return 1 end)", PolicyReplace, admin)
 		_ = fn
 	}
 	if len(e.mu.idle) != 1 || e.mu.idle[0] != first {
@@ -311,7 +314,7 @@ func TestStatesReused(t *testing.T) {
 func BenchmarkEvalGetSet(b *testing.B) {
 	e := NewEngine(func() time.Duration { return 0 })
 	b.Cleanup(e.Close)
-	sc, err := e.Cache("local v = redis.call('get', KEYS[1]) redis.call('set', KEYS[1], ARGV[1]) return v")
+	sc, err := e.Cache("local v = redis.call('get', KEYS[1]) redis.call('set', KEYS[1], ARGV[1]) return v", admin.Owner)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -329,7 +332,7 @@ func BenchmarkEvalGetSet(b *testing.B) {
 // build on every call (a table with a hash part, 2.7 KB per EVALSHA).
 func TestChunkBuildsNoArgTable(t *testing.T) {
 	e := newTestEngine(t)
-	sc, err := e.Cache("return 1")
+	sc, err := e.Cache("return 1", admin.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,5 +349,111 @@ func TestChunkBuildsNoArgTable(t *testing.T) {
 	// tables. The arg table added its own allocations on top.
 	if allocs > 10 {
 		t.Fatalf("%v allocations per EVAL of return 1", allocs)
+	}
+}
+
+// Namespaces reach only their own libraries and scripts; the admin
+// reaches all of them.
+func TestScopes(t *testing.T) {
+	e := newTestEngine(t)
+	t1, t2 := Scope{Owner: "t1"}, Scope{Owner: "t2"}
+	persist := func(Change) error { return nil }
+	load := func(scope Scope, policy Policy, code string) error {
+		lib, err := e.Prepare(code, policy, scope)
+		if err != nil {
+			return err
+		}
+		return e.Install([]*Library{lib}, policy, scope, persist)
+	}
+	errText := func(err error) string {
+		if err == nil {
+			return "OK"
+		}
+		return err.Error()
+	}
+	names := func(scope Scope) string {
+		var out []string
+		for _, lib := range e.Libraries(scope) {
+			out = append(out, lib.Owner+":"+lib.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, step := range []struct {
+		scope  Scope
+		policy Policy
+		code   string
+		want   string
+	}{
+		{t1, PolicyLoad, "#!lua name=a\nredis.register_function('fa', function() return 1 end)", "OK"},
+		{t2, PolicyLoad, "#!lua name=b\nredis.register_function('fb', function() return 1 end)", "OK"},
+		{t2, PolicyLoad, "#!lua name=a\nredis.register_function('fx', function() return 1 end)", "ERR Library 'a' already exists in another namespace"},
+		{t2, PolicyReplace, "#!lua name=a\nredis.register_function('fx', function() return 1 end)", "ERR Library 'a' already exists in another namespace"},
+		{t2, PolicyAppend, "#!lua name=a\nredis.register_function('fx', function() return 1 end)", "ERR Library 'a' already exists in another namespace"},
+		{t2, PolicyReplace, "#!lua name=c\nredis.register_function('fa', function() return 1 end)", "ERR Function fa already exists in another namespace"},
+		{t2, PolicyReplace, "#!lua name=b\nredis.register_function('fb2', function() return 2 end)", "OK"},
+		// The admin replacing a namespace's library leaves it that
+		// namespace's.
+		{admin, PolicyReplace, "#!lua name=a\nredis.register_function('fa', function() return 3 end)", "OK"},
+		{admin, PolicyLoad, "#!lua name=d\nredis.register_function('fd', function() return 4 end)", "OK"},
+	} {
+		if got := errText(load(step.scope, step.policy, step.code)); got != step.want {
+			t.Fatalf("%s loads %q: %s, want %s", step.scope.Owner, step.code, got, step.want)
+		}
+	}
+	for scope, want := range map[Scope]string{t1: "t1:a", t2: "t2:b", admin: "t1:a,t2:b,__namespace:d"} {
+		if got := names(scope); got != want {
+			t.Errorf("%+v sees %s, want %s", scope, got, want)
+		}
+	}
+	if err := e.Delete("a", t2, persist); err != ErrNoLibrary {
+		t.Errorf("t2 deletes t1's library: %v", err)
+	}
+	if err := e.Flush(t2, persist); err != nil || names(admin) != "t1:a,__namespace:d" {
+		t.Errorf("t2's flush: %v, left %s", err, names(admin))
+	}
+	if libs, funcs := e.Counts(t1); libs != 1 || funcs != 1 {
+		t.Errorf("t1 counts %d libraries, %d functions", libs, funcs)
+	}
+	if err := e.Flush(admin, persist); err != nil || names(admin) != "" {
+		t.Errorf("the admin's flush: %v, left %s", err, names(admin))
+	}
+
+	// Scripts: each namespace sees those it cached; a namespace's
+	// forgetting leaves the others' claims.
+	sc, err := e.Cache("return 1", "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Cache("return 1", "t2")
+	e.Cache("return 2", "t2")
+	sc2, _ := e.Cache("return 2", "t2")
+	for _, c := range []struct {
+		sha   string
+		scope Scope
+		want  bool
+	}{
+		{sc.SHA, t1, true}, {sc.SHA, t2, true}, {sc2.SHA, t1, false}, {strings.ToUpper(sc2.SHA), t2, true}, {sc2.SHA, admin, true},
+	} {
+		if got := e.Script(c.sha, c.scope) != nil; got != c.want {
+			t.Errorf("%s sees %s: %v", c.scope.Owner, c.sha, got)
+		}
+	}
+	e.ForgetScripts(t2)
+	if e.Script(sc.SHA, t1) == nil || e.Script(sc.SHA, t2) != nil || e.Script(sc2.SHA, admin) != nil {
+		t.Errorf("after t2 forgot its scripts: t1 %v, t2 %v, admin sees the other %v", e.Script(sc.SHA, t1), e.Script(sc.SHA, t2), e.Script(sc2.SHA, admin))
+	}
+	// A copy of a stored script, cached for no namespace, goes with any
+	// namespace's forgetting.
+	stored, _ := e.Cache("return 3", "")
+	if e.Script(stored.SHA, admin) == nil || e.Script(stored.SHA, t1) != nil {
+		t.Error("a copy of a stored script is not the admin's only")
+	}
+	e.ForgetScripts(t2)
+	if e.Script(stored.SHA, admin) != nil {
+		t.Error("a copy of a stored script outlived a namespace's forgetting")
+	}
+	e.ForgetScript(sc.SHA, admin)
+	if e.Script(sc.SHA, t1) != nil {
+		t.Error("a script the admin forgot is still there")
 	}
 }
