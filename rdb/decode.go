@@ -13,7 +13,7 @@ import (
 // Errors of Decode.
 var (
 	// ErrChecksum: the payload is shorter than its footer, its RDB version
-	// is newer than Redis 7.0's, or its CRC64 does not match.
+	// is newer than MaxVersion, or its CRC64 does not match.
 	ErrChecksum = errors.New("rdb: DUMP payload version or checksum are wrong")
 	// ErrFormat: the value does not decode, or is an empty collection,
 	// which Redis 7.0 refuses to restore.
@@ -29,15 +29,11 @@ var ErrUnsupportedType = fmt.Errorf("%w: unsupported type", ErrFormat)
 
 const footerSize = 10 // the RDB version and the CRC64
 
-// Decode reads a DUMP payload. The Value aliases payload.
+// Decode reads a DUMP payload of RDB version up to MaxVersion. The Value
+// aliases payload.
 func Decode(payload []byte) (*Value, error) {
-	if len(payload) < footerSize {
-		return nil, ErrChecksum
-	}
-	footer := payload[len(payload)-footerSize:]
-	if binary.LittleEndian.Uint16(footer) > Version ||
-		binary.LittleEndian.Uint64(footer[2:]) != checksum(payload[:len(payload)-8]) {
-		return nil, ErrChecksum
+	if err := checkFooter(payload); err != nil {
+		return nil, err
 	}
 	// As Redis does, the value is read from the whole payload: a value
 	// cut short reads on into the footer, and whatever follows the value
@@ -60,6 +56,20 @@ func Decode(payload []byte) (*Value, error) {
 		err = distinct(v.Elems, 1)
 	}
 	return v, err
+}
+
+// checkFooter checks a payload's footer: an RDB version this package
+// reads and the CRC64 of what precedes the checksum.
+func checkFooter(payload []byte) error {
+	if len(payload) < footerSize {
+		return ErrChecksum
+	}
+	footer := payload[len(payload)-footerSize:]
+	if binary.LittleEndian.Uint16(footer) > MaxVersion ||
+		binary.LittleEndian.Uint64(footer[2:]) != checksum(payload[:len(payload)-8]) {
+		return ErrChecksum
+	}
+	return nil
 }
 
 // reader decodes values from a source. It collects a value's elements in
@@ -252,16 +262,22 @@ func (r *reader) flushChunk() error {
 	if err := r.flush(&r.v); err != nil {
 		return err
 	}
-	r.v.Elems, r.v.Scores, r.v.Entries, r.size = r.v.Elems[:0], r.v.Scores[:0], r.v.Entries[:0], 0
-	r.arena.reset()
+	r.emptyChunk()
 	return nil
+}
+
+// emptyChunk forgets the elements in v, keeping their slices' memory.
+func (r *reader) emptyChunk() {
+	r.v.Elems, r.v.Scores, r.v.Entries, r.v.FieldExpires = r.v.Elems[:0], r.v.Scores[:0], r.v.Entries[:0], r.v.FieldExpires[:0]
+	r.size = 0
+	r.arena.reset()
 }
 
 // value reads a value of RDB type t into r.v (Kind, and Str or the
 // elements), handing chunks of a long one to flush. A collection without
 // elements reads as one: a file's loader skips it, Decode refuses it.
 func (r *reader) value(t byte) error {
-	r.v = Value{Elems: r.v.Elems[:0], Scores: r.v.Scores[:0], Entries: r.v.Entries[:0]}
+	r.v = Value{Elems: r.v.Elems[:0], Scores: r.v.Scores[:0], Entries: r.v.Entries[:0], FieldExpires: r.v.FieldExpires[:0]}
 	switch t {
 	case typeString:
 		s, err := r.string()
@@ -337,6 +353,10 @@ func (r *reader) value(t byte) error {
 		return r.quicklist(t)
 	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
 		return r.stream(t)
+	case typeHashMetadata, typeHashMetadataPreGA:
+		return r.hashTableWithTTLs(t)
+	case typeHashListpackEx, typeHashListpackExPreGA:
+		return r.hashListpackWithTTLs(t)
 	}
 	// Modules (whose module Basalt does not have), the zipmap of Redis
 	// 2.4, unknown types.

@@ -17,12 +17,11 @@ import (
 // the value as DUMP writes it, after the optional expire, LRU and LFU
 // opcodes that belong to it.
 
-// MaxFileVersion is the newest RDB file version ReadFile reads: Redis
-// 7.2's (7.0 writes 10).
-const MaxFileVersion = 11
-
 // The opcodes of an RDB file (rdb.h).
 const (
+	// opSlotInfo (Redis 7.4, Valkey 8) sizes a cluster slot's tables:
+	// the slot, its keys and its keys with a TTL, three lengths.
+	opSlotInfo     = 0xf4
 	opFunctionPre  = 0xf6 // Redis 7.0 release candidates only (0xf5, opFunction, is 7.0's)
 	opModuleAux    = 0xf7
 	opIdle         = 0xf8
@@ -72,8 +71,8 @@ type FileInfo struct {
 	Skipped int
 }
 
-// ReadFile reads an RDB file of size bytes from r: versions 1 to 11, as
-// Redis 2.6 to 7.2 write them. It calls fn with every function library
+// ReadFile reads an RDB file of size bytes from r: versions 1 to 12, as
+// Redis 2.6 to 7.4 (and Valkey 7.2 to 8) write them. It calls fn with every function library
 // and every key, in file order;
 // the Entry and everything it points to are valid only during the call.
 // It never holds the file in memory: a value's elements are handed over
@@ -107,7 +106,7 @@ func readHeader(r *reader) (*FileInfo, error) {
 	if err != nil || v < 1 {
 		return nil, ErrSignature
 	}
-	if v > MaxFileVersion {
+	if v > MaxVersion {
 		return nil, fmt.Errorf("%w %d", ErrVersion, v)
 	}
 	return &FileInfo{Version: v, Aux: map[string]string{}}, nil
@@ -140,9 +139,9 @@ func (f *fileReader) run() error {
 		case opSelectDB:
 			f.db, err = r.plainLength()
 		case opResizeDB:
-			if _, err = r.plainLength(); err == nil {
-				_, err = r.plainLength()
-			}
+			err = skipLengths(r, 2)
+		case opSlotInfo:
+			err = skipLengths(r, 3)
 		case opAux:
 			err = f.aux()
 		case opExpireTimeMS:
@@ -176,6 +175,16 @@ func (f *fileReader) run() error {
 			return err
 		}
 	}
+}
+
+// skipLengths reads n lengths Basalt has no use for.
+func skipLengths(r *reader, n int) error {
+	for range n {
+		if _, err := r.plainLength(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // aux reads an auxiliary field.
@@ -216,8 +225,7 @@ func (f *fileReader) key(t byte) error {
 	}
 	f.entry.Value, f.entry.Last = &r.v, true
 	err = f.fn(&f.entry)
-	r.v.Elems, r.v.Scores, r.v.Entries, r.size = r.v.Elems[:0], r.v.Scores[:0], r.v.Entries[:0], 0
-	r.arena.reset()
+	r.emptyChunk()
 	return err
 }
 
@@ -232,10 +240,8 @@ func (f *fileReader) chunk(v *Value) error {
 // skipModuleAux skips a module's auxiliary data: the module's id, when it
 // is loaded and its values.
 func (f *fileReader) skipModuleAux() error {
-	for range 3 {
-		if _, err := f.r.plainLength(); err != nil {
-			return err
-		}
+	if err := skipLengths(f.r, 3); err != nil {
+		return err
 	}
 	return skipModuleOpcodes(f.r)
 }

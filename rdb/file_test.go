@@ -159,7 +159,8 @@ func TestReadFileBad(t *testing.T) {
 		{"empty", nil, ErrSignature},
 		{"not RDB", []byte("root:x:0:0:root:/root:/bin/bash\n"), ErrSignature},
 		{"bad version", []byte("REDIS00x0"), ErrSignature},
-		{"version 12", append([]byte("REDIS0012"), good[9:]...), ErrVersion},
+		{"version 13", append([]byte("REDIS0013"), good[9:]...), ErrVersion},
+		{"version 80 (Valkey 9)", append([]byte("REDIS0080"), good[9:]...), ErrVersion},
 		{"no EOF", good[:len(good)-9], ErrTruncated},
 		{"unknown type", append([]byte("REDIS0010\x63\x01k"), good[9:]...), ErrFormat},
 		{"module value", []byte("REDIS0010\x06\x01k\x81\x00\x00\x00\x00\x00\x00\x00\x01"), ErrFormat},
@@ -206,6 +207,11 @@ func FuzzReadFile(f *testing.F) {
 	}))
 	f.Add(streamFile(typeStreamListpacks2))
 	f.Add(streamFile(typeStreamListpacks3))
+	var keys []rawKey
+	for _, c := range newerCases() {
+		keys = append(keys, rawKey{name: c.name, body: c.body})
+	}
+	f.Add(redis74File(keys))
 	f.Add([]byte("REDIS0009\xfe\x00\xfc\x00\x00\x00\x00\x00\x00\x00\x01\x0e\x01k\x01" + ziplist("a", "b") + "\xff"))
 	f.Fuzz(func(t *testing.T, file []byte) {
 		keys := 0

@@ -27,13 +27,8 @@ func EncodeFunctions(codes []string) []byte {
 // DecodeFunctions reads the libraries' codes of a FUNCTION DUMP payload
 // (compressed strings included, as redis-server writes them).
 func DecodeFunctions(payload []byte) ([]string, error) {
-	if len(payload) < footerSize {
-		return nil, ErrChecksum
-	}
-	footer := payload[len(payload)-footerSize:]
-	if binary.LittleEndian.Uint16(footer) > Version ||
-		binary.LittleEndian.Uint64(footer[2:]) != checksum(payload[:len(payload)-8]) {
-		return nil, ErrChecksum
+	if err := checkFooter(payload); err != nil {
+		return nil, err
 	}
 	r := &reader{src: &memSource{b: payload[:len(payload)-footerSize]}}
 	var codes []string

@@ -7,8 +7,9 @@ import (
 
 // FuzzRestorePayload feeds Decode hostile values behind a valid footer
 // (the checksum is recomputed, so the fuzzer reaches the decoder) and
-// checks that it never panics, and that whatever it accepts encodes and
-// decodes back to the same value.
+// checks that it never panics, that a hash's field TTLs go with its
+// fields, and that whatever it accepts encodes and decodes back to the
+// same value (without the TTLs, which Encode does not write).
 func FuzzRestorePayload(f *testing.F) {
 	for _, tc := range redisDumps {
 		f.Add([]byte(tc.payload[:len(tc.payload)-footerSize]))
@@ -21,6 +22,9 @@ func FuzzRestorePayload(f *testing.F) {
 	f.Add([]byte(payload(3, "\x02\x01a\x031.5\x01b\xfe")))
 	f.Add([]byte(payload(0, "\xc3\x15A,\nabcdefghija\xe0\xff\t\xe1\x0e\r\x01ij")))
 	f.Add([]byte(payload(11, str("\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00"))))
+	for _, c := range newerCases() {
+		f.Add([]byte(c.body))
+	}
 	for _, v := range []Value{testStream(30, 2), testStream(120, 0)} {
 		p := Encode(&v, DefaultLimits)
 		f.Add(p[:len(p)-footerSize])
@@ -34,6 +38,9 @@ func FuzzRestorePayload(f *testing.F) {
 		}
 		if v.Kind == String {
 			ParseHLL(v.Str)
+		}
+		if n := len(v.FieldExpires); n != 0 && (v.Kind != Hash || n != len(v.Elems)/2) {
+			t.Fatalf("Decode(%q): %d field TTLs for %d elements", body, n, len(v.Elems))
 		}
 		back, err := Decode(Encode(v, DefaultLimits))
 		if err != nil {

@@ -381,7 +381,7 @@ func TestDecodeBad(t *testing.T) {
 		{"shorter than the footer", good[:9], ErrChecksum},
 		{"bad checksum", good[:len(good)-1] + "x", ErrChecksum},
 		{"newer version", func() string {
-			b := []byte("\x00\x01a\x0b\x00")
+			b := []byte("\x00\x01a\x0d\x00")
 			return string(binary.LittleEndian.AppendUint64(b, checksum(b)))
 		}(), ErrChecksum},
 		// A CRC64 from 0 ignores leading zero bytes: the footer of the type

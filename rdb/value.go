@@ -24,6 +24,11 @@ type Value struct {
 	// ZSet's members. Encode takes them in any order except for a List;
 	// Decode returns them in the payload's order.
 	Elems [][]byte
+	// FieldExpires are the field TTLs of a Hash that Redis 7.4 (RDB 12)
+	// wrote with hash field expiration: FieldExpires[i] is the absolute
+	// Unix time in ms at which the field Elems[2*i] expires, 0 for never.
+	// Empty when the payload carries none. Encode writes none.
+	FieldExpires []int64
 	// Scores are a ZSet's scores, Scores[i] that of Elems[i].
 	Scores []float64
 	// Entries are a Stream's entries in ID order; Stream is the rest of
@@ -64,7 +69,7 @@ var DefaultLimits = Limits{
 	StreamNodeMaxEntries:   100,
 }
 
-// The RDB object types (Redis 7.0's rdb.h).
+// The RDB object types (rdb.h of Redis 7.0, and 7.2 and 7.4 after it).
 const (
 	typeString           = 0
 	typeList             = 1
@@ -87,10 +92,23 @@ const (
 	typeStreamListpacks2 = 19
 	typeSetListpack      = 20 // Redis 7.2 (RDB 11)
 	typeStreamListpacks3 = 21 // Redis 7.2 (RDB 11)
+	// Hashes with field TTLs, Redis 7.4 (RDB 12): a hash table (24) and
+	// a listpack (25), each after the hash's least TTL; 22 and 23 are
+	// their forms of 7.4's release candidates, without that TTL.
+	typeHashMetadataPreGA   = 22
+	typeHashListpackExPreGA = 23
+	typeHashMetadata        = 24
+	typeHashListpackEx      = 25
 )
 
-// Version is the RDB version Redis 7.0 writes and the newest it reads.
+// Version is the RDB version Redis 7.0 writes, which Encode writes.
 const Version = 10
+
+// MaxVersion is the newest RDB version read, in payloads and files:
+// Redis 7.4's (7.2 and Valkey 7.2 to 8 write 11). Later versions may
+// hold types or opcodes this package does not know, and are refused as
+// Redis refuses them (Valkey 9 writes 80).
+const MaxVersion = 12
 
 // Quicklist node containers (Redis's QUICKLIST_NODE_CONTAINER_*).
 const (
