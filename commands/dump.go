@@ -77,6 +77,9 @@ func (c *Ctx) rdbLimits() rdb.Limits {
 // Checked in Redis's order: the options, the key's absence (unless
 // REPLACE), the TTL, the payload's version and checksum, its value.
 // IDLETIME and FREQ are checked and dropped: Basalt keeps no access times.
+// Basalt has no hash field TTLs (Redis 7.4's): of a hash that has some,
+// the fields whose time has come are dropped and the others kept for
+// good; a hash left without fields is an expired key.
 func cmdRestore(c *Ctx) {
 	replace, absTTL := false, false
 	idle, freq := int64(-1), int64(-1)
@@ -144,7 +147,11 @@ func cmdRestore(c *Ctx) {
 			ttl += now
 		}
 	}
-	if ttl != 0 && ttl <= now {
+	expired := ttl != 0 && ttl <= now
+	if in.DropExpiredFields(now) > 0 && len(in.Elems) == 0 {
+		expired = true
+	}
+	if expired {
 		// Already expired: as in Redis, the key is gone (REPLACE deleted
 		// it) and the reply is OK.
 		if replace {

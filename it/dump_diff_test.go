@@ -20,8 +20,8 @@ import (
 //	                       by 0 ... N-1 and {i5} by the same on 5 digits
 //	CMD args -> name       remember the reply (a DUMP payload) as name
 //	$name                  an argument: the payload remembered as name;
-//	                       $name!crc with its last byte changed, $name!v11
-//	                       with RDB version 11, $name!cut without the
+//	                       $name!crc with its last byte changed, $name!v13
+//	                       with RDB version 13, $name!cut without the
 //	                       value's last byte and $name!junk with a byte
 //	                       after the value (both with a right checksum)
 //	rdb:<bytes>            an argument: a payload of these bytes (type
@@ -113,8 +113,8 @@ func payloadVariant(t *testing.T, p, variant string) string {
 		return p
 	case "crc":
 		return p[:len(p)-1] + string(p[len(p)-1]^0xff)
-	case "v11":
-		return withFooter(value, 11)
+	case "v13":
+		return withFooter(value, 13)
 	case "cut":
 		return withFooter(value[:len(value)-1], 10)
 	case "junk":

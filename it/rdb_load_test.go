@@ -264,7 +264,7 @@ func TestRDBLoadBadInput(t *testing.T) {
 	}
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 0x40
-	v12 := append([]byte("REDIS0012"), good[9:]...)
+	v13 := append([]byte("REDIS0013"), good[9:]...)
 	p := startBasalt(t)
 	c := p.longClient(t, 2)
 	for _, tc := range []struct {
@@ -284,7 +284,7 @@ func TestRDBLoadBadInput(t *testing.T) {
 		{[]any{"RDB", "LOAD", dir}, "ERR failed to open rdb file: '" + dir + "': not a regular file"},
 		{[]any{"RDB", "LOAD", write("empty.rdb", nil)}, "ERR Wrong signature trying to load DB from file"},
 		{[]any{"RDB", "LOAD", write("text.rdb", []byte("root:x:0:0:root:/root:/bin/sh\n"))}, "ERR Wrong signature trying to load DB from file"},
-		{[]any{"RDB", "LOAD", write("v12.rdb", v12)}, "ERR Can't handle RDB format version 12"},
+		{[]any{"RDB", "LOAD", write("v13.rdb", v13)}, "ERR Can't handle RDB format version 13"},
 		{[]any{"RDB", "LOAD", write("flipped.rdb", flipped)}, "ERR wrong RDB checksum: ..."},
 		{[]any{"RDB", "LOAD", write("cut.rdb", good[:len(good)/3])}, "ERR wrong RDB checksum: ..."},
 	} {

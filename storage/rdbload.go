@@ -26,6 +26,10 @@ var ErrNotRegularFile = errors.New("storage: not a regular file")
 // loaded, as Kvrocks logs them.
 type RDBLoadStats struct {
 	Loaded, Expired, Empty, Existing int64
+	// FieldsExpired counts the hash fields dropped because their TTL
+	// (Redis 7.4's) had passed; FieldTTLsDropped the fields kept without
+	// theirs, as Basalt has no hash field TTLs.
+	FieldsExpired, FieldTTLsDropped int64
 	// Skipped are what Basalt has no place for (modules' data).
 	Skipped int
 	Version int
@@ -36,7 +40,10 @@ type RDBLoadStats struct {
 
 // LoadRDB imports the keys of database dbIndex of the RDB file at path;
 // with nx, keys that exist are left alone. Keys already expired and
-// empty collections are skipped, as Redis skips them. It logs its
+// empty collections are skipped, as Redis skips them. Hash fields whose
+// TTL has passed are dropped, the others kept for good (a hash of one
+// chunk left without fields is an expired key; one of several is not
+// written). It logs its
 // progress every few seconds. A file that is not a regular file, whose
 // signature, version or checksum is wrong, is refused before anything is
 // written; one that turns out malformed further on stops the import with
@@ -79,7 +86,8 @@ func (db DB) LoadRDB(path string, dbIndex uint64, nx bool) (RDBLoadStats, error)
 		st.Skipped, st.Version = info.Skipped, info.Version
 	}
 	slog.Info("RDB LOAD: done", "file", path, "keys loaded", st.Loaded, "keys expired", st.Expired,
-		"empty keys skipped", st.Empty, "exist keys skipped", st.Existing, "function libraries", len(st.Functions), "module data skipped", st.Skipped, "err", err)
+		"empty keys skipped", st.Empty, "exist keys skipped", st.Existing, "function libraries", len(st.Functions), "module data skipped", st.Skipped,
+		"hash fields expired", st.FieldsExpired, "hash field TTLs dropped", st.FieldTTLsDropped, "err", err)
 	return st, err
 }
 
@@ -111,6 +119,7 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 		return nil
 	}
 	v := e.Value
+	fieldsExpired := l.dropFieldTTLs(e)
 	if e.First {
 		l.keys.Add(1)
 		l.skip = e.DB != l.db
@@ -120,7 +129,11 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 			l.stats.Expired++
 			l.skip = true
 		case e.Last && v.Kind != rdb.String && v.Kind != rdb.Stream && len(v.Elems) == 0:
-			l.stats.Empty++
+			if fieldsExpired {
+				l.stats.Expired++
+			} else {
+				l.stats.Empty++
+			}
 			l.skip = true
 		case v.Kind == rdb.String:
 			// Redis's HyperLogLogs are strings; Basalt's have a type of
@@ -150,6 +163,24 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 		return l.im.End()
 	}
 	return nil
+}
+
+// dropFieldTTLs drops the fields of a chunk of a hash to import whose
+// TTL has passed, and counts them and the TTLs of the others, which are
+// not kept; it reports whether it dropped any.
+func (l *rdbLoader) dropFieldTTLs(e *rdb.Entry) bool {
+	v := e.Value
+	if v.Kind != rdb.Hash || e.DB != l.db || (e.Expire != 0 && e.Expire < l.now) {
+		return false
+	}
+	dropped := v.DropExpiredFields(l.now)
+	l.stats.FieldsExpired += int64(dropped)
+	for _, expire := range v.FieldExpires {
+		if expire != 0 {
+			l.stats.FieldTTLsDropped++
+		}
+	}
+	return dropped > 0
 }
 
 // stream imports a chunk of a stream's entries and, with the last, the
