@@ -416,3 +416,19 @@ func TestReadFileVersion12(t *testing.T) {
 		}
 	}
 }
+
+// A stream of Redis 7.2 (type 21, with each consumer's active time) in a
+// payload of version 11 reads as in a file.
+func TestDecodeStreamOf72(t *testing.T) {
+	file := streamFile(typeStreamListpacks3)
+	// The file: signature, the type, the key "s", the value, EOF and
+	// checksum.
+	body := string(file[9:10]) + string(file[12:len(file)-9])
+	v, err := Decode(withVersion(body, 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Entries) != 2 || len(v.Stream.Groups) != 1 || v.Stream.Groups[0].Consumers[0].ActiveTime != 1700000000002 {
+		t.Fatalf("Decode = %+v %+v", v.Entries, v.Stream)
+	}
+}
