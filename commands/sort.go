@@ -267,10 +267,10 @@ func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type, sc *sortScratc
 	if end >= n {
 		end = n - 1
 	}
-	if end < start {
-		return nil, true
-	}
 	if s.dontSort {
+		if end < start {
+			return nil, true
+		}
 		// DESC reverses a list or a sorted set; a set has no order.
 		if s.desc && (t == metadata.TypeZSet || t == metadata.TypeList) {
 			slices.Reverse(elems)
@@ -296,6 +296,11 @@ func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type, sc *sortScratc
 			}
 			items[i].score = f
 		}
+	}
+	// As in Redis, every score is read before the LIMIT cuts: one that
+	// is no number fails the SORT even when the range is empty.
+	if end < start {
+		return nil, true
 	}
 	// Sorted as a stable sort would (equal items keep their order), by
 	// sorting their places, with their scores beside them when numeric:
@@ -486,6 +491,9 @@ func sortLookup(db storage.DB, pattern, elem []byte) ([]byte, bool) {
 	}
 	if err != nil {
 		return nil, false
+	}
+	if found && v == nil {
+		v = []byte{} // an empty value, which nil would read as none
 	}
 	return v, found
 }
