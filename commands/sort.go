@@ -19,18 +19,26 @@ func init() {
 	)
 }
 
-// sortKeys are SORT's keys: the key sorted and the STORE destination.
-// BY and GET patterns name keys too, but only at run time; in cluster mode
-// they are refused.
+// sortKeys are SORT's keys, as Redis's sortGetKeys finds them: the key
+// sorted and the last STORE destination, the arguments of LIMIT, BY and
+// GET skipped (a GET pattern may be "store"). BY and GET patterns name
+// keys too, but only at run time; in cluster mode they are refused.
 func sortKeys(args [][]byte) [][]byte {
-	keys := args[1:2]
-	for i := 2; i+1 < len(args); i++ {
-		if strings.EqualFold(string(args[i]), "store") {
-			keys = append(keys[:len(keys):len(keys)], args[i+1])
+	var store []byte
+	for i := 2; i < len(args); i++ {
+		switch opt := strings.ToLower(string(args[i])); {
+		case opt == "limit":
+			i += 2
+		case opt == "get" || opt == "by":
 			i++
+		case opt == "store" && i+1 < len(args):
+			store = args[i+1]
 		}
 	}
-	return keys
+	if store == nil {
+		return args[1:2]
+	}
+	return [][]byte{args[1], store}
 }
 
 // sortSpec is a parsed SORT.
