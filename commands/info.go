@@ -230,6 +230,11 @@ func infoMemory(e *Env, ns string, b *infoBuilder) {
 	b.field("used_memory_lua", 0)
 	b.field("used_memory_lua_human", humanBytes(0))
 	b.field("used_memory_startup", e.startupMemory)
+	// A deleted key costs one metadata write and compaction reclaims its
+	// elements later: nothing waits to be freed in the background, which
+	// tools that poll this field (Redis's UNLINK and FLUSHALL ASYNC
+	// tests) wait for.
+	b.field("lazyfree_pending_objects", 0)
 	for _, st := range e.Storage.MemoryStats() {
 		b.field(st.Name, st.Value)
 	}

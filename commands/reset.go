@@ -10,8 +10,8 @@ func init() {
 //
 // Returns the connection to its state after connecting: no transaction,
 // no watched key, no subscription, not monitoring, no tracking, RESP2, no
-// name, READWRITE,
-// and not authenticated when a password is required.
+// name, READWRITE, CLIENT REPLY ON, and not authenticated when a password
+// is required.
 func cmdReset(c *Ctx) {
 	s, sessions := c.Session, c.Env.Sessions
 	s.EndTx()
@@ -22,9 +22,11 @@ func cmdReset(c *Ctx) {
 	s.SetProtocol(2)
 	s.SetName("")
 	s.ReadOnly, s.Asking = false, false
-	if c.Env.Config.RequirePass.Get() != "" {
-		s.Authed, s.Admin = false, false
-	}
+	// As Redis, a SKIP already in force still silences RESET's own reply.
+	s.Replies.Off, s.Replies.SkipNext = false, false
+	// As a new connection: the default namespace, which is the admin's,
+	// authenticated only when no password is required.
+	s.Authed, s.Admin = c.Env.Config.RequirePass.Get() == "", true
 	s.SetNamespace(metadata.DefaultNamespace)
 	c.W.Simple("RESET")
 }

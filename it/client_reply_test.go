@@ -10,7 +10,7 @@ import (
 // final PONG: CLIENT REPLY OFF silences what follows until ON, SKIP the
 // next command only, and a bad mode is a syntax error.
 func TestClientReplyDiff(t *testing.T) {
-	b, r := startBasalt(t), startRedis(t)
+	b, r := startBasalt(t, "--resp3-enabled", "yes"), startRedis(t)
 	scripts := [][]string{
 		{"CLIENT REPLY OFF", "SET a 1", "GET a", "CLIENT REPLY ON", "GET a"},
 		{"CLIENT REPLY SKIP", "SET b 2", "GET b"},
@@ -23,12 +23,23 @@ func TestClientReplyDiff(t *testing.T) {
 		{"CLIENT REPLY OFF", "MULTI", "INCR c", "EXEC", "CLIENT REPLY ON", "GET c"},
 		{"CLIENT REPLY OFF", "LRANGE nolist 0 -1", "CLIENT REPLY ON"},
 		{"MULTI", "CLIENT REPLY ON", "EXEC"},
+		// Pub/sub confirmations are pushes, which CLIENT REPLY does not
+		// silence, to a client that never subscribed too.
+		{"CLIENT REPLY OFF", "PUNSUBSCRIBE", "UNSUBSCRIBE", "SUNSUBSCRIBE x", "CLIENT REPLY ON"},
+		{"CLIENT REPLY SKIP", "PUNSUBSCRIBE a b", "ECHO after"},
+		{"HELLO 3", "CLIENT REPLY OFF", "PUNSUBSCRIBE", "UNSUBSCRIBE a", "CLIENT REPLY ON"},
+		// RESET turns replies back on, and answers itself.
+		{"CLIENT REPLY OFF", "RESET", "ECHO after"},
+		{"CLIENT REPLY SKIP", "RESET", "ECHO after"},
 	}
 	for n, script := range scripts {
 		var replies [2]string
 		for i, p := range []*proc{b, r} {
 			c := dial(t, p)
 			c.send(strings.Join(append(script, "PING"), "\r\n") + "\r\n")
+			if script[0] == "HELLO 3" {
+				c.reply() // Kvrocks's HELLO, not Redis's
+			}
 			var all strings.Builder
 			for {
 				v := c.reply()

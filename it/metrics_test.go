@@ -279,7 +279,7 @@ func TestInfoFields(t *testing.T) {
 	numbers := []string{
 		"arch_bits", "process_id", "tcp_port", "uptime_in_seconds", "uptime_in_days",
 		"maxclients", "connected_clients", "monitor_clients", "blocked_clients",
-		"used_memory_rss", "used_memory_lua", "used_memory_startup",
+		"used_memory_rss", "used_memory_lua", "used_memory_startup", "lazyfree_pending_objects",
 		"total_connections_received", "total_commands_processed", "instantaneous_ops_per_sec",
 		"total_net_input_bytes", "total_net_output_bytes", "instantaneous_input_kbps", "instantaneous_output_kbps",
 		"keyspace_hits", "keyspace_misses", "pubsub_channels", "pubsub_patterns", "sync_full", "sync_partial_ok", "sync_partial_err",

@@ -190,17 +190,21 @@ func (r *Registry) BufferPeaks() (in, out int64) {
 // only: replies are dropped while off, or for the one command after SKIP.
 type ReplyMode struct {
 	Off, Skip, SkipNext bool
+	// Confirmed is set by a command whose reply is a pub/sub
+	// confirmation: Redis writes those as pushes, which CLIENT REPLY
+	// does not silence, even to a client that never subscribed.
+	Confirmed bool
 }
 
 // Suppressed reports whether the running command's reply is dropped.
 func (m *ReplyMode) Suppressed() bool { return m.Off || m.Skip }
 
 // Done ends a command whose reply began at *from in w: it drops the reply
-// when replies are suppressed, then moves SKIP on to the next command, as
-// Redis's resetClient does.
+// when replies are suppressed (unless it confirmed), then moves SKIP on to
+// the next command, as Redis's resetClient does.
 func (m *ReplyMode) Done(w reply.Sink, from *int) {
-	if m.Suppressed() && w.Len() >= *from {
+	if m.Suppressed() && !m.Confirmed && w.Len() >= *from {
 		w.Truncate(*from)
 	}
-	m.Skip, m.SkipNext = m.SkipNext, false
+	m.Skip, m.SkipNext, m.Confirmed = m.SkipNext, false, false
 }

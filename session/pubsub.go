@@ -143,6 +143,7 @@ func (s *Session) Unsubscribe(kind int, names [][]byte) {
 	}
 	if !s.Pushing() {
 		// Nothing to take back: the replies need no lock.
+		s.Replies.Confirmed = true
 		if len(list) == 0 {
 			writeConfirmation(s.W, verb, "", false, 0)
 		}
