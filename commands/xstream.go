@@ -204,7 +204,8 @@ func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, o
 	return i, checkTrim(c, t, xadd, limitGiven)
 }
 
-// checkTrim checks the options parseTrim read together.
+// checkTrim checks the options parseTrim read together, and completes t
+// with stream-node-max-entries and the default LIMIT.
 func checkTrim(c *Ctx, t *storage.StreamTrim, xadd, limitGiven bool) bool {
 	switch {
 	case t.Limit != 0 && t.Strategy == storage.TrimNone:
@@ -214,9 +215,24 @@ func checkTrim(c *Ctx, t *storage.StreamTrim, xadd, limitGiven bool) bool {
 	case limitGiven && !t.Approx:
 		c.ErrorString("ERR syntax error, LIMIT cannot be used without the special ~ option")
 	default:
+		nodeEntries := c.Env.Config.Redis.StreamNodeMaxEntries.Get()
+		t.NodeEntries = uint64(nodeEntries)
+		if t.Approx && !limitGiven {
+			t.Limit = approxTrimLimit(nodeEntries)
+		}
 		return true
 	}
 	return false
+}
+
+// approxTrimLimit is the LIMIT of an approximate trim that gives none, as
+// Redis's: a hundred nodes' entries, 10000 when nodes are bounded by bytes
+// only, at most a million. (An explicit LIMIT 0 is no limit.)
+func approxTrimLimit(nodeEntries int64) int64 {
+	if nodeEntries <= 0 {
+		return 10000
+	}
+	return min(nodeEntries, 10000) * 100
 }
 
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]

@@ -33,6 +33,9 @@ type RedisKeys struct {
 	// none). LatencyTracking is latency-tracking: LATENCY HISTOGRAM.
 	LatencyMonitorThreshold RedisInt
 	LatencyTracking         Bool
+	// StreamNodeMaxEntries is stream-node-max-entries: the entries of
+	// the nodes an approximate stream trim removes whole.
+	StreamNodeMaxEntries RedisInt
 }
 
 const longMax = math.MaxInt64
@@ -57,7 +60,8 @@ func (c *Config) addRedisKeys() {
 	add("zset-max-listpack-value", mem(0, longMax), "64", "Redis: largest sorted set member kept in a listpack, bytes")
 	c.alias("zset-max-ziplist-value", "zset-max-listpack-value")
 	add("stream-node-max-bytes", mem(0, longMax), "4096", "Redis: bytes per stream node")
-	add("stream-node-max-entries", num(0, longMax), "100", "Redis: entries per stream node")
+	add("stream-node-max-entries", &c.Redis.StreamNodeMaxEntries, "100", "Redis: entries per stream node, which approximate trims (~) remove whole")
+	c.Redis.StreamNodeMaxEntries.min, c.Redis.StreamNodeMaxEntries.max = 0, longMax
 	add("hll-sparse-max-bytes", mem(0, longMax), "3000", "Redis: largest sparse HyperLogLog, bytes")
 
 	// Memory management and background work.

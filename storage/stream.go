@@ -38,10 +38,6 @@ var (
 // approximate trim ("~") is limited to. See trim.
 const streamNodeEntries = 100
 
-// streamApproxLimit is the default LIMIT of an approximate trim, Redis's
-// 100 * stream-node-max-entries.
-const streamApproxLimit = 100 * streamNodeEntries
-
 // streamBatchDeletes is how many trimmed entries are deleted one by one;
 // more become one range deletion, so that a trim of millions of entries
 // writes one record.
@@ -216,15 +212,16 @@ const (
 )
 
 // StreamTrim is the trimming of XADD and XTRIM. With Approx, only whole
-// nodes of streamNodeEntries entries are removed, as Redis removes whole
-// listpack nodes, at most Limit entries (0: the default 10000 for an
-// approximate trim).
+// nodes of NodeEntries entries (0: streamNodeEntries) are removed, as
+// Redis removes whole listpack nodes, at most Limit entries (0: no
+// limit).
 type StreamTrim struct {
-	Strategy StreamTrimStrategy
-	MaxLen   uint64
-	MinID    metadata.StreamID
-	Approx   bool
-	Limit    int64
+	Strategy    StreamTrimStrategy
+	MaxLen      uint64
+	MinID       metadata.StreamID
+	Approx      bool
+	Limit       int64
+	NodeEntries uint64
 }
 
 // XAddArgs are XADD's options. Auto is the ID "*"; AutoSeq is "ms-*",
@@ -306,8 +303,9 @@ func (db DB) XTrim(key []byte, t StreamTrim) (int64, error) {
 // threshold goes; at the first that is not, an exact trim removes its
 // entries up to the threshold and an approximate one stops. Basalt has no
 // nodes: it takes entry number k of the stream's history (counted by
-// entries_added) to live in node k/100, which is where Redis puts it
-// when entries are small and none was deleted.
+// entries_added) to live in node k/NodeEntries, which is where Redis puts
+// it when entries are small, none was deleted and stream-node-max-entries
+// did not change.
 func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64, error) {
 	// Nothing to remove: no walk.
 	switch {
@@ -320,13 +318,14 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 	limit := int64(0)
 	if t.Approx {
 		limit = t.Limit
-		if limit == 0 {
-			limit = streamApproxLimit
-		}
+	}
+	nodeEntries := t.NodeEntries
+	if nodeEntries == 0 {
+		nodeEntries = streamNodeEntries
 	}
 	length := s.meta.Size
 	// The history number of the first entry, modulo the node size.
-	base := (s.sm.EntriesAdded - length) % streamNodeEntries
+	base := (s.sm.EntriesAdded - length) % nodeEntries
 	var (
 		node       []metadata.StreamID
 		deleted    int64
@@ -400,7 +399,7 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		return false
 	}
 	// The first node is the rest of the one the first entry is in.
-	nodeCap := int(streamNodeEntries - base)
+	nodeCap := nodeEntries - base
 	seen := uint64(0)
 	walkLen := s.meta.Size
 	if pending != nil {
@@ -412,8 +411,8 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		}
 		seen++
 		node = append(node, id)
-		if len(node) == nodeCap {
-			nodeCap = streamNodeEntries
+		if uint64(len(node)) == nodeCap {
+			nodeCap = nodeEntries
 			if !evaluate() {
 				done = true
 				return false
