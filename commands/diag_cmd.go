@@ -12,7 +12,7 @@ func init() {
 		&Command{Name: "perflog", Arity: -2, Flags: KvrocksOnly, Handler: cmdPerflog},
 		&Command{Name: "stats", Arity: 1, Flags: KvrocksOnly, Handler: cmdStats},
 		&Command{Name: "disk", Arity: 3, Flags: ReadOnly | KvrocksOnly, FirstKey: 2, LastKey: 2, Handler: cmdDisk},
-		&Command{Name: "memory", Arity: -2, Flags: ReadOnly, Keys: memoryKeys, Handler: cmdMemory},
+		&Command{Name: "memory", Arity: -2, Flags: ReadOnly | NoTouch, Keys: memoryKeys, Handler: cmdMemory},
 	)
 }
 

@@ -164,6 +164,7 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	cmd.stats.calls.Add(1)
 	ctx.errMark = ctx.W.Errors()
 	e.expireAccessed(ctx, cmd, args)
+	e.touchKeys(s.Namespace, cmd, args, start)
 	sample, profiled := e.perflog.begin(e.Config, cmd)
 	e.run(ctx)
 	if s.TrackingOn() {

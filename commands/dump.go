@@ -76,7 +76,8 @@ func (c *Ctx) rdbLimits() rdb.Limits {
 //
 // Checked in Redis's order: the options, the key's absence (unless
 // REPLACE), the TTL, the payload's version and checksum, its value.
-// IDLETIME and FREQ are checked and dropped: Basalt keeps no access times.
+// IDLETIME sets the key's idle time (OBJECT IDLETIME); FREQ is checked and
+// dropped: Basalt keeps no access frequencies.
 // Basalt has no hash field TTLs (Redis 7.4's): of a hash that has some,
 // the fields whose time has come are dropped and the others kept for
 // good; a hash left without fields is an expired key.
@@ -173,7 +174,11 @@ func cmdRestore(c *Ctx) {
 	if regs, isHLL := rdb.ParseHLL(in.Str); in.Kind == rdb.String && isHLL {
 		v.Type, v.Str = metadata.TypeHyperLogLog, regs
 	}
-	if c.ok(c.DB.PutValue(key, v, ttl)) {
-		c.W.OK()
+	if !c.ok(c.DB.PutValue(key, v, ttl)) {
+		return
 	}
+	if idle >= 0 {
+		c.Env.access.setIdle(c.Session.Namespace, key, idle)
+	}
+	c.W.OK()
 }

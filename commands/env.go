@@ -47,6 +47,7 @@ type Env struct {
 	Shutdown func()
 
 	startupMemory int64 // Go heap in use when the server started
+	access        *accessClock
 
 	cursors  cursorTable
 	keyspace keyspaceStats
@@ -85,6 +86,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 		StartTime:  time.Now(),
 		RunID:      hex.EncodeToString(id[:]),
 		stop:       make(chan struct{}),
+		access:     newAccessClock(),
 	}
 	s.SetWatcher(e)
 	e.startupMemory = goHeapBytes()

@@ -15,18 +15,18 @@ func init() {
 	register(
 		&Command{Name: "del", Arity: -2, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdDel},
 		&Command{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Handler: cmdDel},
-		&Command{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
+		&Command{Name: "exists", Arity: -2, Flags: ReadOnly | Fast | NoTouch, FirstKey: 1, LastKey: -1, Handler: cmdExists},
 		&Command{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
 		&Command{Name: "move", Arity: 3, Flags: Write | Fast | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdMove},
-		&Command{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdType},
+		&Command{Name: "type", Arity: 2, Flags: ReadOnly | Fast | NoTouch, FirstKey: 1, LastKey: 1, Handler: cmdType},
 		&Command{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpire},
 		&Command{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpire},
 		&Command{Name: "expireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpireAt},
 		&Command{Name: "pexpireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpireAt},
-		&Command{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdTTL},
-		&Command{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPTTL},
-		&Command{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpireTime},
-		&Command{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPExpireTime},
+		&Command{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast | NoTouch, FirstKey: 1, LastKey: 1, Handler: cmdTTL},
+		&Command{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast | NoTouch, FirstKey: 1, LastKey: 1, Handler: cmdPTTL},
+		&Command{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast | NoTouch, FirstKey: 1, LastKey: 1, Handler: cmdExpireTime},
+		&Command{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast | NoTouch, FirstKey: 1, LastKey: 1, Handler: cmdPExpireTime},
 		&Command{Name: "persist", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdPersist},
 		&Command{Name: "keys", Arity: 2, Flags: ReadOnly, Handler: cmdKeys},
 		&Command{Name: "scan", Arity: -2, Flags: ReadOnly, Handler: cmdScan},
@@ -34,7 +34,7 @@ func init() {
 		&Command{Name: "rename", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdRename},
 		&Command{Name: "renamenx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Handler: cmdRenameNX},
 		&Command{Name: "copy", Arity: -3, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdCopy},
-		&Command{Name: "object", Arity: -2, Flags: ReadOnly, Keys: objectKeys, Handler: cmdObject},
+		&Command{Name: "object", Arity: -2, Flags: ReadOnly | NoTouch, Keys: objectKeys, Handler: cmdObject},
 	)
 }
 
@@ -569,8 +569,8 @@ func (c *Ctx) lfuPolicy() bool {
 	return false
 }
 
-// objectIdleTime is 0: Basalt keeps no access times, so every key looks
-// just used. With an LFU maxmemory-policy it is refused as Redis refuses
+// objectIdleTime answers the seconds since the key was last used
+// (idle.go). With an LFU maxmemory-policy it is refused as Redis refuses
 // it.
 func objectIdleTime(c *Ctx) {
 	if _, ok := objectType(c); !ok {
@@ -580,7 +580,7 @@ func objectIdleTime(c *Ctx) {
 		c.ErrorString("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	c.W.Int(0)
+	c.W.Int(c.Env.access.idle(c.Session.Namespace, c.Args[2]))
 }
 
 // objectFreq is refused as Redis refuses it without an LFU

@@ -12,7 +12,7 @@ func init() {
 		&Command{Name: "multi", Arity: 1, Flags: Fast | TxControl | NoMulti, Handler: cmdMulti},
 		&Command{Name: "exec", Arity: 1, Flags: TxControl | Exclusive | NoMulti, Handler: cmdExec},
 		&Command{Name: "discard", Arity: 1, Flags: Fast | TxControl | NoMulti, Handler: cmdDiscard},
-		&Command{Name: "watch", Arity: -2, Flags: Fast | TxControl | NoMulti, FirstKey: 1, LastKey: -1, Handler: cmdWatch},
+		&Command{Name: "watch", Arity: -2, Flags: Fast | TxControl | NoMulti | NoTouch, FirstKey: 1, LastKey: -1, Handler: cmdWatch},
 		&Command{Name: "unwatch", Arity: 1, Flags: Fast, Handler: cmdUnwatch},
 	)
 }

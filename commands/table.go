@@ -25,6 +25,7 @@ const (
 	NoDBSizeCheck                  // a write that only removes data: runs past max-db-size
 	KvrocksOnly                    // a Kvrocks command Redis lacks: errors worded as Kvrocks words them
 	RunsScript                     // runs a Lua script: while it runs too long, other commands get BUSY
+	NoTouch                        // inspects its keys without using them: OBJECT IDLETIME does not restart
 )
 
 // freesSpace are the writes Kvrocks lets run once max-db-size is reached
