@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/basaltdb/basalt/config"
@@ -303,12 +304,12 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 	if m != nil && len(m.KeySpecs) > 0 {
 		var ok bool
 		switch refs, ok = keysBySpecs(m.KeySpecs, args, arity < 0, false); {
+		case specsFallShort(m.KeySpecs):
+			keys, refs = tableKeyRefs(cmd, m.KeySpecs, args)
 		case ok:
 			for _, r := range refs {
 				keys = append(keys, args[r.pos])
 			}
-		case hasUnknownSpec(m.KeySpecs):
-			keys, refs = tableKeyRefs(cmd, m.KeySpecs, args)
 		default:
 			refs = nil
 		}
@@ -346,9 +347,10 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 }
 
 // tableKeyRefs finds the keys of a command whose specifications cannot
-// (SORT's STORE may come anywhere) as Redis's own key function does: from
-// the table. The first key takes the first specification's flags, the
-// others the last one's (SORT: the STORE destination).
+// (SORT's STORE may come anywhere, MIGRATE's KEYS may be a password) as
+// Redis's own key function does: from the table. The first key takes the
+// first specification's flags, the others the last one's (SORT: the STORE
+// destination), but "incomplete".
 func tableKeyRefs(cmd *Command, specs []KeySpec, args [][]byte) ([][]byte, []keyRef) {
 	keys := cmd.keys(args)
 	refs := make([]keyRef, len(keys))
@@ -357,16 +359,17 @@ func tableKeyRefs(cmd *Command, specs []KeySpec, args [][]byte) ([][]byte, []key
 		if i > 0 {
 			spec = &specs[len(specs)-1]
 		}
-		refs[i].flags = spec.Flags
+		refs[i].flags = slices.DeleteFunc(slices.Clone(spec.Flags), func(f string) bool { return f == "incomplete" })
 	}
 	return keys, refs
 }
 
-// hasUnknownSpec reports whether a specification cannot be followed
-// (begin_search "unknown").
-func hasUnknownSpec(specs []KeySpec) bool {
+// specsFallShort reports whether the specifications cannot find every
+// key: one's begin_search is "unknown" or it is flagged incomplete. Redis
+// then asks the command's own key function.
+func specsFallShort(specs []KeySpec) bool {
 	for i := range specs {
-		if specs[i].BeginSearch == "unknown" {
+		if specs[i].BeginSearch == "unknown" || specs[i].has("incomplete") {
 			return true
 		}
 	}

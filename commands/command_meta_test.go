@@ -157,7 +157,9 @@ func TestKeySpecsMatchTable(t *testing.T) {
 				var want []string
 				if len(tg.meta.KeySpecs) > 0 {
 					refs, ok := keysBySpecs(tg.meta.KeySpecs, a, tg.arity < 0, true)
-					if !ok {
+					// Where the specifications fall short, COMMAND GETKEYS
+					// asks the table too (TestCommandAgainstRedis).
+					if !ok || specsFallShort(tg.meta.KeySpecs) {
 						skipped++
 						continue
 					}

@@ -82,7 +82,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		}
 		// ASKING lasts one command: the next one, unless it is ASKING,
 		// which sets it again.
-		asking := s.Asking
+		asking := s.Asking || cmd.Flags&Asking != 0
 		s.Asking = false
 		if err := e.route(s, cmd, args, asking); err != nil {
 			cmd.stats.rejected.Add(1)

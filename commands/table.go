@@ -26,6 +26,7 @@ const (
 	KvrocksOnly                    // a Kvrocks command Redis lacks: errors worded as Kvrocks words them
 	RunsScript                     // runs a Lua script: while it runs too long, other commands get BUSY
 	NoTouch                        // inspects its keys without using them: OBJECT IDLETIME does not restart
+	Asking                         // routed in cluster mode as if ASKING came first (RESTORE-ASKING)
 )
 
 // freesSpace are the writes Kvrocks lets run once max-db-size is reached

@@ -1,7 +1,8 @@
 // Package resp writes Redis protocol replies in RESP2 or RESP3. Writer is
-// the only code in Basalt that produces protocol bytes: command handlers say
-// what a reply is (a map, a double, a null) and the writer renders it in the
-// protocol the client chose with HELLO.
+// the only code in Basalt that produces protocol bytes for its clients:
+// command handlers say what a reply is (a map, a double, a null) and the
+// writer renders it in the protocol the client chose with HELLO. Client is
+// Basalt as a client of another server (MIGRATE).
 package resp
 
 import (

@@ -1,0 +1,230 @@
+package commands
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/basaltdb/basalt/resp"
+)
+
+func init() {
+	register(
+		&Command{Name: "migrate", Arity: -6, Flags: Write, Keys: migrateKeys, Secret: migrateSecret, Handler: cmdMigrate},
+		&Command{Name: "restore-asking", Arity: -4, Flags: Write | Asking, FirstKey: 1, LastKey: 1, Handler: cmdRestore},
+	)
+}
+
+// migrateOptions are MIGRATE's options from argument 6 on.
+type migrateOptions struct {
+	copy, replace      bool
+	username, password []byte // AUTH password, AUTH2 username password
+	secrets            []int  // where username and password are
+	firstKey           int    // KEYS: the first key's index, 0: none
+	syntaxError        bool
+}
+
+// parseMigrateOptions reads the options as Redis 7.0's migrateCommand
+// does; KEYS takes every argument after it.
+func parseMigrateOptions(args [][]byte) migrateOptions {
+	var o migrateOptions
+	for i := 6; i < len(args); i++ {
+		more := len(args) - 1 - i
+		switch word := strings.ToLower(string(args[i])); {
+		case word == "copy":
+			o.copy = true
+		case word == "replace":
+			o.replace = true
+		case word == "auth" && more >= 1:
+			o.password = args[i+1]
+			o.secrets = append(o.secrets, i+1)
+			i++
+		case word == "auth2" && more >= 2:
+			o.username, o.password = args[i+1], args[i+2]
+			o.secrets = append(o.secrets, i+1, i+2)
+			i += 2
+		case word == "keys":
+			o.firstKey = i + 1
+			return o
+		default:
+			o.syntaxError = true
+			return o
+		}
+	}
+	return o
+}
+
+// migrateKeys are the keys of MIGRATE: the key argument, or those after
+// KEYS when the key argument is empty (none else: the call is refused).
+func migrateKeys(args [][]byte) [][]byte {
+	switch o := parseMigrateOptions(args); {
+	case o.firstKey == 0:
+		return args[3:4]
+	case len(args[3]) == 0:
+		return args[o.firstKey:]
+	}
+	return nil
+}
+
+// migrateSecret marks the username and password of AUTH and AUTH2.
+func migrateSecret(args [][]byte, i int) bool {
+	for _, at := range parseMigrateOptions(args).secrets {
+		if at == i {
+			return true
+		}
+	}
+	return false
+}
+
+// MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
+// [AUTH password | AUTH2 username password] [KEYS key [key ...]]
+//
+// Moves keys to another server as Redis does: their DUMP payloads go to
+// the target in one pipeline of RESTORE (RESTORE-ASKING in cluster mode),
+// after AUTH and SELECT, each I/O bounded by timeout milliseconds; the keys
+// the target took are deleted here unless COPY. The keys stay locked
+// meanwhile, so no write slips between their DUMP and their deletion.
+// Each call opens its own connection (Redis keeps them for 10 s).
+func cmdMigrate(c *Ctx) {
+	o := parseMigrateOptions(c.Args)
+	switch {
+	case o.syntaxError:
+		c.ErrorString(errSyntax)
+		return
+	case o.firstKey > 0 && len(c.Args[3]) > 0:
+		c.ErrorString("ERR When using MIGRATE KEYS option, the key argument must be set to the empty string")
+		return
+	}
+	timeout, ok := c.Int(5)
+	if !ok {
+		return
+	}
+	db, ok := c.Int(4)
+	if !ok {
+		return
+	}
+	if timeout <= 0 {
+		timeout = 1000
+	}
+	keys, payloads, ttls, ok := c.migrationPayloads(migrateKeys(c.Args))
+	if !ok {
+		return
+	}
+	if len(keys) == 0 {
+		c.W.Simple("NOKEY")
+		return
+	}
+	moved, err := c.sendMigration(o, db, time.Duration(timeout)*time.Millisecond, keys, payloads, ttls)
+	if !o.copy && len(moved) > 0 {
+		deleted, delErr := c.DB.DelKeys(moved)
+		c.changed = deleted
+		if !c.ok(delErr) {
+			return
+		}
+	}
+	if err != nil {
+		c.ErrorString(err.Error())
+		return
+	}
+	c.W.OK()
+}
+
+// migrationPayloads dumps the keys that exist and returns them with their
+// payloads and TTLs in milliseconds (0: none).
+func (c *Ctx) migrationPayloads(keys [][]byte) (live, payloads [][]byte, ttls []int64, ok bool) {
+	states, err := c.DB.KeyStates(keys)
+	if !c.ok(err) {
+		return nil, nil, nil, false
+	}
+	now := time.Now().UnixMilli()
+	for i, k := range keys {
+		if !states[i].Alive {
+			continue
+		}
+		payload, found, err := c.dumpPayload(k)
+		if !c.ok(err) {
+			return nil, nil, nil, false
+		}
+		if !found {
+			continue
+		}
+		ttl := int64(0)
+		if exp := states[i].Expire; exp != 0 {
+			ttl = max(exp-now, 1)
+		}
+		live, payloads, ttls = append(live, k), append(payloads, payload), append(ttls, ttl)
+	}
+	return live, payloads, ttls, true
+}
+
+// Errors of a migration, in Redis's words.
+var (
+	errMigrateConnect = errors.New("IOERR error or timeout connecting to the client")
+	errMigrateWrite   = errors.New("IOERR error or timeout writing to target instance")
+	errMigrateRead    = errors.New("IOERR error or timeout reading to target instance")
+)
+
+// sendMigration restores the keys on the target and returns those it
+// took. The error is the first the target replied, or a connection's.
+func (c *Ctx) sendMigration(o migrateOptions, db int64, timeout time.Duration, keys, payloads [][]byte, ttls []int64) (moved [][]byte, err error) {
+	target, dialErr := resp.Dial(net.JoinHostPort(string(c.Args[1]), string(c.Args[2])), timeout)
+	switch {
+	case errors.Is(dialErr, syscall.ECONNREFUSED):
+		// Redis connects without blocking and learns of the refusal
+		// when it writes.
+		return nil, errMigrateWrite
+	case dialErr != nil:
+		return nil, errMigrateConnect
+	}
+	defer target.Close()
+	replies := len(keys) + 1 // SELECT's, then the keys'
+	switch {
+	case o.username != nil:
+		target.Append([]byte("AUTH"), o.username, o.password)
+		replies++
+	case o.password != nil:
+		target.Append([]byte("AUTH"), o.password)
+		replies++
+	}
+	target.Append([]byte("SELECT"), strconv.AppendInt(nil, db, 10))
+	restore := []byte("RESTORE")
+	if c.Env.Cluster != nil {
+		restore = []byte("RESTORE-ASKING")
+	}
+	for i, k := range keys {
+		args := [][]byte{restore, k, strconv.AppendInt(nil, ttls[i], 10), payloads[i]}
+		if o.replace {
+			args = append(args, []byte("REPLACE"))
+		}
+		target.Append(args...)
+	}
+	if target.Flush(time.Now().Add(timeout)) != nil {
+		return nil, errMigrateWrite
+	}
+	// As Redis, a key counts as moved only when AUTH and SELECT passed
+	// too; the error is the first the target replied.
+	setup, setupFailed := replies-len(keys), false
+	for n := 0; n < replies; n++ {
+		r, readErr := target.Read(time.Now().Add(timeout))
+		if readErr != nil {
+			if err == nil {
+				err = errMigrateRead
+			}
+			return moved, err
+		}
+		failed := r.Kind == '-'
+		if failed && err == nil {
+			err = errors.New("ERR Target instance replied with error: " + string(r.Str))
+		}
+		switch {
+		case n < setup:
+			setupFailed = setupFailed || failed
+		case !failed && !setupFailed:
+			moved = append(moved, keys[n-setup])
+		}
+	}
+	return moved, err
+}
