@@ -10,6 +10,14 @@ func TestIntrospectionReplies(t *testing.T) {
 	h := newFuzzHarness(t)
 	hello2 := "*12\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n4.0.0\r\n$5\r\nproto\r\n:2\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*-1\r\n"
 	h.seed(t, false)
+	// resp3-enabled is yes by default, as in Kvrocks 2.11: HELLO 3 switches.
+	hello3 := "%6\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n4.0.0\r\n$5\r\nproto\r\n:3\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n_\r\n"
+	if got := h.do(t, "HELLO", "3"); got != hello3 {
+		t.Errorf("HELLO 3 by default = %q, want %q", got, hello3)
+	}
+	if err := h.env.Config.Set("resp3-enabled", "no"); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		call []string
 		want string

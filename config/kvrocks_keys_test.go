@@ -73,7 +73,7 @@ var kvrocksKeys210 = []struct {
 	{"log-retention-days", "-1", false},
 	{"persist-cluster-nodes-enabled", "yes", false},
 	{"redis-cursor-compatible", "yes", false},
-	{"resp3-enabled", "no", false},
+	{"resp3-enabled", "yes", false}, // Kvrocks 2.11's default (2.10: no)
 	{"repl-namespace-enabled", "no", false},
 	{"proto-max-bulk-len", "536870912", false},
 	{"json-max-nesting-depth", "1024", false},

@@ -62,7 +62,7 @@ func (c *Config) addOptions() {
 	c.add("supervised", enum("no", "auto", "upstart", "systemd"), "no", ro|noEffect, "tell upstart or systemd about readiness")
 	c.add("proto-max-bulk-len", &c.ProtoMaxBulkLen, "536870912", 0, "largest bulk string a client may send, in bytes (a K, M, G, T or P suffix multiplies by 1024^n)")
 	c.ProtoMaxBulkLen.min, c.ProtoMaxBulkLen.max = 1<<20, math.MaxUint64
-	c.add("resp3-enabled", &c.RESP3Enabled, "no", 0, "allow HELLO 3")
+	c.add("resp3-enabled", &c.RESP3Enabled, "yes", 0, "allow HELLO 3 (yes by default, as in Kvrocks 2.11; no answers HELLO 3 in RESP2)")
 	c.add("redis-cursor-compatible", boolean(), "yes", noEffect, "numeric SCAN cursors (Basalt's always are)")
 	c.addClientLimits()
 	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "0", ro|basalt, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")

@@ -132,9 +132,9 @@ func startBasaltIn(t testing.TB, dir string, extra ...string) *proc {
 // keeps its address).
 func startBasaltAt(t testing.TB, dir string, port int, extra ...string) *proc {
 	t.Helper()
-	// RESP3 is off by default, as in Kvrocks; the tests use it. Logs go
-	// to the output the tests read (by default they are files in dir).
-	args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--log-dir", "stdout", "--rocksdb.block_cache_size", "16", "--rocksdb.write_buffer_size", "8", "--resp3-enabled", "yes"}, extra...)
+	// Logs go to the output the tests read (by default they are files in
+	// dir). RESP3 is on by default, as in Kvrocks 2.11.
+	args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--log-dir", "stdout", "--rocksdb.block_cache_size", "16", "--rocksdb.write_buffer_size", "8"}, extra...)
 	p := launch(t, basaltBin, args, port)
 	p.Dir = dir
 	return p

@@ -176,7 +176,7 @@ func mergeKeys[V any](a, b map[string]V) map[string]bool {
 // with it on, HELLO 3 switches to RESP3; with it off, HELLO 3 is answered
 // in RESP2, as Kvrocks does, and go-redis's RESP3 clients still work.
 func TestHello(t *testing.T) {
-	on := startBasalt(t) // the harness turns resp3-enabled on
+	on := startBasalt(t) // resp3-enabled is yes by default
 	c := rawConn2(t, on)
 	want3 := "map{\"server\": \"redis\", \"version\": \"4.0.0\", \"proto\": (integer) 3, \"mode\": \"standalone\", \"role\": \"master\", \"modules\": (nil)}"
 	want2 := "[\"server\", \"redis\", \"version\", \"4.0.0\", \"proto\", (integer) 2, \"mode\", \"standalone\", \"role\", \"master\", \"modules\", (nil)]"
