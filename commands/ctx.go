@@ -114,6 +114,8 @@ var errorReplies = []struct {
 	{storage.ErrStreamExhausted, "ERR The stream has exhausted the last possible ID, unable to add more items"},
 	{storage.ErrStreamSetIDSmall, "ERR The ID specified in XSETID is smaller than the target stream top item"},
 	{storage.ErrStreamEntriesLow, "ERR The entries_added specified in XSETID is smaller than the target stream length"},
+	// Kvrocks's text: RocksDB's status for a batch past its max_bytes.
+	{storage.ErrBatchTooLarge, "ERR Operation aborted: Memory limit reached"},
 }
 
 // Error writes the reply for err: the Redis error of a known condition, or

@@ -174,6 +174,7 @@ type RocksDB struct {
 	AvoidUnnecessaryBlockingIO       Bool
 	WriteSync                        Bool
 	DisableWAL                       Bool
+	WriteBatchMaxBytes               Int
 }
 
 // option is one row of the table that drives parsing, CONFIG, --help and

@@ -233,7 +233,7 @@ func (c *Config) addOptions() {
 	c.add("rocksdb.write_options.no_slowdown", boolean(), "no", ro|noEffect, "fail writes instead of delaying them")
 	c.add("rocksdb.write_options.low_pri", boolean(), "no", ro|noEffect, "writes yield to compactions")
 	c.add("rocksdb.write_options.memtable_insert_hint_per_batch", boolean(), "no", ro|noEffect, "memtable insert hints per batch")
-	c.add("rocksdb.write_options.write_batch_max_bytes", integer(0, intMax), "0", noEffect, "largest write batch, bytes (0: no limit)")
+	c.add("rocksdb.write_options.write_batch_max_bytes", r.WriteBatchMaxBytes.bounds(0, intMax), "0", 0, "largest write batch of a command, bytes as RocksDB counts them: a larger one fails and writes nothing (0: no limit)")
 	c.add("rocksdb.read_options.async_io", boolean(), "yes", noEffect, "asynchronous reads for scans")
 
 	c.addRedisKeys()

@@ -124,11 +124,48 @@ func (b *batch) commit() error {
 			return fmt.Errorf("%w: begin %s, end %s in %s", errBackwardRange, quoteKey(o.key), quoteKey(o.value), o.cf)
 		}
 	}
+	if limit := b.s.cfg.RocksDB.WriteBatchMaxBytes.Get(); limit > 0 && b.s.batchBytes(b.ops) > limit {
+		return ErrBatchTooLarge
+	}
 	b.s.writes.Add(1)
 	if b.g != nil {
 		return b.g.add(b.ops)
 	}
 	return b.s.write(b.ops)
+}
+
+// batchBytes is the size of ops as a RocksDB write batch, what
+// rocksdb.write_options.write_batch_max_bytes bounds (as Kvrocks's batches
+// are bounded): a 12-byte header, then per record a type byte, the column
+// family's id unless it is 0, and each key or value after its varint
+// length.
+func (s *Storage) batchBytes(ops []op) int64 {
+	n := int64(12)
+	field := func(b []byte) int64 { return int64(uvarintLen(uint64(len(b))) + len(b)) }
+	for _, o := range ops {
+		n++
+		if o.kind != opLogData && s.cfIDs[o.cf] != 0 {
+			n += int64(uvarintLen(uint64(s.cfIDs[o.cf])))
+		}
+		switch o.kind {
+		case opPut, opDeleteRange:
+			n += field(o.key) + field(o.value)
+		case opDelete:
+			n += field(o.key)
+		case opLogData:
+			n += field(o.value)
+		}
+	}
+	return n
+}
+
+// uvarintLen is the length of v as a varint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // Concurrent writers share RocksDB writes. The first writer to find none

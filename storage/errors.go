@@ -27,5 +27,9 @@ var (
 // ErrIndexOutOfRange reports a list index outside the list (LSET).
 var ErrIndexOutOfRange = errors.New("storage: index out of range")
 
+// ErrBatchTooLarge refuses a command whose write batch is larger than
+// rocksdb.write_options.write_batch_max_bytes; it wrote nothing.
+var ErrBatchTooLarge = errors.New("storage: write batch larger than rocksdb.write_options.write_batch_max_bytes")
+
 // ErrScoreNaN refuses a score update whose result is not a number.
 var ErrScoreNaN = errors.New("storage: resulting score is not a number (NaN)")
