@@ -13,7 +13,7 @@ func init() {
 	register(
 		&Command{Name: "hset", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSet},
 		&Command{Name: "hmset", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMSet},
-		&Command{Name: "hsetnx", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSetNX},
+		&Command{Name: "hsetnx", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSetNX},
 		&Command{Name: "hget", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHGet},
 		&Command{Name: "hmget", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMGet},
 		&Command{Name: "hdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHDel},
@@ -54,11 +54,19 @@ func hset(c *Ctx) (int64, bool) {
 	return n, c.ok(err)
 }
 
-// HSETNX key field value
+// HSETNX key field value [field value ...]
+//
+// Several pairs are Kvrocks's extension: the reply counts the fields set,
+// those absent before the command; a field given twice takes its last
+// value, as Kvrocks does.
 func cmdHSetNX(c *Ctx) {
+	if len(c.Args)%2 != 0 {
+		c.ErrorString("ERR wrong number of arguments for 'hsetnx' command")
+		return
+	}
 	n, err := c.DB.HSet(c.Args[1], c.Args[2:], true)
 	if c.ok(err) {
-		c.intBool(n == 1)
+		c.W.Int(n)
 	}
 }
 
