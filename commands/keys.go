@@ -311,8 +311,13 @@ func cmdScan(c *Ctx) {
 }
 
 // typeByName maps a TYPE name to the stored type; TypeNone if unknown.
+// Kvrocks's name "bitmap" selects bitmaps alone; "string" selects them
+// too, since TYPE calls them strings.
 func typeByName(name string) metadata.Type {
 	name = strings.ToLower(name)
+	if name == "bitmap" {
+		return metadata.TypeBitmap
+	}
 	for t := metadata.TypeString; t <= metadata.TypeHyperLogLog; t++ {
 		if t != metadata.TypeBitmap && strings.ToLower(t.String()) == name {
 			return t

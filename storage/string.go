@@ -267,12 +267,21 @@ type ExpireChange struct {
 }
 
 // GetEx returns a string's value and optionally changes its expiry; an
-// expiry in the past deletes the key.
+// expiry in the past deletes the key. A bitmap reads as its Redis string,
+// as for GET (Kvrocks's GETEX does so too) and only its metadata record
+// changes.
 func (db DB) GetEx(key []byte, c ExpireChange) (value []byte, found bool, err error) {
 	nsKey := db.nsKey(key)
-	rec, found, err := db.lookupType(nsKey, metadata.TypeString)
+	rec, found, err := db.lookup(nsKey)
 	if err != nil || !found {
 		return nil, false, err
+	}
+	switch rec.meta.Type {
+	case metadata.TypeString:
+	case metadata.TypeBitmap:
+		return db.bitmapGetEx(key, nsKey, rec, c)
+	default:
+		return nil, false, ErrWrongType
 	}
 	switch {
 	case c.Persist && rec.meta.Expire != 0:
@@ -283,4 +292,22 @@ func (db DB) GetEx(key []byte, c ExpireChange) (value []byte, found bool, err er
 		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(rec.rest, c.At))
 	}
 	return rec.rest, true, err
+}
+
+// bitmapGetEx is GetEx of a bitmap key: its string, then the expiry
+// changed as EXPIRE and PERSIST change one.
+func (db DB) bitmapGetEx(key, nsKey []byte, rec record, c ExpireChange) ([]byte, bool, error) {
+	value, found, err := db.bitmapString(key)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	switch {
+	case c.Persist && rec.meta.Expire != 0:
+		err = db.rewriteExpire(nsKey, rec, 0)
+	case c.Set && c.At <= db.now():
+		err = db.delete(logExpireWrite, CFMetadata, nsKey)
+	case c.Set:
+		err = db.rewriteExpire(nsKey, rec, c.At)
+	}
+	return value, true, err
 }
