@@ -145,6 +145,21 @@ func basaltMeta() []*commandMeta {
 					doc("name", "libname", "type", "string", "token", "LIB-NAME"),
 					doc("name", "libver", "type", "string", "token", "LIB-VER"))))),
 		},
+		{
+			// Kvrocks's.
+			Name: "function|listfunc", Arity: -2, Flags: []string{"noscript"},
+			ACL: []string{"@slow", "@scripting"},
+			docs: doc("summary", "Returns every function with its library, sorted by name, or those whose name starts with a prefix",
+				"group", "scripting", "complexity", "O(N) where N is the number of functions",
+				"arguments", args(optional(doc("name", "prefix", "type", "string", "token", "FUNCNAME")))),
+		},
+		{
+			Name: "function|listlib", Arity: -2, Flags: []string{"noscript"},
+			ACL: []string{"@slow", "@scripting"},
+			docs: doc("summary", "Returns a library's name, engine and functions, in the order it registered them",
+				"group", "scripting", "complexity", "O(N) where N is the number of functions in the library",
+				"arguments", args(str("library_name"))),
+		},
 	}
 }
 

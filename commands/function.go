@@ -113,6 +113,9 @@ var functionSubcommands = map[string]subcommand{
 	"restore": {-3, functionRestore},
 	"flush":   {-2, functionFlush},
 	"stats":   {2, functionStats},
+	// Kvrocks's own.
+	"listfunc": {-2, functionListFunc},
+	"listlib":  {-2, functionListLib},
 	"kill": {2, func(c *Ctx) {
 		if refusal := c.Env.scripts.Kill(true); refusal != "" {
 			c.ErrorString(refusal)

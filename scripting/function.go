@@ -31,6 +31,9 @@ type Function struct {
 	HasDescription bool
 	Flags          Flags
 	Library        *Library
+	// Order is the function's place among its library's registrations
+	// (Kvrocks's FUNCTION LISTLIB lists them in that order).
+	Order int
 }
 
 // ReadOnly reports whether the function declared it does not write.
@@ -446,7 +449,7 @@ func (st *state) registerFunction(L *lua.LState) int {
 	}
 	reg.callbacks[f.Name] = callback
 	if reg.collect {
-		f.Library = reg.lib
+		f.Library, f.Order = reg.lib, len(reg.lib.Functions)
 		reg.lib.Functions = append(reg.lib.Functions, &f)
 	}
 	return 0
