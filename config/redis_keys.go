@@ -93,6 +93,8 @@ func (c *Config) addRedisKeys() {
 	c.Redis.BusyReplyThreshold.min, c.Redis.BusyReplyThreshold.max = 0, longMax
 	c.alias("lua-time-limit", "busy-reply-threshold")
 
+	c.addRedisServerKeys()
+
 	// Replication. Redis 7's names of Kvrocks's keys (which are Redis's
 	// old names) are other names of them; the rest are Redis's own, with
 	// their old names.

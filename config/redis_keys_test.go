@@ -131,3 +131,80 @@ func TestMaxMemoryClientsPercent(t *testing.T) {
 		t.Fatalf("10%% of 1000mb = %d", got)
 	}
 }
+
+// TestRedisServerKeys checks Redis 7.0's persistence, server and
+// replication keys against what redis-server 7.0.15 answers.
+func TestRedisServerKeys(t *testing.T) {
+	c := New()
+	for name, want := range map[string]string{
+		"save": "3600 1 300 100 60 10000", "appendonly": "no", "appendfsync": "everysec", "appendfilename": "appendonly.aof",
+		"appenddirname": "appendonlydir", "auto-aof-rewrite-min-size": "67108864", "stop-writes-on-bgsave-error": "yes",
+		"loglevel": "notice", "shutdown-on-sigterm": "default", "repl-backlog-size": "1048576", "active-expire-effort": "1",
+		"rdbchecksum": "yes", "dbfilename": "dump.rdb", "protected-mode": "yes", "repl-diskless-load": "disabled",
+	} {
+		if got := c.Get(name); len(got) != 1 || got[0] != [2]string{name, want} {
+			t.Errorf("CONFIG GET %s = %v, want %s", name, got, want)
+		}
+	}
+	const badSave = "Invalid save parameters"
+	tests := []struct{ key, value, err, get string }{
+		{"save", "", "", ""},
+		{"save", "3600 1 300 100", "", "3600 1 300 100"},
+		{"save", "010 +01", "", "10 1"},
+		{"save", "\t5 1", "", "5 1"},
+		{"save", "10 ", "", "10 0"},
+		{"save", "1 2147483648", "", "1 -2147483648"},
+		{"save", "99999999999999999999 99999999999999999999", "", "9223372036854775807 -1"},
+		{"save", "10", badSave, ""},
+		{"save", "10 1 20", badSave, ""},
+		{"save", "10  1", badSave, ""},
+		{"save", " 10 1", badSave, ""},
+		{"save", "  ", badSave, ""},
+		{"save", "a b", badSave, ""},
+		{"save", "0 1", badSave, ""},
+		{"save", "1 -1", badSave, ""},
+		{"save", "1 -", badSave, ""},
+		{"save", "5x 1", badSave, ""},
+		{"save", "10 \t", badSave, ""},
+		{"appendonly", "maybe", "argument must be 'yes' or 'no'", ""},
+		{"appendonly", "YES", "", "yes"},
+		{"appendfsync", "foo", "argument(s) must be one of the following: everysec, always, no", ""},
+		{"appendfsync", "ALWAYS", "", "always"},
+		{"loglevel", "nothing", "argument(s) must be one of the following: debug, verbose, notice, warning", ""},
+		{"loglevel", "WARNING", "", "warning"},
+		{"auto-aof-rewrite-percentage", "-1", "argument must be between 0 and 2147483647 inclusive", ""},
+		{"auto-aof-rewrite-min-size", "-1", "argument must be a memory value", ""},
+		{"auto-aof-rewrite-min-size", "1gb", "", "1073741824"},
+		{"active-expire-effort", "11", "argument must be between 1 and 10 inclusive", ""},
+		{"repl-backlog-size", "0", "argument must be between 1 and 9223372036854775807 inclusive", ""},
+		{"repl-timeout", "0", "argument must be between 1 and 2147483647 inclusive", ""},
+		{"repl-diskless-load", "foo", "argument(s) must be one of the following: disabled, on-empty-db, swapdb", ""},
+		{"propagation-error-behavior", "foo", "argument(s) must be one of the following: ignore, panic, panic-on-replicas", ""},
+		{"shutdown-on-sigint", "default save", "", "save"},
+		{"shutdown-on-sigint", "force NOW", "", "now force"},
+		{"shutdown-on-sigint", "now now", "", "now"},
+		{"shutdown-on-sigint", "nosave save", "shutdown options SAVE and NOSAVE can't be used simultaneously", ""},
+		{"shutdown-on-sigint", "", "argument(s) must be one of the following: default, save, nosave, now, force", ""},
+		{"shutdown-on-sigint", "foo", "argument(s) must be one of the following: default, save, nosave, now, force", ""},
+		{"shutdown-on-sigint", "default", "", "default"},
+	}
+	for _, tt := range tests {
+		err := c.Set(tt.key, tt.value)
+		var setErr *SetError
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("CONFIG SET %s %q: %v", tt.key, tt.value, err)
+		case tt.err != "" && (!errors.As(err, &setErr) || setErr.Text != "failed to set new value: "+tt.err):
+			t.Errorf("CONFIG SET %s %q = %v, want %q", tt.key, tt.value, err, tt.err)
+		}
+		if got := c.Get(tt.key); tt.err == "" && got[0][1] != tt.get {
+			t.Errorf("after CONFIG SET %s %q: %v, want %q", tt.key, tt.value, got, tt.get)
+		}
+	}
+	// What Redis refuses to change at run time.
+	for _, key := range []string{"appendfilename", "appenddirname", "rdbchecksum", "dbfilename"} {
+		if err := c.Set(key, "x"); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("CONFIG SET %s = %v, want read-only", key, err)
+		}
+	}
+}

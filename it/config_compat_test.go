@@ -482,6 +482,10 @@ func TestConfigRedisKeys(t *testing.T) {
 		{"set-max-intset-entries", "4"}, {"stream-node-max-entries", "2"}, {"stream-node-max-bytes", "1mb"},
 		{"hll-sparse-max-bytes", "100"}, {"lua-time-limit", "100"}, {"hz", "1000"}, {"maxmemory-policy", "ALLKEYS-LFU"},
 		{"lazyfree-lazy-user-flush", "yes"}, {"sanitize-dump-payload", "yes"}, {"active-defrag-cycle-max", "50"},
+		// Persistence and server keys (issue 38): CONFIG SET save "" was refused.
+		{"save", ""}, {"appendfsync", "ALWAYS"}, {"stop-writes-on-bgsave-error", "no"}, {"loglevel", "WARNING"},
+		{"shutdown-on-sigint", "force NOW"}, {"auto-aof-rewrite-min-size", "1gb"}, {"repl-backlog-size", "10mb"},
+		{"repl-diskless-load", "swapdb"}, {"active-expire-effort", "5"}, {"rdbcompression", "no"},
 	}
 	for _, kv := range sets {
 		if b, r := fmt.Sprint(bc.ConfigSet(ctx, kv[0], kv[1]).Err()), fmt.Sprint(rc.ConfigSet(ctx, kv[0], kv[1]).Err()); b != r {
@@ -489,7 +493,9 @@ func TestConfigRedisKeys(t *testing.T) {
 		}
 	}
 	for _, pattern := range [][]any{{"hash-max-*"}, {"zset-max-*"}, {"list-*"}, {"set-max-intset-entries", "stream-node-*", "hll-*"},
-		{"busy-reply-threshold", "lua-time-limit", "hz", "maxmemory-policy", "maxmemory"}, {"lazyfree-lazy-user-flush", "sanitize-dump-payload", "active-defrag-cycle-max"}} {
+		{"busy-reply-threshold", "lua-time-limit", "hz", "maxmemory-policy", "maxmemory"}, {"lazyfree-lazy-user-flush", "sanitize-dump-payload", "active-defrag-cycle-max"},
+		{"save", "append*", "stop-writes-on-bgsave-error", "loglevel", "shutdown-on-*", "auto-aof-*", "repl-backlog-*", "repl-diskless-*"},
+		{"active-expire-effort", "rdb*", "dbfilename", "lfu-*", "protected-mode", "tcp-keepalive", "repl-timeout"}} {
 		args := append([]any{"CONFIG", "GET"}, pattern...)
 		b, errB := bc.Do(ctx, args...).StringSlice()
 		r, errR := rc.Do(ctx, args...).StringSlice()
@@ -503,6 +509,12 @@ func TestConfigRedisKeys(t *testing.T) {
 		{"hash-max-ziplist-entries", "x", "argument couldn't be parsed into an integer"},
 		{"zset-max-listpack-value", "-1", "argument must be a memory value"},
 		{"maxmemory-policy", "foo", "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
+		{"save", "10 1 20", "Invalid save parameters"},
+		{"save", "0 1", "Invalid save parameters"},
+		{"appendonly", "maybe", "argument must be 'yes' or 'no'"},
+		{"appendfsync", "foo", "argument(s) must be one of the following: everysec, always, no"},
+		{"shutdown-on-sigterm", "nosave save", "shutdown options SAVE and NOSAVE can't be used simultaneously"},
+		{"repl-backlog-size", "0", "argument must be between 1 and 9223372036854775807 inclusive"},
 	} {
 		errB := bc.ConfigSet(ctx, kv[0], kv[1]).Err()
 		errR := rc.ConfigSet(ctx, kv[0], kv[1]).Err()
