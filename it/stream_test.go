@@ -196,6 +196,50 @@ func TestStreamXReadLast(t *testing.T) {
 	}
 }
 
+// TestStreamXReadRepeatedKey: an XREAD BLOCK that names a stream several
+// times is woken as redis-server 7.0 wakes it: with the first stream named
+// that has new entries, once (Kvrocks answers for every name that has).
+func TestStreamXReadRepeatedKey(t *testing.T) {
+	servers := map[string]*proc{"redis-server": startRedis(t), "basalt": startBasalt(t)}
+	cases := []struct {
+		read   []any
+		writes [][]any
+	}{
+		{[]any{"STREAMS", "s", "s", "$", "$"}, [][]any{{"XADD", "s", "5-1", "f", "v"}}},
+		{[]any{"STREAMS", "s", "t", "s", "$", "$", "$"}, [][]any{{"XADD", "t", "5-1", "f", "v"}}},
+		{[]any{"STREAMS", "s", "t", "s", "$", "$", "$"}, [][]any{{"MULTI"}, {"XADD", "t", "5-1", "f", "v"}, {"XADD", "s", "6-1", "g", "w"}, {"EXEC"}}},
+		{[]any{"COUNT", "1", "STREAMS", "s", "s", "$", "$"}, [][]any{{"MULTI"}, {"XADD", "s", "5-1", "f", "v"}, {"XADD", "s", "6-1", "g", "w"}, {"EXEC"}}},
+	}
+	for i, tc := range cases {
+		replies := map[string]string{}
+		for name, p := range servers {
+			c := p.client(t, 2)
+			must(t, c.Del(ctx, "s", "t").Err())
+			must(t, c.XAdd(ctx, &redis.XAddArgs{Stream: "s", ID: "1-1", Values: []string{"a", "1"}}).Err())
+			ch := make(chan string, 1)
+			go func() {
+				v, err := p.client(t, 2).Do(ctx, append([]any{"XREAD", "BLOCK", "0"}, tc.read...)...).Result()
+				ch <- fmt.Sprint(v, err)
+			}()
+			waitBlocked(t, c, 1)
+			conn := c.Conn()
+			for _, w := range tc.writes {
+				must(t, conn.Do(ctx, w...).Err())
+			}
+			conn.Close()
+			select {
+			case replies[name] = <-ch:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("case %d: %s did not wake the reader", i, name)
+			}
+			waitBlocked(t, c, 0)
+		}
+		if replies["basalt"] != replies["redis-server"] {
+			t.Errorf("XREAD BLOCK 0 %v after %v: Basalt %s, redis-server %s", tc.read, tc.writes, replies["basalt"], replies["redis-server"])
+		}
+	}
+}
+
 // TestStreamKeys: the key commands treat a stream as any other type.
 func TestStreamKeys(t *testing.T) {
 	p := startBasalt(t)
