@@ -19,7 +19,7 @@ func init() {
 		&Command{Name: "xadd", Arity: -5, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAdd},
 		&Command{Name: "xrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRange},
 		&Command{Name: "xrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRevRange},
-		&Command{Name: "xlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXLen},
+		&Command{Name: "xlen", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXLen},
 		&Command{Name: "xdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXDel},
 		&Command{Name: "xtrim", Arity: -4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdXTrim},
 		&Command{Name: "xsetid", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXSetID},
@@ -353,8 +353,39 @@ func xrange(c *Ctx, rev bool) {
 	out.end(err)
 }
 
-// XLEN key
-func cmdXLen(c *Ctx) { replyLen(c, metadata.TypeStream) }
+// XLEN key [id [+|-]]
+//
+// The ID is Kvrocks's extension: XLEN then counts the entries after it
+// (+, the default) or before it (-). As Kvrocks, it reads no argument
+// past the direction.
+func cmdXLen(c *Ctx) {
+	if len(c.Args) == 2 {
+		replyLen(c, metadata.TypeStream)
+		return
+	}
+	id, ok := c.streamID(2)
+	if !ok {
+		return
+	}
+	start, end := metadata.StreamID{}, metadata.MaxStreamID
+	var inRange bool
+	switch {
+	case len(c.Args) == 3 || c.is(3, "+"):
+		start, inRange = id.Next()
+	case c.is(3, "-"):
+		end, inRange = id.Prev()
+	default:
+		c.ErrorString(errSyntax)
+		return
+	}
+	if !inRange { // nothing lies after the last ID or before the first
+		start, end = metadata.MaxStreamID, metadata.StreamID{}
+	}
+	n, err := c.DB.XCount(c.Args[1], start, end)
+	if c.ok(err) {
+		c.W.Int(n)
+	}
+}
 
 // XDEL key id [id ...]
 func cmdXDel(c *Ctx) {

@@ -576,6 +576,24 @@ func (db DB) XRange(key []byte, start, end metadata.StreamID, rev bool, count in
 	return true, v.entries(v.snap, start, end, rev, count, fn)
 }
 
+// XCount returns how many entries lie from start to end (both inclusive),
+// reading their keys only; 0 when the key is absent.
+func (db DB) XCount(key []byte, start, end metadata.StreamID) (int64, error) {
+	v, err := db.streamRead(key)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	defer v.release()
+	var n int64
+	if start.Compare(end) <= 0 {
+		err = v.walkEntries(v.snap, start, end, false, 0, func(metadata.StreamID, []byte) bool {
+			n++
+			return true
+		})
+	}
+	return n, err
+}
+
 // smallRange is the COUNT up to which XRangeSized does not count a range
 // before walking it: such a reply is small enough to hold whole.
 const smallRange = 1000
