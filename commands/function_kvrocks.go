@@ -26,7 +26,7 @@ func functionListFunc(c *Ctx) {
 		prefix = string(c.Args[3])
 	}
 	var funcs []*scripting.Function
-	for _, lib := range c.Env.scripts.Libraries() {
+	for _, lib := range c.Env.scripts.Libraries(c.scriptScope()) {
 		for _, f := range lib.Functions {
 			if strings.HasPrefix(f.Name, prefix) {
 				funcs = append(funcs, f)
@@ -54,7 +54,7 @@ func functionListLib(c *Ctx) {
 		c.ErrorString("ERR expect a library name: no more item to parse")
 		return
 	}
-	libs := c.Env.scripts.Libraries() // sorted by name
+	libs := c.Env.scripts.Libraries(c.scriptScope()) // sorted by name
 	i, found := slices.BinarySearchFunc(libs, string(c.Args[2]),
 		func(lib *scripting.Library, name string) int { return strings.Compare(lib.Name, name) })
 	if !found {

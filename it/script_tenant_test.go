@@ -126,6 +126,13 @@ func TestFunctionTenants(t *testing.T) {
 		{ts.b, []any{"FCALL", "fb", 0}, "lb:b"},
 	})
 	ts.seeLibraries(t, "la", "lb", "la,lb,shared")
+	// Kvrocks's LISTFUNC and LISTLIB show a namespace its own too.
+	if got := replyText(ts.b, "FUNCTION", "LISTFUNC"); got != "[[function_name fb from_library lb]]" {
+		t.Errorf("b's FUNCTION LISTFUNC: %s", got)
+	}
+	if got := replyText(ts.b, "FUNCTION", "LISTLIB", "la"); got != "ERR The library is not found or not loaded from storage" {
+		t.Errorf("b's FUNCTION LISTLIB of a's library: %s", got)
+	}
 	stats := ts.b.Do(ctx, "FUNCTION", "STATS").Val()
 	if s := fmt.Sprint(stats); !strings.Contains(s, "[libraries_count 1 functions_count 1]") {
 		t.Errorf("b's FUNCTION STATS: %s", s)
