@@ -29,8 +29,10 @@ type Ctx struct {
 	// WATCH and invalidates for tracking. nil: all of them.
 	changed [][]byte
 	inExec  bool // the command runs inside EXEC or a script: blocking commands do not block
-	// inScript is set when a script runs the command.
-	inScript bool
+	// inScript is set when a script runs the command; scriptKeys are then
+	// the keys the script declared, which its reads track (tracking.go).
+	inScript   bool
+	scriptKeys [][]byte
 	// spillable is set while a command whose reply may be sent in parts
 	// runs: a read outside a transaction, holding the gate shared.
 	spillable bool

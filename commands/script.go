@@ -145,7 +145,7 @@ func (e *Env) declaredRefusal(flags scripting.Flags, readOnlyCommand bool) strin
 func (c *Ctx) runScript(keys [][]byte, readOnly, crossSlot bool, run func(scripting.Invocation)) {
 	caller := &scriptCaller{
 		e:         c.Env,
-		sub:       Ctx{Session: c.Session, Env: c.Env, inExec: true, inScript: true, joint: c.joint, frozenAt: time.Now().UnixMilli()},
+		sub:       Ctx{Session: c.Session, Env: c.Env, inExec: true, inScript: true, scriptKeys: keys, joint: c.joint, frozenAt: time.Now().UnixMilli()},
 		readOnly:  readOnly,
 		crossSlot: crossSlot,
 		slot:      -1,
@@ -154,6 +154,9 @@ func (c *Ctx) runScript(keys [][]byte, readOnly, crossSlot bool, run func(script
 		caller.slot = int(metadata.HashSlot(keys[0]))
 	}
 	run(scripting.Invocation{Caller: caller, Command: c.Args, Owner: c.Session.Namespace})
+	// What the script's writes invalidated for its own client goes out
+	// after the script's reply.
+	c.inv.Self = append(c.inv.Self, caller.sub.inv.Self...)
 	// CLIENT LIST names the script's command, not the last it ran.
 	c.Session.Ran(&c.cmd.Name, time.Now())
 }
@@ -242,13 +245,20 @@ func notInScripts(cmd *Command, args [][]byte) bool {
 	if cmd.Flags&(NoMulti|RunsScript) != 0 {
 		return true
 	}
-	if len(args) > 1 {
-		if m := metaOf(cmd.Name + "|" + strings.ToLower(string(args[1]))); m != nil {
-			return hasFlag(m.Flags, "noscript")
-		}
+	if m := subcommandMeta(cmd, args); m != nil {
+		return hasFlag(m.Flags, "noscript")
 	}
 	m := metaOf(cmd.Name)
 	return m != nil && hasFlag(m.Flags, "noscript")
+}
+
+// subcommandMeta returns Redis's description of the subcommand args
+// call (CONFIG GET, MEMORY STATS), nil when cmd has no such subcommand.
+func subcommandMeta(cmd *Command, args [][]byte) *commandMeta {
+	if len(args) < 2 {
+		return nil
+	}
+	return metaOf(cmd.Name + "|" + strings.ToLower(string(args[1])))
 }
 
 // SCRIPT LOAD script | EXISTS sha1 [sha1 ...] | FLUSH [ASYNC|SYNC] |

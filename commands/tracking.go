@@ -168,12 +168,24 @@ func clientTrackingInfo(c *Ctx) {
 }
 
 // remember adds the keys a read command read to its client's tracking
-// table, and keeps the table within tracking-table-max-keys.
+// table, and keeps the table within tracking-table-max-keys. As in Redis
+// 7.0, a read a script runs makes its client remember the keys the script
+// declared, whichever it read, and the script command itself (EVAL_RO,
+// FCALL_RO) remembers nothing: a script that reads nothing tracks none.
 func (e *Env) remember(c *Ctx, cmd *Command, args [][]byte) {
-	if cmd.Flags&ReadOnly == 0 || !cmd.hasKeys() {
+	var keys [][]byte
+	switch {
+	case cmd.Flags&ReadOnly == 0 || cmd.Flags&RunsScript != 0:
 		return
+	case c.inScript:
+		if m := subcommandMeta(cmd, args); m != nil && !hasFlag(m.Flags, "readonly") {
+			return // MEMORY STATS, OBJECT HELP: Redis reads no data there
+		}
+		keys = c.scriptKeys
+	case cmd.hasKeys():
+		keys = cmd.keys(args)
 	}
-	held := c.Session.Remember(cmd.keys(args))
+	held := c.Session.Remember(keys)
 	if max := e.Config.Redis.TrackingTableMaxKeys.Get(); max > 0 && int64(held) > max {
 		c.inv.Writer = c.Session
 		e.Sessions.Tracking.Evict(e.Sessions, max, &c.inv)
