@@ -334,7 +334,9 @@ func unknownCommand(args [][]byte) string {
 func (e *Env) Spill(c *Ctx) func(send bool) error {
 	return func(send bool) error {
 		s := c.Session
-		if !send || !c.spillable {
+		// A client receiving pushes gets its reply whole: a message
+		// pushed meanwhile would land inside it.
+		if !send || !c.spillable || s.Pushing() {
 			return s.HoldReply()
 		}
 		e.gate.RUnlock()

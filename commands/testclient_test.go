@@ -36,6 +36,10 @@ func (c *testConn) WatchClose() (<-chan struct{}, func()) { return nil, func() {
 
 func (c *testConn) Close() { c.closed.Store(true) }
 
+// WakePushes does nothing: a test client never waits for requests, the
+// moment the server would start its push stream.
+func (c *testConn) WakePushes() {}
+
 // client connects a new client, as the server does.
 func (h *fuzzHarness) client() *testClient {
 	cl := &testClient{W: resp.NewWriter()}

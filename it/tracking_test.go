@@ -3,6 +3,8 @@ package it
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -246,5 +248,125 @@ func TestClientKillMaxAge(t *testing.T) {
 	})
 	if !old.closed() {
 		t.Fatal("the connection killed is still open")
+	}
+}
+
+// TestTrackingRedirectListener: a RESP3 client named by REDIRECT that
+// never subscribed gets the invalidations pushed, on both servers, while
+// it waits for nothing (no command of its own brings them) and while it
+// is blocked in BLPOP (Basalt sends them once BLPOP ends, Redis during
+// it: either order).
+func TestTrackingRedirectListener(t *testing.T) {
+	for _, p := range []*proc{startBasalt(t), startRedis(t)} {
+		name := p.cmd.Path
+		listener, tracker, writer := dial(t, p), dial(t, p), dial(t, p)
+		listener.do("HELLO", "3")
+		id := strings.TrimSpace(strings.TrimPrefix(listener.do("CLIENT", "ID"), ":"))
+		if r := tracker.do("CLIENT", "TRACKING", "on", "REDIRECT", id); r != "+OK\r\n" {
+			t.Fatalf("%s: %q", name, r)
+		}
+		tracker.do("GET", "k1")
+		writer.do("SET", "k1", "v")
+		if m := listener.replyWithin(time.Minute); m != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\nk1\r\n" {
+			t.Fatalf("%s: idle listener got %q", name, m)
+		}
+		listener.send(resp("BLPOP", "q", "0"))
+		waitFor(t, time.Minute, "the listener blocks", func() bool {
+			return strings.Contains(writer.do("CLIENT", "LIST"), "cmd=blpop")
+		})
+		tracker.do("GET", "k2")
+		writer.do("SET", "k2", "v")
+		writer.do("RPUSH", "q", "x")
+		got := []string{listener.reply(), listener.reply()}
+		sort.Strings(got)
+		want := []string{"*2\r\n$1\r\nq\r\n$1\r\nx\r\n", ">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\nk2\r\n"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: blocked listener got %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestTrackingPushesBesideBigReplies: a tracking client's replies too
+// big to be held (sent in parts) arrive whole while invalidations are
+// pushed to it all along: none lands inside a reply.
+func TestTrackingPushesBesideBigReplies(t *testing.T) {
+	p := startBasalt(t)
+	w := p.client(t, 2)
+	const n = 20000
+	for i := 0; i < n; i += 1000 {
+		batch := make([]any, 1000)
+		for j := range batch {
+			batch[j] = fmt.Sprintf("e%06d", i+j)
+		}
+		must(t, w.RPush(ctx, "big", batch...).Err())
+	}
+	c := dial(t, p)
+	c.do("HELLO", "3")
+	if r := c.do("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "hot"); r != "+OK\r\n" {
+		t.Fatal(r)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				w.Set(ctx, "hot", "v", 0)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	pushes := 0
+	for reads := 0; reads < 10 || pushes == 0; reads++ {
+		if reads == 100 {
+			t.Fatal("no invalidation came in 100 reads")
+		}
+		c.send(resp("LRANGE", "big", "0", "-1"))
+		for {
+			m := c.reply()
+			if strings.HasPrefix(m, ">2\r\n$10\r\ninvalidate\r\n") {
+				pushes++
+				continue
+			}
+			if !strings.HasPrefix(m, fmt.Sprintf("*%d\r\n", n)) || strings.Count(m, "$7\r\ne") != n || strings.Contains(m, "invalidate") {
+				t.Fatalf("read %d: a reply of %d bytes is not the list whole: %.200q", reads, len(m), m)
+			}
+			break
+		}
+	}
+	t.Logf("%d invalidations pushed between the replies", pushes)
+}
+
+// TestTrackingFlushNullInTargetProtocol: FLUSHALL's null reaches a
+// redirection's target in the target's protocol. Redis 7.0 writes it in
+// the tracking client's: a RESP3 tracker's "_" reaches a RESP2
+// subscriber, which a RESP2 parser refuses, and a RESP2 tracker's "$-1"
+// a RESP3 target. Basalt sends each target what its protocol has.
+func TestTrackingFlushNullInTargetProtocol(t *testing.T) {
+	p := startBasalt(t)
+	for _, tc := range []struct {
+		tracker, target string
+		subscribe       bool
+		want            string
+	}{
+		{"3", "2", true, "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n$-1\r\n"},
+		{"2", "3", false, ">2\r\n$10\r\ninvalidate\r\n_\r\n"},
+	} {
+		target, tracker := dial(t, p), dial(t, p)
+		target.do("HELLO", tc.target)
+		tracker.do("HELLO", tc.tracker)
+		id := strings.TrimSpace(strings.TrimPrefix(target.do("CLIENT", "ID"), ":"))
+		if tc.subscribe {
+			target.do("SUBSCRIBE", "__redis__:invalidate")
+		}
+		tracker.do("CLIENT", "TRACKING", "on", "REDIRECT", id)
+		dial(t, p).do("FLUSHALL")
+		if m := target.replyWithin(time.Minute); m != tc.want {
+			t.Errorf("RESP%s tracker, RESP%s target: %q, want %q", tc.tracker, tc.target, m, tc.want)
+		}
+		tracker.do("CLIENT", "TRACKING", "off")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/basaltdb/basalt/commands"
@@ -43,10 +42,18 @@ type conn struct {
 	rd    *resp.Reader
 	watch func() (closed <-chan struct{}, stop func())
 
-	// pushDone, once the pusher runs, is closed to stop it; it writes
-	// what is queued first.
-	pushDone chan struct{}
-	pusher   sync.WaitGroup
+	// mu guards the pusher's start, which another goroutine may ask for
+	// (WakePushes): pushDone, once the pusher runs, is closed to stop it
+	// (it writes what is queued first); idle is set while the
+	// connection's goroutine waits for a request, all its replies sent;
+	// wantPushes when another goroutine pushed to it early; ended once
+	// the pusher may no longer start.
+	mu struct {
+		sync.Mutex
+		pushDone                chan struct{}
+		idle, wantPushes, ended bool
+	}
+	pusher sync.WaitGroup
 }
 
 // serve runs a connection until it closes.
@@ -70,9 +77,9 @@ func (s *Server) serve(nc net.Conn) {
 	}
 	defer s.untrack(nc)
 	c.w.SetSpill(spillAt, s.env.Spill(c.ctx))
-	c.rd = resp.NewReader(countingReader{nc, &s.env.Stats.NetInputBytes})
+	c.rd = resp.NewReader(requestReader{c})
 	c.rd.Budget = c.budget
-	c.rd.BeforeRead = c.Flush
+	c.rd.BeforeRead = c.beforeRead
 	defer c.rd.Close()
 	c.loop()
 }
@@ -103,7 +110,7 @@ func (c *conn) loop() {
 			c.stopPusher()
 			return
 		}
-		if c.pushDone == nil && c.sess.Pushing() {
+		if c.sess.Pushing() {
 			c.startPusher()
 		}
 	}
@@ -246,12 +253,59 @@ func (c *conn) write(b []byte) error {
 	return err
 }
 
+// beforeRead sends the replies before the connection waits for more
+// requests; the push stream another goroutine asked for starts then,
+// behind them.
+func (c *conn) beforeRead() error {
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.wantPushes {
+		c.startPushesLocked()
+	}
+	c.mu.idle = true
+	return nil
+}
+
+// WakePushes implements session.Conn. While the connection's goroutine
+// waits for a request, it neither writes nor touches its writer, which is
+// empty: the push stream starts at once.
+func (c *conn) WakePushes() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mu.wantPushes = true
+	if c.mu.idle {
+		c.startPushesLocked()
+	}
+}
+
+// startPushesLocked starts the push stream another goroutine asked for.
+func (c *conn) startPushesLocked() {
+	c.mu.wantPushes = false
+	if c.mu.ended {
+		return
+	}
+	c.sess.StartPushes()
+	c.startPusherLocked()
+}
+
 // startPusher starts the goroutine that writes the client's push stream,
-// once it first subscribes or monitors.
+// once it first subscribes, monitors or tracks keys.
 func (c *conn) startPusher() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.startPusherLocked()
+}
+
+func (c *conn) startPusherLocked() {
+	if c.mu.pushDone != nil || c.mu.ended {
+		return
+	}
 	ready := c.sess.PushReady()
 	done := make(chan struct{})
-	c.pushDone = done
+	c.mu.pushDone = done
 	c.pusher.Add(1)
 	go func() {
 		defer c.pusher.Done()
@@ -290,11 +344,15 @@ func (c *conn) writePushes(batch *[][]byte) bool {
 	return err == nil
 }
 
-// stopPusher stops the pusher, once it wrote what is queued.
+// stopPusher stops the pusher, once it wrote what is queued, for good:
+// the connection ends or is handed over.
 func (c *conn) stopPusher() {
-	if c.pushDone != nil {
-		close(c.pushDone)
-		c.pushDone = nil
+	c.mu.Lock()
+	done := c.mu.pushDone
+	c.mu.pushDone, c.mu.ended = nil, true
+	c.mu.Unlock()
+	if done != nil {
+		close(done)
 		c.pusher.Wait()
 	}
 }
@@ -308,15 +366,18 @@ func (c *conn) end() {
 	c.s.env.Disconnected(c.sess)
 }
 
-// countingReader counts the bytes read for INFO's total_net_input_bytes.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
+// requestReader reads the client's requests for the request reader,
+// counting the bytes for INFO's total_net_input_bytes; the connection is
+// no longer idle once a read returns.
+type requestReader struct{ c *conn }
 
-func (cr countingReader) Read(p []byte) (int, error) {
-	n, err := cr.r.Read(p)
-	cr.n.Add(int64(n))
+func (r requestReader) Read(p []byte) (int, error) {
+	c := r.c
+	n, err := c.nc.Read(p)
+	c.mu.Lock()
+	c.mu.idle = false
+	c.mu.Unlock()
+	c.s.env.Stats.NetInputBytes.Add(int64(n))
 	return n, err
 }
 

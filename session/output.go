@@ -44,6 +44,10 @@ type pushStream struct {
 	mu    struct {
 		sync.Mutex
 		queue [][]byte
+		// early holds what another goroutine pushed to a session that
+		// did not receive pushes yet (PushStarting): it joins the queue
+		// behind the replies the session was given before.
+		early [][]byte
 	}
 	bytes, count atomic.Int64 // queued and not yet written
 	// overSoft is when the unsent output last went above the soft limit
@@ -52,10 +56,19 @@ type pushStream struct {
 }
 
 // StartPushes makes the session one that messages are pushed to, with
-// what it was answered so far first in its stream.
+// what it was answered so far first in its stream, then what was pushed
+// to it early. It is called by the session's goroutine, or by another
+// while the connection waits for a request, its replies all sent
+// (Conn.WakePushes).
 func (s *Session) StartPushes() {
-	s.out.on.Store(true)
 	s.conn.QueueReplies()
+	s.out.mu.Lock()
+	s.out.mu.queue = append(s.out.mu.queue, s.out.mu.early...)
+	clear(s.out.mu.early)
+	s.out.mu.early = nil
+	s.out.on.Store(true)
+	s.out.mu.Unlock()
+	s.signalPushes()
 }
 
 // Pushing reports whether the session's output goes through its push
@@ -94,9 +107,45 @@ func (s *Session) Push(write func(reply.Sink)) {
 	s.push(s.reg.render(s.Protocol(), write))
 }
 
+// PushStarting is Push to a session that may not receive pushes yet, from
+// any goroutine: the message then waits until the connection starts
+// writing them (at once if it waits for a request, else before it next
+// does, see Conn.WakePushes), after the replies it was given so far.
+func (s *Session) PushStarting(write func(reply.Sink)) {
+	msg := s.reg.render(s.Protocol(), write)
+	if !s.admit(msg) {
+		return
+	}
+	s.out.mu.Lock()
+	started := s.out.on.Load()
+	if started {
+		s.out.mu.queue = append(s.out.mu.queue, msg)
+	} else {
+		s.out.mu.early = append(s.out.mu.early, msg)
+	}
+	s.out.mu.Unlock()
+	if started {
+		s.signalPushes()
+		return
+	}
+	s.conn.WakePushes()
+}
+
 // push queues msg for the session without blocking, or disconnects a
 // client that does not read fast enough.
 func (s *Session) push(msg []byte) {
+	if !s.admit(msg) {
+		return
+	}
+	s.out.mu.Lock()
+	s.out.mu.queue = append(s.out.mu.queue, msg)
+	s.out.mu.Unlock()
+	s.signalPushes()
+}
+
+// admit accounts msg as output held for the session, or disconnects a
+// client that does not read fast enough and reports false.
+func (s *Session) admit(msg []byte) bool {
 	class := config.ClassPubSub
 	if s.monitor.Load() {
 		class = config.ClassNormal // as Redis classes a MONITOR client
@@ -105,12 +154,14 @@ func (s *Session) push(msg []byte) {
 		s.out.bytes.Add(-int64(len(msg)))
 		slog.Warn("closing client over its output buffer limit", "client", s.ID, "addr", s.Addr, "class", config.ClassName(class), "bytes", s.out.bytes.Load())
 		s.Kill()
-		return
+		return false
 	}
 	s.out.count.Add(1)
-	s.out.mu.Lock()
-	s.out.mu.queue = append(s.out.mu.queue, msg)
-	s.out.mu.Unlock()
+	return true
+}
+
+// signalPushes tells the writer of the push stream that it has output.
+func (s *Session) signalPushes() {
 	select {
 	case s.out.ready <- struct{}{}:
 	default: // already signalled

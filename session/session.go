@@ -22,8 +22,8 @@ type Writer interface {
 }
 
 // Conn is what a session needs of its connection; the server implements
-// it. Every method but Close is called by the connection's own goroutine
-// (or by whoever it lent the session to, see Blocking).
+// it. Every method but Close and WakePushes is called by the connection's
+// own goroutine (or by whoever it lent the session to, see Blocking).
 type Conn interface {
 	// Flush sends the replies the writer holds, once the WAL holds every
 	// write they reveal (Session.SyncTo).
@@ -37,6 +37,11 @@ type Conn interface {
 	WatchClose() (closed <-chan struct{}, stop func())
 	// Close closes the connection; it is safe from any goroutine.
 	Close()
+	// WakePushes, safe from any goroutine, has the connection start
+	// writing the session's push stream (Session.StartPushes): at once
+	// when it waits for a request, its replies all sent, else before it
+	// next waits, so that nothing pushed lands inside a reply.
+	WakePushes()
 }
 
 // Session is the state of one connection. Fields without a lock or an

@@ -39,6 +39,7 @@ func (c *conn) QueueReplies() {
 
 func (c *conn) WatchClose() (<-chan struct{}, func()) { return nil, func() {} }
 func (c *conn) Close()                                { c.closed.Store(true) }
+func (c *conn) WakePushes()                           { c.s.StartPushes() }
 
 func newRegistry(t *testing.T, settings ...[2]string) *Registry {
 	t.Helper()

@@ -438,12 +438,11 @@ func (r *Registry) deliverInvalidation(target *Session, keys [][]byte, flushed b
 			return
 		}
 	}
-	if !to.Pushing() {
-		return // a client that never subscribed nor tracked has no stream
-	}
 	switch {
 	case to.Protocol() == 3:
-		to.Push(func(w reply.Sink) {
+		// A redirection's target may never have subscribed nor tracked:
+		// it receives pushes from now on.
+		to.PushStarting(func(w reply.Sink) {
 			w.Push(2)
 			w.BulkString("invalidate")
 			writeInvalidatedKeys(w, keys, flushed)
