@@ -42,7 +42,6 @@ type Engine struct {
 	libs libraries
 
 	current atomic.Pointer[run]
-	busy    atomic.Bool
 	wake    chan struct{}
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -269,9 +268,13 @@ type run struct {
 	command  [][]byte
 	start    time.Time
 	wrote    atomic.Bool
-	cancel   context.CancelCauseFunc
-	ctx      context.Context
-	done     chan struct{} // closed when the run ends
+	// busy is set once the run passed the busy threshold. It is the
+	// run's own: a watchdog that looks at a run as it ends cannot leave
+	// the next one busy from its start.
+	busy   atomic.Bool
+	cancel context.CancelCauseFunc
+	ctx    context.Context
+	done   chan struct{} // closed when the run ends
 }
 
 // Causes of a run stopped from outside.
@@ -322,9 +325,7 @@ func (e *Engine) begin(st *state, name string, function bool, inv Invocation) *r
 func (e *Engine) finish(st *state, r *run, err error, w reply.Sink) {
 	L := st.L
 	L.RemoveContext()
-	if e.current.CompareAndSwap(r, nil) {
-		e.busy.Store(false)
-	}
+	e.current.CompareAndSwap(r, nil)
 	close(r.done)
 	healthy := !r.stopped() && !st.broken
 	r.cancel(nil)
@@ -374,7 +375,7 @@ const (
 // threshold, or "".
 func (e *Engine) Busy() string {
 	r := e.current.Load()
-	if r == nil || !e.busy.Load() {
+	if r == nil || !r.busy.Load() {
 		return ""
 	}
 	return busyText(r.function)
@@ -390,7 +391,8 @@ func busyText(function bool) string {
 // Kill stops the run in progress (SCRIPT KILL, or FUNCTION KILL when
 // function is set) once it is busy, as Redis can only serve the kill then,
 // and returns the error reply that refuses it, or "" when it was
-// stopped.
+// stopped. It returns once the run has ended, so that what the killer
+// sends next finds the server free of it, never BUSY.
 func (e *Engine) Kill(function bool) string {
 	for {
 		changed := e.Changed()
@@ -398,7 +400,7 @@ func (e *Engine) Kill(function bool) string {
 		switch {
 		case r == nil:
 			return "NOTBUSY No scripts in execution right now."
-		case !e.busy.Load():
+		case !r.busy.Load():
 			select {
 			case <-changed:
 			case <-r.done:
@@ -410,6 +412,7 @@ func (e *Engine) Kill(function bool) string {
 			return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 		}
 		r.cancel(errCauseKilled)
+		<-r.done
 		return ""
 	}
 }
@@ -458,11 +461,7 @@ func (e *Engine) watchdog() {
 			if r != watched {
 				watched, heapLimit = r, heapBytes()+uint64(memoryLimit)
 			}
-			if threshold := e.BusyAfter(); threshold > 0 && time.Since(r.start) >= threshold && !e.busy.Load() {
-				e.busy.Store(true)
-				slog.Warn("a script runs longer than busy-reply-threshold: other clients get BUSY", "script", r.name, "threshold", threshold)
-				e.changed()
-			}
+			e.checkBusy(r)
 			if heapBytes() > heapLimit {
 				heapLimit = e.checkMemory(r, heapLimit)
 			}
@@ -473,6 +472,17 @@ func (e *Engine) watchdog() {
 			}
 		}
 		watched = nil
+	}
+}
+
+// checkBusy makes r busy once it ran past the threshold, and wakes
+// whoever waits for that. r may have ended meanwhile: its being busy
+// then concerns no one.
+func (e *Engine) checkBusy(r *run) {
+	threshold := e.BusyAfter()
+	if threshold > 0 && time.Since(r.start) >= threshold && r.busy.CompareAndSwap(false, true) {
+		slog.Warn("a script runs longer than busy-reply-threshold: other clients get BUSY", "script", r.name, "threshold", threshold)
+		e.changed()
 	}
 }
 

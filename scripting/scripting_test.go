@@ -3,6 +3,7 @@ package scripting
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -290,8 +291,45 @@ func TestKill(t *testing.T) {
 	if got := e.Kill(false); got != "" {
 		t.Fatalf("kill: %q", got)
 	}
+	// The kill returns once the run ended: what comes next is not BUSY.
+	if e.Running() || e.Busy() != "" {
+		t.Fatalf("after the kill: running %v, busy %q", e.Running(), e.Busy())
+	}
 	if got := <-done; !strings.HasPrefix(got, "-"+errKilled+" script: ") {
 		t.Fatalf("killed script replied %q", got)
+	}
+}
+
+// funcCaller is a Caller that runs a function for each command.
+type funcCaller func(args [][]byte, w reply.Sink)
+
+func (f funcCaller) Call(args [][]byte, w reply.Sink) bool { f(args, w); return false }
+func (f funcCaller) Known([][]byte) bool                   { return true }
+
+// A run's busy state ends with it: the watchdog looking at a run as it
+// ends does not make the next one busy from its start.
+func TestBusyEndsWithItsRun(t *testing.T) {
+	var threshold atomic.Int64
+	threshold.Store(int64(time.Nanosecond))
+	e := NewEngine(func() time.Duration { return time.Duration(threshold.Load()) })
+	t.Cleanup(e.Close)
+	sc, err := e.Cache("return redis.call('probe')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen *run
+	var busy string
+	probe := funcCaller(func(_ [][]byte, w reply.Sink) {
+		seen, busy = e.current.Load(), e.Busy()
+		w.OK()
+	})
+	e.Eval(sc, nil, nil, Invocation{Caller: probe}, resp.NewWriter())
+	// The watchdog's look at the first run, as that run ends.
+	e.checkBusy(seen)
+	threshold.Store(int64(time.Hour))
+	e.Eval(sc, nil, nil, Invocation{Caller: probe}, resp.NewWriter())
+	if busy != "" {
+		t.Fatalf("a run that just began is busy: %q", busy)
 	}
 }
 
