@@ -70,7 +70,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		return
 	}
 	if refusal := e.refuse(s, cmd, args); refusal != "" {
-		s.W.Error(refusal)
+		e.reject(s, cmd, refusal)
 		return
 	}
 	// EXEC writes when its queued commands do.
@@ -85,14 +85,12 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		asking := s.Asking || cmd.Flags&Asking != 0
 		s.Asking = false
 		if err := e.route(s, cmd, args, asking); err != nil {
-			cmd.stats.rejected.Add(1)
-			s.W.Error(err.Error())
+			e.reject(s, cmd, err.Error())
 			return
 		}
 	}
 	if refusal := e.replicaRefusal(cmd, writes); refusal != "" {
-		cmd.stats.rejected.Add(1)
-		s.W.Error(refusal)
+		e.reject(s, cmd, refusal)
 		return
 	}
 	// CLIENT itself is never paused, so that CLIENT UNPAUSE gets through.
@@ -107,8 +105,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 	}
 	hold, busy := e.enterGate(cmd, args)
 	if busy != "" {
-		cmd.stats.rejected.Add(1)
-		s.W.Error(busy)
+		e.reject(s, cmd, busy)
 		return
 	}
 	defer e.leaveGate(hold)
@@ -120,33 +117,47 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 
 // refuse returns the error reply that stops a command before it runs, or
 // "": unknown command, wrong arity, no authentication, no admin right, a
-// monitor touching keys, a command MULTI cannot queue. A refused command
-// counts as rejected (INFO commandstats).
+// monitor touching keys, a command MULTI cannot queue.
 func (e *Env) refuse(s *session.Session, cmd *Command, args [][]byte) string {
-	if cmd == nil {
-		return unknownCommand(args)
-	}
-	refusal := ""
 	switch {
+	case cmd == nil:
+		return unknownCommand(args)
 	case !cmd.arityOK(len(args)) && cmd.Flags&KvrocksOnly != 0:
-		refusal = "ERR wrong number of arguments"
+		return "ERR wrong number of arguments"
 	case !cmd.arityOK(len(args)):
-		refusal = "ERR wrong number of arguments for '" + cmd.Name + "' command"
+		return "ERR wrong number of arguments for '" + cmd.Name + "' command"
 	case !s.Authed && cmd.Flags&NoAuth == 0:
-		refusal = errNoAuth
+		return errNoAuth
 	case cmd.Flags&Admin != 0 && !s.Admin:
-		refusal = errAdminRequired
+		return errAdminRequired
 	case s.Monitoring() && cmd.hasKeys():
-		refusal = "ERR Replica can't interact with the keyspace"
+		return "ERR Replica can't interact with the keyspace"
 	case cmd.Flags&SubscriberOK == 0 && s.W.Protocol() == 2 && s.Subscriptions() > 0:
-		refusal = "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+		return "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 	case s.Tx != nil && cmd.Flags&(NoMulti|TxControl) == NoMulti:
-		refusal = "ERR Command not allowed inside a transaction"
-	default:
-		return ""
+		return "ERR Command not allowed inside a transaction"
 	}
-	cmd.stats.rejected.Add(1)
-	return refusal
+	return ""
+}
+
+// reject answers a command refused before it ran, as Redis's
+// rejectCommand: the refusal dooms the transaction the client is in, and
+// a refused EXEC discards its transaction, saying why (BUSY while a
+// script is busy). It counts as rejected (INFO commandstats).
+func (e *Env) reject(s *session.Session, cmd *Command, refusal string) {
+	if cmd != nil {
+		cmd.stats.rejected.Add(1)
+		if cmd.Flags&RunsTx != 0 {
+			e.discardTx(s)
+			// Redis words its own refusals without the ERR code here.
+			s.W.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(refusal, "ERR "))
+			return
+		}
+	}
+	if s.Tx != nil {
+		s.Tx.Dirty = true
+	}
+	s.W.Error(refusal)
 }
 
 // execute runs a command that passed the checks, and accounts for it.

@@ -10,7 +10,7 @@ import (
 func init() {
 	register(
 		&Command{Name: "multi", Arity: 1, Flags: Fast | TxControl | NoMulti, Handler: cmdMulti},
-		&Command{Name: "exec", Arity: 1, Flags: TxControl | Exclusive | NoMulti, Handler: cmdExec},
+		&Command{Name: "exec", Arity: 1, Flags: TxControl | Exclusive | NoMulti | RunsTx, Handler: cmdExec},
 		&Command{Name: "discard", Arity: 1, Flags: Fast | TxControl | NoMulti, Handler: cmdDiscard},
 		&Command{Name: "watch", Arity: -2, Flags: Fast | TxControl | NoMulti | NoTouch, FirstKey: 1, LastKey: -1, Handler: cmdWatch},
 		&Command{Name: "unwatch", Arity: 1, Flags: Fast, Handler: cmdUnwatch},
@@ -28,7 +28,8 @@ func txWrites(tx *session.Tx) bool {
 }
 
 // queue checks a command sent inside MULTI and queues it: QUEUED, or the
-// error that dooms the transaction.
+// error that dooms the transaction. While a script is busy, Redis
+// refuses it with BUSY as it would refuse it outside MULTI.
 func (e *Env) queue(s *session.Session, cmd *Command, args [][]byte) {
 	refusal := e.refuse(s, cmd, args)
 	if refusal == "" && cmd.Flags&NoMulti != 0 {
@@ -40,9 +41,11 @@ func (e *Env) queue(s *session.Session, cmd *Command, args [][]byte) {
 	if refusal == "" {
 		refusal = e.replicaRefusal(cmd, cmd.Flags&Write != 0)
 	}
+	if refusal == "" && !allowedWhileBusy(cmd, args) {
+		refusal = e.scripts.Busy()
+	}
 	if refusal != "" {
-		s.Tx.Dirty = true
-		s.W.Error(refusal)
+		e.reject(s, cmd, refusal)
 		return
 	}
 	// The queue is part of what the client's requests hold.
@@ -80,9 +83,14 @@ func cmdDiscard(c *Ctx) {
 		c.ErrorString("ERR DISCARD without MULTI")
 		return
 	}
-	c.Session.EndTx()
-	c.Env.Sessions.Watches.Unwatch(c.Session)
+	c.Env.discardTx(c.Session)
 	c.W.OK()
+}
+
+// discardTx ends the session's transaction, if any, and its WATCHes.
+func (e *Env) discardTx(s *session.Session) {
+	s.EndTx()
+	e.Sessions.Watches.Unwatch(s)
 }
 
 // EXEC

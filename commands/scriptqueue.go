@@ -82,8 +82,7 @@ func (e *Env) dispatchScript(c *Ctx, cmd *Command, args [][]byte) {
 	hold, busy := e.enterGate(cmd, args)
 	if busy != "" {
 		// Without the gate it runs nothing: the lead goes on.
-		cmd.stats.rejected.Add(1)
-		c.Session.W.Error(busy)
+		e.reject(c.Session, cmd, busy)
 		e.handOver()
 		return
 	}
@@ -112,8 +111,7 @@ func (e *Env) awaitJob(job *scriptJob) (lead bool) {
 		changed := e.scripts.Changed()
 		if busy := e.scripts.Busy(); busy != "" && job.state.CompareAndSwap(jobQueued, jobRefused) {
 			e.scriptsPending.Add(-1)
-			job.cmd.stats.rejected.Add(1)
-			job.c.Session.W.Error(busy)
+			e.reject(job.c.Session, job.cmd, busy)
 			return false
 		}
 		select {

@@ -27,6 +27,7 @@ const (
 	RunsScript                     // runs a Lua script: while it runs too long, other commands get BUSY
 	NoTouch                        // inspects its keys without using them: OBJECT IDLETIME does not restart
 	Asking                         // routed in cluster mode as if ASKING came first (RESTORE-ASKING)
+	RunsTx                         // runs the queued transaction (EXEC): refused, it discards it
 )
 
 // freesSpace are the writes Kvrocks lets run once max-db-size is reached

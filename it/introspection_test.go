@@ -56,6 +56,8 @@ func TestInfoErrorStats(t *testing.T) {
 		{"MULTI"}, {"LPUSH", "k", "x"}, {"GET", "k"}, {"INCR", "k"}, {"EXEC"},
 		{"EXEC"},
 		{"DISCARD"},
+		{"MULTI"}, {"EXEC", "x"}, {"EXEC"},
+		{"MULTI"}, {"DISCARD", "x"}, {"EXEC"},
 		{"MULTI"}, {"MULTI"}, {"DISCARD"},
 		{"BLPOP", "nolist", "0.01"},
 		{"AUTH", "x"},
