@@ -109,8 +109,10 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		return
 	}
 	defer e.leaveGate(hold)
-	// A read's reply may be sent in parts as it grows (Env.Spill).
-	c.spillable = !writes && cmd.Flags&Exclusive == 0 && !s.Replies.Suppressed()
+	// A read's reply may be sent in parts as it grows (Env.Spill), which
+	// lets go of the gate meanwhile: not one run beside a busy script,
+	// which holds none.
+	c.spillable = !writes && hold == gateShared && !s.Replies.Suppressed()
 	e.execute(c, cmd, args)
 	c.spillable = false
 }

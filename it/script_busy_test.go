@@ -121,3 +121,49 @@ func killScriptsAtCleanup(t *testing.T, p *proc) {
 		c.Read(make([]byte, 512))
 	})
 }
+
+// TestScriptBusyLongReply: a command served beside a busy script holds no
+// part of the command gate, so its reply is not sent in parts as it grows
+// (that lets go of the gate meanwhile): FUNCTION STATS naming a function
+// called with a 200 KB argument is answered whole, and the server runs
+// every kind of command after the kill.
+func TestScriptBusyLongReply(t *testing.T) {
+	p := startBasalt(t, "--busy-reply-threshold", "100")
+	killScriptsAtCleanup(t, p)
+	c, spinner := dial(t, p), dial(t, p)
+	if got := c.do("FUNCTION", "LOAD", "#!lua name=spin\nredis.register_function{function_name='spin', callback=function() while true do end end, flags={'no-writes'}}"); got != "$4\r\nspin\r\n" {
+		t.Fatal(got)
+	}
+	big := strings.Repeat("x", 200<<10)
+	spinner.send(resp("FCALL", "spin", "0", big))
+	waitFor(t, longTimeout, "the function to be busy", func() bool {
+		return strings.HasPrefix(c.do("PING"), "-BUSY ")
+	})
+	c.send(resp("FUNCTION", "STATS"))
+	// A reply sent in part would then wait for the function to end.
+	c.c.SetReadDeadline(time.Now().Add(time.Minute))
+	var stats strings.Builder
+	c.readValue(&stats)
+	if got := stats.String(); !strings.Contains(got, "$5\r\nFCALL\r\n$4\r\nspin\r\n$1\r\n0\r\n$204800\r\n"+big+"\r\n") {
+		t.Fatalf("FUNCTION STATS beside a busy function: %q", abbreviated(got))
+	}
+	if got := c.do("FUNCTION", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("FUNCTION KILL: %q", got)
+	}
+	if got := spinner.reply(); !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
+		t.Fatalf("the killed function replied %q", got)
+	}
+	for _, step := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SET", "k", "v"}, "+OK\r\n"},
+		{[]string{"FLUSHALL"}, "+OK\r\n"},
+		{[]string{"EVAL", "return 1", "0"}, ":1\r\n"},
+		{[]string{"FUNCTION", "STATS"}, "*4\r\n$14\r\nrunning_script\r\n$-1\r\n"},
+	} {
+		if got := c.do(step.args...); !strings.HasPrefix(got, step.want) {
+			t.Fatalf("%v after the kill: %q", step.args, got)
+		}
+	}
+}
