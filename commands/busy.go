@@ -25,8 +25,10 @@ const (
 )
 
 // enterGate takes the gate for cmd, or returns the BUSY reply that
-// refuses it.
-func (e *Env) enterGate(cmd *Command, args [][]byte) (gateHold, string) {
+// refuses it. A command that is not refusable (a blocked client's, run
+// again) waits for a busy script to end instead, as Redis serves blocked
+// clients only once the script ended.
+func (e *Env) enterGate(cmd *Command, args [][]byte, refusable bool) (gateHold, string) {
 	hold := gateShared
 	if cmd.Flags&Exclusive != 0 {
 		hold = gateAlone
@@ -52,7 +54,7 @@ func (e *Env) enterGate(cmd *Command, args [][]byte) (gateHold, string) {
 	}()
 	for {
 		changed := e.scripts.Changed()
-		if busy := e.scripts.Busy(); busy != "" {
+		if busy := e.scripts.Busy(); busy != "" && refusable {
 			// The gate is let go of as soon as it is taken.
 			go func() {
 				<-locked

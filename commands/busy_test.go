@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -77,5 +78,61 @@ func pingUntilBusy(t *testing.T, h *fuzzHarness, cl *testClient, stop <-chan str
 			t.Errorf("PING replied %q", got)
 			return
 		}
+	}
+}
+
+// TestBlockedClientWaitsForABusyScript: a blocked client whose command
+// runs again while a script is busy (WAIT counting acknowledgements anew)
+// waits for the script, as Redis serves blocked clients only once the
+// script ended, instead of getting BUSY; then it blocks again.
+func TestBlockedClientWaitsForABusyScript(t *testing.T) {
+	h := newFuzzHarness(t)
+	h.env.Dispatch(h.setup.Ctx, args("config", "set", "busy-reply-threshold", "1"))
+	waiter, runner, killer := h.client(), h.client(), h.client()
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		// No replica: nothing acknowledges, it waits until unblocked.
+		h.env.Dispatch(waiter.Ctx, args("wait", "1", "0"))
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for h.env.Sessions.Blocking.Count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		h.env.Dispatch(runner.Ctx, args("eval", "while true do end", "0"))
+	}()
+	for {
+		changed := h.env.scripts.Changed()
+		if h.env.scripts.Busy() != "" {
+			break
+		}
+		<-changed
+	}
+	// As when a replica acknowledges: WAIT counts again.
+	h.env.Sessions.Blocking.Acked()
+	h.env.Dispatch(killer.Ctx, args("script", "kill"))
+	<-ran
+	unblock := args("client", "unblock", strconv.FormatInt(waiter.Session.ID, 10))
+	for unblocked := false; !unblocked; {
+		select {
+		case <-waited:
+			unblocked = true
+		case <-time.After(time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("WAIT was never blocked again")
+			}
+			killer.W.Reset()
+			h.env.Dispatch(killer.Ctx, unblock)
+		}
+	}
+	<-waited
+	if got := string(waiter.W.Bytes()); got != ":0\r\n" {
+		t.Fatalf("WAIT replied %q, want :0 once unblocked", got)
+	}
+	if n := h.env.Sessions.Blocking.Count(); n != 0 {
+		t.Fatalf("%d clients still blocked", n)
 	}
 }

@@ -33,6 +33,9 @@ type Ctx struct {
 	// the keys the script declared, which its reads track (tracking.go).
 	inScript   bool
 	scriptKeys [][]byte
+	// rerun is set while a blocked client's command runs again (woken,
+	// or WAIT counting anew): it waits for a busy script, never BUSY.
+	rerun bool
 	// spillable is set while a command whose reply may be sent in parts
 	// runs: a read outside a transaction, holding the gate shared.
 	spillable bool

@@ -38,7 +38,9 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 		case session.Woken, session.Recount:
 			// The waiter's own copy: the command as it blocked (XREAD's
 			// "$" made the ID it stood for then).
+			c.rerun = true
 			e.dispatch(c, w.Args)
+			c.rerun = false
 			continue
 		case session.TimedOut:
 			w.Null(s.W)
@@ -103,7 +105,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		e.dispatchScript(c, cmd, args)
 		return
 	}
-	hold, busy := e.enterGate(cmd, args)
+	hold, busy := e.enterGate(cmd, args, !c.rerun)
 	if busy != "" {
 		e.reject(s, cmd, busy)
 		return

@@ -79,7 +79,7 @@ func (e *Env) dispatchScript(c *Ctx, cmd *Command, args [][]byte) {
 		q.leading = true
 		q.mu.Unlock()
 	}
-	hold, busy := e.enterGate(cmd, args)
+	hold, busy := e.enterGate(cmd, args, true)
 	if busy != "" {
 		// Without the gate it runs nothing: the lead goes on.
 		e.reject(c.Session, cmd, busy)
