@@ -313,7 +313,7 @@ func TestBusyEndsWithItsRun(t *testing.T) {
 	threshold.Store(int64(time.Nanosecond))
 	e := NewEngine(func() time.Duration { return time.Duration(threshold.Load()) })
 	t.Cleanup(e.Close)
-	sc, err := e.Cache("return redis.call('probe')")
+	sc, err := e.Cache("return redis.call('probe')", "")
 	if err != nil {
 		t.Fatal(err)
 	}
