@@ -292,15 +292,15 @@ func (c *Cluster) SetSlots(ranges []Range, nodeID string, version int64) ([]Rang
 	return gone, c.save()
 }
 
-// Reset forgets the topology and removes nodes.conf. It is refused while
-// a migration or an import runs.
+// Reset forgets the topology and this node's id, as Kvrocks does, and
+// removes nodes.conf. It is refused while a migration or an import runs.
 func (c *Cluster) Reset() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.slots.busy(); err != nil {
 		return err
 	}
-	c.topo, c.self, c.slots = nil, nil, slotState{}
+	c.topo, c.self, c.slots, c.myID = nil, nil, slotState{}, ""
 	if c.path == "" {
 		return nil
 	}
@@ -373,9 +373,10 @@ func (c *Cluster) NodesText() (string, error) {
 }
 
 // Replicas renders the CLUSTER NODES lines of master id's slaves, each
-// ending in \n, as Kvrocks's CLUSTER REPLICAS.
+// ending in \n, as Kvrocks's CLUSTER REPLICAS: without the myself flag,
+// even on one of those slaves.
 func (c *Cluster) Replicas(id string) (string, error) {
-	t, self := c.Snapshot()
+	t, _ := c.Snapshot()
 	if t == nil {
 		return "", ErrNotInitialized
 	}
@@ -388,7 +389,7 @@ func (c *Cluster) Replicas(id string) (string, error) {
 	var b strings.Builder
 	for _, n := range t.Nodes {
 		if n.Role == Slave && n.MasterID == id {
-			b.WriteString(nodesLine(t, n, n == self) + "\n")
+			b.WriteString(nodesLine(t, n, false) + "\n")
 		}
 	}
 	return b.String(), nil

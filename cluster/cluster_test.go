@@ -14,6 +14,7 @@ var (
 	idA = strings.Repeat("a", 40)
 	idB = strings.Repeat("b", 40)
 	idC = strings.Repeat("c", 40)
+	idD = strings.Repeat("d", 40)
 )
 
 func TestParseTopology(t *testing.T) {
@@ -104,10 +105,13 @@ func TestMigrationStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes := idA + " 127.0.0.1 7001 master - 0-8191\n" + idB + " 127.0.0.1 7002 master - 8192-16383\n" + idC + " 127.0.0.1 7003 slave " + idB
+	if _, err := c.StartMigration(Range{5, 9}, idB); !errors.Is(err, ErrUnknownDestination) {
+		t.Errorf("migrate before a topology: %v", err)
+	}
 	if _, err := c.SetNodes(nodes, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	for dst, want := range map[string]error{idA: ErrMigrateToSelf, idC: ErrMigrateToSlave, strings.Repeat("d", 40): ErrUnknownDestination} {
+	for dst, want := range map[string]error{idA: ErrMigrateToSelf, idC: ErrMigrateToSlave, idD: ErrUnknownDestination} {
 		if _, err := c.StartMigration(Range{5, 9}, dst); !errors.Is(err, want) {
 			t.Errorf("migrate to %s: %v, want %v", dst[:1], err, want)
 		}
@@ -124,6 +128,27 @@ func TestMigrationStates(t *testing.T) {
 	}
 	if _, err := c.StartMigration(Range{20, 30}, idB); !errors.Is(err, ErrMigrating) {
 		t.Errorf("second job: %v", err)
+	}
+	// While a job runs, the other checks come first.
+	for dst, want := range map[string]error{idA: ErrMigrateToSelf, idC: ErrMigrateToSlave, idD: ErrUnknownDestination} {
+		if _, err := c.StartMigration(Range{20, 30}, dst); !errors.Is(err, want) {
+			t.Errorf("second job to %s: %v, want %v", dst[:1], err, want)
+		}
+	}
+	if _, err := c.StartMigration(Range{8000, 8200}, idB); !errors.Is(err, ErrNotOwner) {
+		t.Errorf("second job of slots not mine: %v", err)
+	}
+	select {
+	case <-job.Stopped:
+		t.Fatal("a new job is stopped")
+	default:
+	}
+	c.StopMigration()
+	c.StopMigration() // twice is once
+	select {
+	case <-job.Stopped:
+	default:
+		t.Error("StopMigration left the job running")
 	}
 	if text, _ := c.NodesText(); !strings.Contains(text, " 0-8191 [5-9->-"+idB+"]\n") {
 		t.Errorf("CLUSTER NODES while migrating:\n%s", text)
@@ -143,9 +168,25 @@ func TestMigrationStates(t *testing.T) {
 		t.Errorf("migrated slot: %v", err)
 	}
 	info, _ := c.Info()
-	for _, line := range []string{"migrating_slot(s): 5-9\r\n", "destination_node: " + idB + "\r\n", "migrating_state: success\r\n"} {
-		if !strings.Contains(info, line) {
-			t.Errorf("CLUSTER INFO lacks %q:\n%s", line, info)
+	// Both names of the range: Kvrocks 2.10's and the older one.
+	if want := "migrating_slot(s): 5-9\r\nmigrating_slot: 5-9\r\ndestination_node: " + idB + "\r\nmigrating_state: success\r\n"; !strings.HasSuffix(info, want) {
+		t.Errorf("CLUSTER INFO lacks %q:\n%s", want, info)
+	}
+	// Migrated slots are refused before any other check but the
+	// destination's.
+	for _, tc := range []struct {
+		r    Range
+		dst  string
+		want error
+	}{
+		{Range{9, 9}, idB, ErrMigrated},
+		{Range{0, 5}, idA, ErrMigrated},
+		{Range{9, 8200}, idC, ErrMigrated},
+		{Range{9, 9}, idD, ErrUnknownDestination},
+		{Range{10, 10}, idA, ErrMigrateToSelf},
+	} {
+		if _, err := c.StartMigration(tc.r, tc.dst); !errors.Is(err, tc.want) {
+			t.Errorf("migrate %s to %s after the job: %v, want %v", tc.r, tc.dst[:1], err, tc.want)
 		}
 	}
 	moved := idA + " 127.0.0.1 7001 master - 0-4 10-8191\n" + idB + " 127.0.0.1 7002 master - 5-9 8192-16383"
@@ -398,5 +439,35 @@ func TestImportChecks(t *testing.T) {
 	}
 	if err := c.Import(Range{5, 9}, StateError, 1); !errors.Is(err, ErrSlaveImport) {
 		t.Errorf("import on a slave: %v", err)
+	}
+}
+
+// TestResetAndReplicas checks what Kvrocks shows of slaves and forgets on
+// CLUSTER RESET: a slave's CLUSTER REPLICAS line has no myself flag, and
+// a reset node has neither a topology nor an id.
+func TestResetAndReplicas(t *testing.T) {
+	c, err := Open("", []string{"127.0.0.1"}, 7003)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := idA + " 127.0.0.1 7001 master - 0-16383\n" + idC + " 127.0.0.1 7003 slave " + idA
+	if _, err := c.SetNodes(nodes, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := c.NodesText(); !strings.Contains(text, idC+" 127.0.0.1:7003@17003 myself,slave "+idA+" ") {
+		t.Errorf("CLUSTER NODES on a slave:\n%s", text)
+	}
+	if text, _ := c.Replicas(idA); !strings.HasPrefix(text, idC+" 127.0.0.1:7003@17003 slave "+idA+" ") {
+		t.Errorf("CLUSTER REPLICAS on a slave:\n%s", text)
+	}
+	if err := c.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if c.MyID() != "" || c.Version() != -1 {
+		t.Errorf("after RESET: id %q, version %d", c.MyID(), c.Version())
+	}
+	// The next topology finds the node by its address.
+	if _, err := c.SetNodes(nodes, 1, false); err != nil || c.MyID() != idC {
+		t.Errorf("SETNODES after RESET: id %q, %v", c.MyID(), err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -30,6 +32,30 @@ type result struct {
 	err   error
 }
 
+// dialError words a failed connection as Kvrocks does: the system's
+// message alone ("Connection refused"), without Go's address prefix.
+type dialError struct{ err error }
+
+func (e dialError) Error() string {
+	var errno syscall.Errno
+	if !errors.As(e.err, &errno) {
+		return e.err.Error()
+	}
+	msg := errno.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
+func (e dialError) Unwrap() error { return e.err }
+
+// Bounds on what the destination's replies may announce: its replies are
+// short (OK, integers, COMMAND INFO), and a peer's length must never size
+// an allocation unchecked.
+const (
+	maxReplyBulk  = 1 << 20
+	maxReplyItems = 1 << 10
+	maxReplyDepth = 8
+)
+
 // errReply is an error reply of the destination.
 type errReply string
 
@@ -38,7 +64,7 @@ func (e errReply) Error() string { return "destination replied: " + string(e) }
 func dialLink(addr string, timeout time.Duration, window int) (*link, error) {
 	conn, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+		return nil, fmt.Errorf("failed to connect to the destination node: %w", dialError{err})
 	}
 	l := &link{conn: conn, w: bufio.NewWriterSize(conn, 64<<10), timeout: timeout, window: max(window, 1),
 		replies: make(chan result, max(window, 1)), closed: make(chan struct{})}
@@ -54,7 +80,7 @@ func (l *link) close() {
 // readLoop hands every reply to the sender until the connection fails.
 func (l *link) readLoop(r *bufio.Reader) {
 	for {
-		v, err := readReply(r)
+		v, err := readReply(r, 0)
 		var bad errReply
 		fatal := err != nil && !errors.As(err, &bad)
 		select {
@@ -139,8 +165,9 @@ func (l *link) do(args ...[]byte) (any, error) {
 	return l.next()
 }
 
-// readReply parses one reply: a string, an int64, nil, []any, or errReply.
-func readReply(r *bufio.Reader) (any, error) {
+// readReply parses one reply: a string, an int64, nil, []any, or
+// errReply. Lengths, counts and nesting beyond the bounds above fail it.
+func readReply(r *bufio.Reader, depth int) (any, error) {
 	line, err := r.ReadString('\n')
 	if err != nil {
 		return nil, fmt.Errorf("read reply: %w", err)
@@ -158,11 +185,15 @@ func readReply(r *bufio.Reader) (any, error) {
 		return strconv.ParseInt(body, 10, 64)
 	case '$', '*':
 		n, err := strconv.Atoi(body)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, fmt.Errorf("read reply: bad length %q", body)
-		}
-		if n < 0 {
+		case n < 0:
 			return nil, nil
+		case kind == '$' && n > maxReplyBulk, kind == '*' && n > maxReplyItems:
+			return nil, fmt.Errorf("read reply: length %d past the bound", n)
+		case kind == '*' && depth >= maxReplyDepth:
+			return nil, fmt.Errorf("read reply: nested deeper than %d", maxReplyDepth)
 		}
 		if kind == '$' {
 			buf := make([]byte, n+2)
@@ -173,7 +204,7 @@ func readReply(r *bufio.Reader) (any, error) {
 		}
 		items := make([]any, n)
 		for i := range items {
-			if items[i], err = readReply(r); err != nil {
+			if items[i], err = readReply(r, depth+1); err != nil {
 				return nil, err
 			}
 		}

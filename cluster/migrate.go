@@ -28,8 +28,12 @@ type MigrateOptions struct {
 	Stop <-chan struct{}
 }
 
-// errStopped fails a job when the server stops.
-var errStopped = errors.New("the server is shutting down")
+// errStopped fails a job when the server stops; errCancelled when
+// StopMigration ends it (Kvrocks's words).
+var (
+	errStopped   = errors.New("the server is shutting down")
+	errCancelled = errors.New("key migration stopped due to a task cancellation")
+)
 
 // maxCatchUpRounds bounds the WAL rounds run while clients keep writing:
 // past it, writes are stopped even if the gap is still large, so that a
@@ -126,6 +130,11 @@ func (m *migrator) run() error {
 	}
 	m.c.ForbidWrites()
 	if _, err = m.catchUp(seq); err != nil {
+		return err
+	}
+	// A flush that stopped the job after its last key was sent still
+	// fails it: the destination must not get slots the source emptied.
+	if err := m.stopped(); err != nil {
 		return err
 	}
 	if _, err := m.link.do([]byte("CLUSTER"), []byte("IMPORT"), m.rangeArg(), []byte("1")); err != nil {
@@ -236,13 +245,23 @@ func (m *migrator) resendWritten(seq uint64) (uint64, error) {
 	return last, nil
 }
 
-// sendKey sends one key: its records in a raw batch, or restore commands
-// (after a DEL when replace is set).
-func (m *migrator) sendKey(k *storage.SlotKey, replace bool) error {
+// stopped returns why the job must end now, or nil.
+func (m *migrator) stopped() error {
 	select {
 	case <-m.opts.Stop:
 		return errStopped
+	case <-m.job.Stopped:
+		return errCancelled
 	default:
+		return nil
+	}
+}
+
+// sendKey sends one key: its records in a raw batch, or restore commands
+// (after a DEL when replace is set).
+func (m *migrator) sendKey(k *storage.SlotKey, replace bool) error {
+	if err := m.stopped(); err != nil {
+		return err
 	}
 	m.keys++
 	m.keyPace.wait(1)

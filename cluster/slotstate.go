@@ -24,6 +24,7 @@ const (
 var (
 	ErrMigrating       = errors.New("There is already a migrating job")
 	ErrNotOwner        = errors.New("Can't migrate slot which doesn't belong to me")
+	ErrMigrated        = errors.New("Can't migrate slot which has been migrated")
 	ErrMigrateToSelf   = errors.New("Can't migrate slot to myself")
 	ErrNotMasterMyself = errors.New("Slave can't migrate slot")
 	ErrResetMigrating  = errors.New("Can't reset cluster while migrating slot")
@@ -44,6 +45,8 @@ type slotState struct {
 	migratingDst   *Node
 	migratingState string // "" before the first migration
 	forbidden      bool   // writes to migrating are refused
+	// stop is closed to end the running job early (StopMigration).
+	stop chan struct{}
 	// migrated maps slots this node moved away, until the topology says
 	// so, to their new owner.
 	migrated map[int]*Node
@@ -109,38 +112,68 @@ func (r Range) contains(slot int) bool { return r.From <= slot && slot <= r.To }
 type Job struct {
 	Range Range
 	Dst   *Node
+	// Stopped is closed when the job must end early (StopMigration).
+	Stopped <-chan struct{}
 }
 
-// StartMigration checks that this master owns every slot of r and that
-// dstID is another master, then records the job as started.
+// StartMigration checks that this master owns every slot of r, none of
+// them migrated away yet, and that dstID is another master, then records
+// the job as started. The checks come in Kvrocks's order, so that each
+// refusal is the error Kvrocks gives: a destination unknown (or no
+// topology at all) first, a running job last.
 func (c *Cluster) StartMigration(r Range, dstID string) (Job, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, self, st := c.topo, c.self, &c.slots
-	switch {
-	case t == nil:
-		return Job{}, ErrNotInitialized
-	case st.migratingState == StateStart:
-		return Job{}, ErrMigrating
-	case self == nil || self.Role != Master:
-		return Job{}, ErrNotMasterMyself
+	var dst *Node
+	if t != nil {
+		dst = t.Node(dstID)
+	}
+	if dst == nil {
+		return Job{}, ErrUnknownDestination
 	}
 	for s := r.From; s <= r.To; s++ {
-		if t.Owner(s) != self || st.migrated[s] != nil {
+		if st.migrated[s] != nil {
+			return Job{}, ErrMigrated
+		}
+	}
+	for s := r.From; s <= r.To; s++ {
+		if t.Owner(s) != self {
 			return Job{}, ErrNotOwner
 		}
 	}
-	dst := t.Node(dstID)
 	switch {
-	case dst == nil:
-		return Job{}, ErrUnknownDestination
-	case dst == self:
-		return Job{}, ErrMigrateToSelf
+	case self == nil || self.Role != Master:
+		// A slave owns no slot: this is for a node missing from its
+		// topology.
+		return Job{}, ErrNotMasterMyself
 	case dst.Role != Master:
 		return Job{}, ErrMigrateToSlave
+	case dst == self:
+		return Job{}, ErrMigrateToSelf
+	case st.migratingState == StateStart:
+		return Job{}, ErrMigrating
 	}
 	st.migrating, st.migratingDst, st.migratingState, st.forbidden = r, dst, StateStart, false
-	return Job{Range: r, Dst: dst}, nil
+	st.stop = make(chan struct{})
+	return Job{Range: r, Dst: dst, Stopped: st.stop}, nil
+}
+
+// StopMigration makes the running job, if any, end as failed at its next
+// step, as Kvrocks stops it before FLUSHDB and FLUSHALL: what it would
+// still copy is being deleted.
+func (c *Cluster) StopMigration() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := &c.slots
+	if st.migratingState != StateStart {
+		return
+	}
+	select {
+	case <-st.stop:
+	default:
+		close(st.stop)
+	}
 }
 
 // ForbidWrites makes writes to the job's slots fail with TRYAGAIN, and
@@ -296,8 +329,12 @@ func appendSlot(ranges []Range, slot int) []Range {
 func (st *slotState) infoLines() []string {
 	var lines []string
 	if st.migratingState != "" {
+		// Kvrocks 2.10 names the range migrating_slot(s); older Kvrocks,
+		// which the older controllers read, migrating_slot: both, so that
+		// either controller follows the job to its end.
 		lines = append(lines,
 			"migrating_slot(s): "+st.migrating.String(),
+			"migrating_slot: "+st.migrating.String(),
 			"destination_node: "+st.migratingDst.ID,
 			"migrating_state: "+st.migratingState)
 	}

@@ -110,9 +110,12 @@ func cmdCluster(c *Ctx) {
 			c.ErrorString("ERR Can't reset cluster while database is not empty")
 			return
 		}
-		if c.ok(cl.Reset()) {
-			c.W.OK()
+		if !c.ok(cl.Reset()) {
+			return
 		}
+		// As Kvrocks, a slave reset is a master: it stops replicating.
+		c.Env.Repl.RemoveMaster()
+		c.W.OK()
 	default:
 		c.ErrorString("ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET|IMPORT")
 	}
@@ -383,13 +386,23 @@ func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
 	select {
 	case err := <-done:
 		if err != nil {
-			c.ErrorString("ERR Migration failed: " + err.Error())
+			// As Kvrocks, the reason alone.
+			c.ErrorString("ERR " + err.Error())
 			return
 		}
 		c.W.OK()
 	case <-expired:
 		// As Kvrocks: a null reply, and the job goes on.
 		c.W.Null()
+	}
+}
+
+// stopMigration ends the slot migration running from this node, if any,
+// as Kvrocks does before FLUSHDB and FLUSHALL: the job fails at once
+// rather than copy keys that are being deleted.
+func (e *Env) stopMigration() {
+	if e.Cluster != nil {
+		e.Cluster.StopMigration()
 	}
 }
 
@@ -443,41 +456,6 @@ func (e *Env) migrateOptions() cluster.MigrateOptions {
 		Timeout:             10 * time.Second,
 		Stop:                e.stop,
 	}
-}
-
-// clusterImport runs CLUSTER IMPORT slot|a-b 0|1|2, which a migrating node
-// sends: 0 starts an import over this connection (the range is emptied
-// first), 1 ends it, 2 fails it and drops what was imported. As in
-// Kvrocks, of several ranges only the first counts.
-func clusterImport(c *Ctx, cl *cluster.Cluster) {
-	ranges, ok := parseSlotRanges(c, c.Args[2])
-	if !ok {
-		return
-	}
-	r := ranges[0]
-	state, err := cluster.ParseInt(string(c.Args[3]), 0, 2)
-	if err != nil {
-		c.ErrorString("ERR Invalid import state")
-		return
-	}
-	switch state {
-	case 0:
-		// The checks come first: the range is emptied only for an import
-		// this node takes.
-		if err = cl.Import(r, cluster.StateStart, c.Session.ID); err == nil {
-			err = c.Env.Storage.DeleteSlots(slotRange(r))
-		}
-		c.Session.Importing = err == nil
-	case 1:
-		err = cl.Import(r, cluster.StateSuccess, c.Session.ID)
-		c.Session.Importing = false
-	case 2:
-		if err = cl.Import(r, cluster.StateError, c.Session.ID); err == nil {
-			err = c.Env.Storage.DeleteSlots(slotRange(r))
-		}
-		c.Session.Importing = false
-	}
-	c.clusterOK(err)
 }
 
 func (c *Ctx) clusterOK(err error) {

@@ -110,7 +110,7 @@ func (e *Env) Disconnected(s *session.Session) {
 		return
 	}
 	if r, drop := e.Cluster.ImportBroken(s.ID); drop {
-		if err := e.Storage.DeleteSlots(slotRange(r)); err != nil {
+		if err := e.dropImport(r); err != nil {
 			slog.Error("drop the slots of a broken import", "slots", r.String(), "err", err)
 		}
 	}

@@ -93,7 +93,11 @@ func flushMode(c *Ctx) bool {
 
 // FLUSHDB [ASYNC | SYNC]
 func cmdFlushDB(c *Ctx) {
-	if flushMode(c) && c.ok(c.DB.Flush()) {
+	if !flushMode(c) {
+		return
+	}
+	c.Env.stopMigration()
+	if c.ok(c.DB.Flush()) {
 		c.flushed(false)
 		c.W.OK()
 	}
@@ -101,7 +105,11 @@ func cmdFlushDB(c *Ctx) {
 
 // FLUSHALL [ASYNC | SYNC]
 func cmdFlushAll(c *Ctx) {
-	if flushMode(c) && c.ok(c.Env.Storage.FlushAll()) {
+	if !flushMode(c) {
+		return
+	}
+	c.Env.stopMigration()
+	if c.ok(c.Env.Storage.FlushAll()) {
 		c.flushed(true)
 		c.W.OK()
 	}

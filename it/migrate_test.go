@@ -498,64 +498,6 @@ func migrateUnderLoad(t *testing.T, mode string) {
 	}
 }
 
-// TestSlotMigrationSurvivesDestinationDeath kills the destination during a
-// migration: the source keeps every key and serves writes; a retry to the
-// restarted destination succeeds, and migrating the slots back returns them
-// intact.
-func TestSlotMigrationSurvivesDestinationDeath(t *testing.T) {
-	t.Parallel()
-	n := 20_000
-	if raceBuild() {
-		n = 4_000
-	}
-	nodes, ids := clusterNodes(t, 3, "--migrate-speed", strconv.Itoa(n/5))
-	pushTopology(t, nodes, mastersText(nodes, ids, initialRanges), 1)
-	src := nodes[0].longClient(t, 2)
-	keys := slotKeys(n, migFrom, migTo)
-	model := preload(t, src, keys)
-	preloaded := time.Now() // the short TTLs end by 2 s after this
-	slots := fmt.Sprintf("%d-%d", migFrom, migTo)
-	if err := src.Do(ctx, "CLUSTERX", "MIGRATE", slots, ids[1]).Err(); err != nil {
-		t.Fatal(err)
-	}
-	// Kill the destination once it holds some of the keys: at n/5 keys
-	// a second the migration is then still running.
-	dying := nodes[1].longClient(t, 2)
-	waitFor(t, time.Minute, "the destination receives keys", func() bool { return keyCountIn(t, dying, migFrom, migTo) > 0 })
-	nodes[1].Kill()
-	if state := waitMigration(t, src, 5*time.Minute); state != "fail" {
-		t.Fatalf("migration to a dead node ended in %s", state)
-	}
-	time.Sleep(time.Until(preloaded.Add(2100 * time.Millisecond)))
-	checkModel(t, src, model)
-	if err := src.Set(ctx, keys[0], "after", 0).Err(); err != nil {
-		t.Fatalf("write after the failed migration: %v", err)
-	}
-	model[keys[0]] = &keyState{typ: 's', exists: true, str: "after"}
-
-	restarted := startBasaltAt(t, nodes[1].Dir, nodes[1].Port, "--cluster-enabled", "yes", "--migrate-type", "raw-key-value", "--migrate-speed", "0")
-	nodes[1] = restarted
-	if err := src.ConfigSet(ctx, "migrate-speed", "0").Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Do(ctx, "CLUSTERX", "MIGRATE", slots, ids[1], "SYNC").Err(); err != nil {
-		t.Fatalf("retry: %v", err)
-	}
-	pushTopology(t, nodes, mastersText(nodes, ids, migratedRanges), 2)
-	dst := restarted.longClient(t, 2)
-	checkModel(t, dst, model)
-
-	// And back, in raw-key-value mode.
-	if err := dst.Do(ctx, "CLUSTERX", "MIGRATE", slots, ids[0], "SYNC").Err(); err != nil {
-		t.Fatalf("migrate back: %v", err)
-	}
-	pushTopology(t, nodes, mastersText(nodes, ids, initialRanges), 3)
-	checkModel(t, src, model)
-	if left := keyCountIn(t, dst, migFrom, migTo); left != 0 {
-		t.Errorf("node 1 still holds %d keys of the slots it gave back", left)
-	}
-}
-
 // TestMigrateErrors checks the replies of CLUSTERX MIGRATE, CLUSTER IMPORT
 // and APPLYBATCH to bad requests.
 func TestMigrateErrors(t *testing.T) {

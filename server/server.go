@@ -77,6 +77,9 @@ func Run(cfg *config.Config) error {
 		if env.Cluster, err = cluster.Open(nodesFile, cfg.BindAddrs(), int(cfg.Port.Get())); err != nil {
 			return abort(err)
 		}
+		if err := env.DropUnfinishedImport(); err != nil {
+			return abort(err)
+		}
 	}
 	// The metrics endpoint is up before the first client is accepted, so
 	// that a server answering PING answers scrapes too.
