@@ -47,8 +47,9 @@ func checkFailed(t *testing.T, src *redis.Client, slots string) {
 }
 
 // TestSlotMigrationSurvivesDestinationDeath kills the destination during a
-// migration, and again during the SYNC retry: each time the job fails,
-// the SYNC one with an error, the source keeps every key and serves
+// SYNC migration whose timeout passed (it replied nil), and again during
+// a SYNC retry without one: each time the job fails, the second with an
+// error reply, the source keeps every key and serves
 // writes, and the restarted destination has dropped the keys the import
 // had written (Kvrocks keeps them, unserved but in DBSIZE and KEYS, until
 // another import of the slots). The third attempt succeeds, every key
@@ -68,26 +69,35 @@ func TestSlotMigrationSurvivesDestinationDeath(t *testing.T) {
 	model := preload(t, src, keys)
 	preloaded := time.Now() // the short TTLs end by 2 s after this
 	slots := fmt.Sprintf("%d-%d", migFrom, migTo)
-	for _, mode := range []string{"ASYNC", "SYNC"} {
+	for _, timeout := range []string{"1", ""} {
+		args := []any{"CLUSTERX", "MIGRATE", slots, ids[1], "SYNC"}
+		if timeout != "" {
+			args = append(args, timeout)
+		}
 		reply := make(chan error, 1)
-		go func() { reply <- src.Do(ctx, "CLUSTERX", "MIGRATE", slots, ids[1], mode).Err() }()
+		go func() { reply <- src.Do(ctx, args...).Err() }()
+		if timeout != "" {
+			// As Kvrocks, nil once the timeout passes; the job goes on
+			// (at n/5 keys a second, for 5 s).
+			if err := <-reply; err != redis.Nil {
+				t.Fatalf("SYNC %s: %v, want nil", timeout, err)
+			}
+		}
 		// Kill the destination once it holds some of the keys: at n/5
 		// keys a second the migration is then still running.
 		dying := nodes[1].longClient(t, 2)
 		waitFor(t, time.Minute, "the destination receives keys", func() bool { return keyCountIn(t, dying, migFrom, migTo) > 0 })
 		nodes[1].Kill()
-		err := <-reply
-		switch {
-		case mode == "ASYNC" && err != nil:
-			t.Fatalf("ASYNC migration: %v", err)
-		case mode == "SYNC" && (err == nil || !strings.HasPrefix(err.Error(), "ERR ")):
-			t.Errorf("SYNC migration to a killed destination replied %v", err)
+		if timeout == "" {
+			if err := <-reply; err == nil || !strings.HasPrefix(err.Error(), "ERR ") {
+				t.Errorf("SYNC migration to a killed destination replied %v", err)
+			}
 		}
 		checkFailed(t, src, slots)
 		nodes[1] = startBasaltAt(t, nodes[1].Dir, nodes[1].Port, nodeArgs...)
 		dst := nodes[1].longClient(t, 2)
 		if left, size := keyCountIn(t, dst, migFrom, migTo), dst.DBSize(ctx).Val(); left != 0 || size != 0 {
-			t.Errorf("after the %s attempt, the restarted destination holds %d keys of the slots, DBSIZE %d", mode, left, size)
+			t.Errorf("after the attempt %v, the restarted destination holds %d keys of the slots, DBSIZE %d", args, left, size)
 		}
 	}
 	time.Sleep(time.Until(preloaded.Add(2100 * time.Millisecond)))

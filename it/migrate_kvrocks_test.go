@@ -191,7 +191,7 @@ func TestKvrocksMigrateRefusals(t *testing.T) {
 		}
 		migrate(0, "5", 1)
 		s.push(1)
-		s.fill(400)
+		s.fill(600)
 		// From the replica: it owns no slot.
 		migrate(2, "7365", 1)
 		migrate(2, "9000", 1)
@@ -208,7 +208,7 @@ func TestKvrocksMigrateRefusals(t *testing.T) {
 		// A destination that does not answer: the job fails.
 		migrate(0, "7366", 4, "SYNC")
 		info(0)
-		// 400 keys at 100 a second: the job runs for 4 s.
+		// 600 keys at 100 a second: the job runs for 6 s.
 		migrate(0, "7365", 1)
 		migrate(0, "7365", 1)
 		migrate(0, "7366", 1)
@@ -279,9 +279,12 @@ func TestKvrocksMigrateHandover(t *testing.T) {
 			}
 			moved := "MOVED 7365 " + dst.Addr()
 			tryAgain := "TRYAGAIN Can't write to slot being migrated which is in write forbidden phase"
-			deadline := time.Now().Add(time.Minute)
+			// Twenty keys written again and again: Basalt's last
+			// increment resends them at 20 a second, 1 s of refused
+			// writes; Kvrocks replays its WAL at that pace.
+			deadline := time.Now().Add(2 * time.Minute)
 			for i := 0; time.Now().Before(deadline); i++ {
-				err := c.Set(ctx, "{c}w"+strconv.Itoa(i%5), i, 0).Err()
+				err := c.Set(ctx, "{c}w"+strconv.Itoa(i%20), i, 0).Err()
 				switch {
 				case err == nil:
 					phase("OK")
@@ -298,7 +301,7 @@ func TestKvrocksMigrateHandover(t *testing.T) {
 				if phases[len(phases)-1] == "MOVED" {
 					break
 				}
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(20 * time.Millisecond)
 			}
 			t.Logf("%s: %v", kind, phases)
 			want := []string{"OK", "TRYAGAIN", "MOVED"}
