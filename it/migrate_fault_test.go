@@ -1,7 +1,10 @@
 package it
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -298,5 +301,44 @@ func TestKvrocksMigrateFaults(t *testing.T) {
 				t.Errorf("after the %s:\nkvrocks:\n%s\nbasalt:\n%s", fault, seen[0], seen[1])
 			}
 		})
+	}
+}
+
+// TestImportMarkerAtStart starts a node on an import marker left in its
+// data directory: a marker naming a slot drops that slot's keys and no
+// other; one that names nothing (garbage bytes) is removed and the node
+// starts with every key.
+func TestImportMarkerAtStart(t *testing.T) {
+	nodes, ids := clusterNodes(t, 1)
+	node := nodes[0]
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383"}), 1)
+	c := node.client(t, 2)
+	for _, k := range []string{"{b}1", "{b}2", "{c}1", "{c}2"} { // slots 3300 and 7365
+		must(t, c.Set(ctx, k, k, 0).Err())
+	}
+	marker := filepath.Join(node.Dir, "importing-slots")
+	for _, tc := range []struct {
+		content string
+		keys    int64
+	}{
+		{"7365\n", 2},
+		{"\xff\x00 not-a-slot 99999-1\n", 2},
+		{"", 2},
+	} {
+		node.Stop()
+		if err := os.WriteFile(marker, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		node = startBasaltAt(t, node.Dir, node.Port, "--cluster-enabled", "yes")
+		c = node.client(t, 2)
+		if n := c.DBSize(ctx).Val(); n != tc.keys {
+			t.Errorf("marker %q: DBSIZE %d, want %d", tc.content, n, tc.keys)
+		}
+		if v := c.Get(ctx, "{b}1").Val(); v != "{b}1" {
+			t.Errorf("marker %q: a key of another slot is %q", tc.content, v)
+		}
+		if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("marker %q left in place: %v", tc.content, err)
+		}
 	}
 }
