@@ -32,10 +32,13 @@ func clusterImport(c *Ctx, cl *cluster.Cluster) {
 		// The checks come first: the range is emptied only for an import
 		// this node takes.
 		if err = cl.Import(r, cluster.StateStart, c.Session.ID); err == nil {
-			err = e.markImport(r)
-		}
-		if err == nil {
-			err = e.Storage.DeleteSlots(slotRange(r))
+			if err = e.markImport(r); err == nil {
+				err = e.Storage.DeleteSlots(slotRange(r))
+			}
+			if err != nil {
+				// Taken but not begun: failed, so that another may start.
+				cl.ImportBroken(c.Session.ID)
+			}
 		}
 		c.Session.Importing = err == nil
 	case 1:

@@ -342,3 +342,23 @@ func TestImportMarkerAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestImportMarkerUnwritable refuses an import whose marker cannot be
+// written, and ends it as failed, so that the next one may start.
+func TestImportMarkerUnwritable(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-8191", "8192-16383"}), 1)
+	marker := filepath.Join(nodes[1].Dir, "importing-slots")
+	must(t, os.Mkdir(marker, 0o755)) // a directory: the file cannot be made
+	c := nodes[1].client(t, 2)
+	if err := c.Do(ctx, "CLUSTER", "IMPORT", "7365", "0").Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR import marker: ") {
+		t.Errorf("IMPORT with an unwritable marker: %v", err)
+	}
+	if got := migrationInfo(t, c, "import"); got != "importing_slot(s): 7365 | import_state: error" {
+		t.Errorf("CLUSTER INFO after the refused import: %s", got)
+	}
+	must(t, os.Remove(marker))
+	if err := c.Do(ctx, "CLUSTER", "IMPORT", "7365", "0").Err(); err != nil {
+		t.Errorf("IMPORT once the marker can be written: %v", err)
+	}
+}
