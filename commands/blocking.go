@@ -250,7 +250,10 @@ func (e *Env) serveOne(w *session.Waiter, key []byte) bool {
 		defer e.Cluster.EndWrite()
 		// The slot may have moved, or be in the last phase of a
 		// migration, since the client blocked: it gets the redirect.
-		if err := e.route(s, cmd, args, false); err != nil {
+		// A slot being imported is served, as Redis serves it (the
+		// client blocked on it after ASKING, and the import's writes
+		// woke it).
+		if err := e.route(s, cmd, args, true); err != nil {
 			s.W.Error(err.Error())
 			return true
 		}

@@ -35,7 +35,7 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 		s.Flush()
 		replyFrom = 0
 		switch outcome := w.Await(); outcome {
-		case session.Woken, session.Recount:
+		case session.Woken, session.Recount, session.Rerun:
 			// The waiter's own copy: the command as it blocked (XREAD's
 			// "$" made the ID it stood for then).
 			c.rerun = true
@@ -268,26 +268,21 @@ func (e *Env) Watching() bool {
 func (e *Env) Wrote(w *storage.Write) {
 	ctx := w.By.(*Ctx)
 	ctx.announce()
+	ctx.inv.Writer = ctx.Session
 	written := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
-	// The keys Redis signals as modified: WATCH and client-side caching
-	// see those only (to Touch, no keys would mean all of them).
-	changed := written
-	if ctx.changed != nil {
-		changed = ctx.changed
-	}
-	signal := ctx.changed == nil || len(ctx.changed) > 0
-	if signal {
-		e.Sessions.Watches.Touch(w.NS, changed)
-	}
-	e.Sessions.Blocking.Written(w.NS, written, ctx.Session)
-	if signal {
-		e.invalidate(ctx, w.NS, changed)
+	if ctx.changed == nil {
+		e.keysWritten(w.NS, written, ctx.Session, &ctx.inv)
+	} else {
+		// Redis signals fewer keys (or none) as modified: WATCH and
+		// client-side caching see those only (to Touch, no keys would
+		// mean all of them).
+		if len(ctx.changed) > 0 {
+			e.keysChanged(w.NS, ctx.changed, &ctx.inv)
+		}
+		e.Sessions.Blocking.Written(w.NS, written, ctx.Session)
 	}
 	for _, k := range w.Also {
-		changed = append(changed[:0:0], k.Name)
-		e.Sessions.Watches.Touch(k.NS, changed)
-		e.Sessions.Blocking.Written(k.NS, changed, ctx.Session)
-		e.invalidate(ctx, k.NS, changed)
+		e.keysWritten(k.NS, [][]byte{k.Name}, ctx.Session, &ctx.inv)
 	}
 }
 

@@ -94,7 +94,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 	e.watchClusterPersist()
 	e.Repl.Quiesce = e.quiesce
 	e.Repl.OnRestored = e.replicaRestored
-	e.Repl.OnApplied = e.replicaApplied
+	e.Repl.OnApply = e.replicaApplying
 	e.Repl.Master.OnAck = e.Sessions.Blocking.Acked
 	e.startScripting()
 	go e.sampleLoop()

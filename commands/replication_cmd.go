@@ -271,6 +271,18 @@ func cmdPSync(c *Ctx) {
 // it with its own.
 func cmdDBName(c *Ctx) { c.W.RawLine(c.Env.Config.DBName.Get()) }
 
+// replicaApplying is called before this node, as a replica, applies a
+// batch of its master's; what it returns follows the batch once applied:
+// the clients waiting on the keys it changed learn of them (written.go),
+// as the clients of a Redis replica do, and replicaApplied.
+func (e *Env) replicaApplying(records []storage.WALRecord) func() {
+	b := e.batchApplying(records)
+	return func() {
+		e.batchApplied(b, nil, nil)
+		e.replicaApplied(records)
+	}
+}
+
 // replicaApplied follows a batch this node applied as a replica, as a
 // Kvrocks replica does: the messages published on the master reach the
 // local subscribers (every message of the batch, where Kvrocks delivers

@@ -28,7 +28,9 @@ func init() {
 // Applies a raw RocksDB write batch, as a node migrating slots with
 // migrate-type raw-key-value sends them; replies with the batch's size.
 // A batch that is malformed or that RocksDB would refuse is answered with
-// an error naming the record and what is wrong, and changes nothing.
+// an error naming the record and what is wrong, and changes nothing. The
+// clients waiting on the keys it changed learn of them from its records
+// (written.go), not as a write of no key.
 func cmdApplyBatch(c *Ctx) {
 	switch {
 	case len(c.Args) > 3:
@@ -38,7 +40,8 @@ func cmdApplyBatch(c *Ctx) {
 		c.ErrorString("ERR only support LOWPRI option")
 		return
 	}
-	if _, err := c.Env.Storage.ApplyBatch(c.Args[1]); err != nil {
+	var b *appliedBatch
+	if _, err := c.Env.Storage.ApplyBatch(c.Args[1], func(records []storage.WALRecord) { b = c.Env.batchApplying(records) }); err != nil {
 		if errors.Is(err, storage.ErrBatchTooSmall) {
 			c.ErrorString("ERR Corruption: malformed WriteBatch (too small)") // RocksDB's words, as Kvrocks replies them
 			return
@@ -52,6 +55,9 @@ func cmdApplyBatch(c *Ctx) {
 		c.Error(err)
 		return
 	}
+	c.changesNoKey()
+	c.inv.Writer = c.Session
+	c.Env.batchApplied(b, c.Session, &c.inv)
 	c.W.Int(int64(len(c.Args[1])))
 }
 

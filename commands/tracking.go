@@ -192,18 +192,11 @@ func (e *Env) remember(c *Ctx, cmd *Command, args [][]byte) {
 	}
 }
 
-// invalidate tells the clients tracking keys of ns that a command of c
-// changed them.
-func (e *Env) invalidate(c *Ctx, ns string, keys [][]byte) {
-	c.inv.Writer = c.Session
-	e.Sessions.Tracking.Invalidate(e.Sessions, ns, keys, &c.inv)
-}
-
-// flushed tells the tracking clients that FLUSHDB (or FLUSHALL, all)
-// emptied their namespace.
+// flushed tells the readers of keys that FLUSHDB (or FLUSHALL, all)
+// emptied the namespace of c.
 func (c *Ctx) flushed(all bool) {
 	c.inv.Writer = c.Session
-	c.Env.Sessions.Tracking.Flushed(c.Env.Sessions, c.Session.Namespace, all, &c.inv)
+	c.Env.keyspaceFlushed(c.Session.Namespace, all, &c.inv)
 }
 
 // sendHeldInvalidations sends at once what a served blocked client's own

@@ -25,11 +25,13 @@ type Node struct {
 	cfg    *config.Config
 	st     *storage.Storage
 	Master *Master
-	// OnApplied, when set before Start, is called with the records of
-	// every batch a replica applied (pub/sub messages reach local
-	// subscribers through it). Their bytes are valid during the call
-	// only.
-	OnApplied func(records []storage.WALRecord)
+	// OnApply, when set before Start, is called with the records of
+	// every batch a replica is about to apply; the function it returns,
+	// if not nil, is called once the batch is applied (pub/sub messages
+	// reach local subscribers through it, and the clients waiting on the
+	// keys it changed learn of them). The records' bytes are valid until
+	// that function returns.
+	OnApply func(records []storage.WALRecord) (applied func())
 	// Quiesce, when set before Start, runs fn while no command runs (a
 	// full sync swaps the database in it), unless stop is closed first;
 	// it then returns ErrStopped.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // The replica side (REPLICATION.md §1.2-§1.4, §2, §2.5): one goroutine
@@ -417,12 +418,17 @@ func (c *masterConn) applyStream() error {
 			}
 			continue
 		}
-		records, err := st.ApplyReplicated(data)
+		var applied func()
+		_, err = st.ApplyReplicated(data, func(records []storage.WALRecord) {
+			if c.r.node.OnApply != nil {
+				applied = c.r.node.OnApply(records)
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("%w: apply a batch: %v", errRestart, err)
 		}
-		if c.r.node.OnApplied != nil {
-			c.r.node.OnApplied(records)
+		if applied != nil {
+			applied()
 		}
 		if c.rd.Buffered() == 0 || time.Since(synced) > durableEvery {
 			// Caught up with what arrived (or streaming for a while):

@@ -206,6 +206,33 @@ func (b *Blocking) Written(ns string, keys [][]byte, writer *Session) {
 	}
 }
 
+// Retry makes the waiters on keys of namespace ns run their command again
+// on their own connections: a write that no command of this node made (a
+// batch of its master's) changed the keys, and no writer's goroutine is
+// there to serve them.
+func (b *Blocking) Retry(ns string, keys [][]byte) {
+	if b.count.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, k := range keys {
+		for _, w := range b.queues[ReadyKey{ns, string(k)}] {
+			w.mu.Lock()
+			switch {
+			case w.state.Load() == stPreparing:
+				w.missed = true
+			case w.state.Load() == stServing:
+				w.again = true
+			case w.state.Load() == stWaiting && w.event == 0:
+				w.event = Rerun
+				w.signal()
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
 // TakeReady returns and forgets the keys s made ready.
 func (b *Blocking) TakeReady(s *Session) []ReadyKey {
 	if b.readyN.Load() == 0 {
@@ -351,6 +378,9 @@ const (
 	Served
 	// Recount: a replica acknowledged; WAIT runs again.
 	Recount
+	// Rerun: a replicated write changed a key it waits on (Retry); it
+	// runs its command again.
+	Rerun
 )
 
 // Await blocks the connection's goroutine until w is served, times out,

@@ -26,15 +26,8 @@ import (
 // max-bitmap-to-string-mb as a string, as Kvrocks does.
 var ErrBitmapTooLarge = errors.New("storage: the size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb")
 
-// Kvrocks's command numbers of the bitmap writes it logs.
-const (
-	logSetBit   = 9
-	logBitOp    = 10
-	logBitField = 11
-)
-
 // bitmapLog returns the LogData of bitmap command cmd with its arguments.
-func bitmapLog(cmd int, args ...[]byte) logData {
+func bitmapLog(cmd LogCommand, args ...[]byte) logData {
 	b := strconv.AppendInt([]byte(strconv.Itoa(int(metadata.TypeBitmap))+" "), int64(cmd), 10)
 	for _, a := range args {
 		b = append(append(b, ' '), a...)
@@ -570,7 +563,7 @@ func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
 		data = grown
 	}
 	data[j] = data[j]&^(1<<shift) | v<<shift
-	b := db.newBatch(bitmapLog(logSetBit, strconv.AppendUint(nil, offset, 10)))
+	b := db.newBatch(bitmapLog(LogSetBit, strconv.AppendUint(nil, offset, 10)))
 	b.put(CFDefault, bm.segKey(seg), data)
 	if grows {
 		bm.meta.Size = uint64(byteAt + 1)

@@ -97,7 +97,7 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 		return 0, db.delete(nil, CFMetadata, dstKey) // Kvrocks logs no LogData for it
 	}
 	args := append([][]byte{opName}, srcs...)
-	b := db.newBatch(bitmapLog(logBitOp, args...))
+	b := db.newBatch(bitmapLog(LogBitOp, args...))
 	m := metadata.New(metadata.TypeBitmap, db.s.versions.Next(nowTime()))
 	m.Size = uint64(size)
 	out := &collection{db: db, nsKey: dstKey, key: dst, meta: m}
@@ -399,7 +399,7 @@ func bitFieldLog(ops []BitFieldOp) logData {
 		args = append(args, []byte(name), strconv.AppendUint([]byte{sign}, uint64(op.Bits), 10),
 			strconv.AppendUint(nil, op.Offset, 10), strconv.AppendInt(nil, op.Value, 10))
 	}
-	return bitmapLog(logBitField, args...)
+	return bitmapLog(LogBitField, args...)
 }
 
 // runBitField applies ops to space as Redis's bitfieldGeneric does,

@@ -214,7 +214,7 @@ func TestPFCountCache(t *testing.T) {
 		t.Helper()
 		var err error
 		shipped, err = master.ReadWALBatches(shipped, func(wb WALBatch) error {
-			_, err := replica.ApplyReplicated(wb.Data)
+			_, err := replica.ApplyReplicated(wb.Data, nil)
 			return err
 		})
 		if err != nil {

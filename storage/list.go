@@ -130,7 +130,7 @@ func (db DB) LSet(key []byte, index int64, value []byte) error {
 	if !ok {
 		return ErrIndexOutOfRange
 	}
-	return db.put(listLog(logLSet, strconv.FormatUint(pos, 10)), CFDefault, c.at(c.meta.Head+pos), value)
+	return db.put(listLog(LogLSet, strconv.FormatUint(pos, 10)), CFDefault, c.at(c.meta.Head+pos), value)
 }
 
 // listRange normalises LRANGE/LTRIM bounds to logical positions; ok is
@@ -199,7 +199,7 @@ func (db DB) LTrim(key []byte, start, stop int64) error {
 	if stop < 0 {
 		stop += int64(c.meta.Size)
 	}
-	b := db.newBatch(listLog(logLTrim, strconv.FormatInt(from, 10), strconv.FormatInt(stop, 10)))
+	b := db.newBatch(listLog(LogLTrim, strconv.FormatInt(from, 10), strconv.FormatInt(stop, 10)))
 	newHead, newTail := c.meta.Head+uint64(from), c.meta.Head+uint64(to)+1
 	if newHead > c.meta.Head {
 		b.delUncachedRange(CFDefault, c.at(c.meta.Head), c.at(newHead))
@@ -237,7 +237,7 @@ func (db DB) LInsert(key []byte, before bool, pivot, elem []byte) (int64, error)
 	if !before {
 		q++
 	}
-	b := db.newBatch(listLog(logLInsert, boolDigit(before), string(pivot), string(elem)))
+	b := db.newBatch(listLog(LogLInsert, boolDigit(before), string(pivot), string(elem)))
 	if q <= c.meta.Size-q {
 		// Move [0, q) down one index.
 		moved, err := c.elementsBetween(c.meta.Head, c.meta.Head+q)
@@ -333,7 +333,7 @@ func (db DB) LRem(key []byte, count int64, elem []byte) (int64, error) {
 		return 0, err
 	}
 	k := uint64(len(hits))
-	b := db.newBatch(listLog(logLRem, strconv.FormatInt(count, 10), string(elem)))
+	b := db.newBatch(listLog(LogLRem, strconv.FormatInt(count, 10), string(elem)))
 	if k == c.meta.Size {
 		c.meta.Size = 0
 		c.saveMeta(b)
@@ -427,7 +427,7 @@ func (db DB) LMove(src, dst []byte, srcLeft, dstLeft bool) (elem []byte, found b
 			return nil, false, err
 		}
 	}
-	b := db.newBatch(listLog(logLMove, string(src), string(dst), side(srcLeft), side(dstLeft)))
+	b := db.newBatch(listLog(LogLMove, string(src), string(dst), side(srcLeft), side(dstLeft)))
 	values, err := from.pop(b, srcLeft, 1)
 	if err != nil {
 		return nil, false, err

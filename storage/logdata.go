@@ -17,18 +17,28 @@ import (
 // logData is the blob of a LogData record; nil writes none.
 type logData []byte
 
-// Kvrocks's command numbers (RedisCommand in redis_metadata.h).
+// LogCommand is Kvrocks's number of a command in a LogData record
+// (RedisCommand in redis_metadata.h): written for lists, expiry and
+// bitmaps only.
+type LogCommand int
+
+// Kvrocks's command numbers.
 const (
-	logLSet    = 0
-	logLInsert = 1
-	logLTrim   = 2
-	logLPop    = 3
-	logRPop    = 4
-	logLRem    = 5
-	logLPush   = 6
-	logRPush   = 7
-	logExpire  = 8
-	logLMove   = 12
+	LogLSet     LogCommand = 0
+	LogLInsert  LogCommand = 1
+	LogLTrim    LogCommand = 2
+	LogLPop     LogCommand = 3
+	LogRPop     LogCommand = 4
+	LogLRem     LogCommand = 5
+	LogLPush    LogCommand = 6
+	LogRPush    LogCommand = 7
+	LogExpire   LogCommand = 8
+	LogSetBit   LogCommand = 9
+	LogBitOp    LogCommand = 10
+	LogBitField LogCommand = 11
+	LogLMove    LogCommand = 12
+	// LogNoCommand: the record names a type only.
+	LogNoCommand LogCommand = -1
 )
 
 // typeLogs is the LogData of a write to a key of each type: its number.
@@ -43,7 +53,7 @@ var typeLogs = func() (out [metadata.TypeHyperLogLog + 1]logData) {
 // (EXPIRE and the rest, PERSIST).
 var (
 	logDelete      = typeLogs[metadata.TypeNone]
-	logExpireWrite = logData("0 " + strconv.Itoa(logExpire))
+	logExpireWrite = logData("0 " + strconv.Itoa(int(LogExpire)))
 )
 
 // typeLog returns the LogData of a write to a key of type t.
@@ -55,7 +65,7 @@ func typeLog(t metadata.Type) logData {
 }
 
 // listLog returns the LogData of list command cmd with its arguments.
-func listLog(cmd int, args ...string) logData {
+func listLog(cmd LogCommand, args ...string) logData {
 	b := strconv.AppendInt([]byte(strconv.Itoa(int(metadata.TypeList))+" "), int64(cmd), 10)
 	for _, a := range args {
 		b = append(b, ' ')
@@ -74,10 +84,10 @@ func side(left bool) string {
 
 // The LogData of pushes and pops, which Kvrocks logs without arguments.
 var (
-	logLeftPush  = listLog(logLPush)
-	logRightPush = listLog(logRPush)
-	logLeftPop   = listLog(logLPop)
-	logRightPop  = listLog(logRPop)
+	logLeftPush  = listLog(LogLPush)
+	logRightPush = listLog(LogRPush)
+	logLeftPop   = listLog(LogLPop)
+	logRightPop  = listLog(LogRPop)
 )
 
 func pushLog(left bool) logData {

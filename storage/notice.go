@@ -44,16 +44,24 @@ func (db DB) KeyStates(keys [][]byte) ([]KeyState, error) {
 	out := make([]KeyState, len(keys))
 	now := db.now()
 	for i, raw := range raws {
-		if raw == nil {
-			continue
+		if out[i], err = keyState(raw, now); err != nil {
+			return nil, err
 		}
-		m, _, err := metadata.Decode(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		out[i] = KeyState{Alive: !m.Dead(now), Expired: m.Expired(now), Type: m.Type, Size: m.Size, Expire: m.Expire, Meta: bytes.Clone(raw)}
 	}
 	return out, nil
+}
+
+// keyState is the state of a key whose metadata record is raw (nil:
+// absent) at Unix ms now; Meta is a copy of raw.
+func keyState(raw []byte, now int64) (KeyState, error) {
+	if raw == nil {
+		return KeyState{}, nil
+	}
+	m, _, err := metadata.Decode(raw)
+	if err != nil {
+		return KeyState{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return KeyState{Alive: !m.Dead(now), Expired: m.Expired(now), Type: m.Type, Size: m.Size, Expire: m.Expire, Meta: bytes.Clone(raw)}, nil
 }
 
 // DeleteExpired deletes key if its time has passed and reports whether it

@@ -292,9 +292,10 @@ func (r *rawReader) slice(what string) ([]byte, error) {
 // the parsed records, log data included, so that only the kinds of
 // record Basalt writes itself reach it. Pop hints are dropped: the batch
 // may add elements behind them. It is a local write: it ends with this
-// node's replication id marker, if any.
-func (s *Storage) ApplyBatch(data []byte) (int, error) {
-	ops, err := s.applyRaw(data, true)
+// node's replication id marker, if any. before, when not nil, is called
+// with the batch's records once they parsed, before they are applied.
+func (s *Storage) ApplyBatch(data []byte, before func([]WALRecord)) (int, error) {
+	ops, _, err := s.applyRaw(data, true, before)
 	n := 0
 	for _, o := range ops {
 		if o.kind != opLogData {
@@ -307,26 +308,34 @@ func (s *Storage) ApplyBatch(data []byte) (int, error) {
 // ApplyReplicated is ApplyBatch for a batch of the master's a replica
 // applies: written as the master wrote it, without a marker of its own.
 // It returns the batch's records, LogData included, for the replica's
-// side effects (published messages, namespaces, scripts); their bytes
-// point into data.
-func (s *Storage) ApplyReplicated(data []byte) ([]WALRecord, error) {
-	ops, err := s.applyRaw(data, false)
+// side effects (published messages, namespaces, scripts, the readers of
+// the keys); their bytes point into data.
+func (s *Storage) ApplyReplicated(data []byte, before func([]WALRecord)) ([]WALRecord, error) {
+	ops, records, err := s.applyRaw(data, false, before)
 	if err != nil {
 		return nil, err
 	}
-	return walRecords(ops), nil
+	if records == nil {
+		records = walRecords(ops)
+	}
+	return records, nil
 }
 
-func (s *Storage) applyRaw(data []byte, local bool) ([]op, error) {
-	ops, err := s.parseRawBatch(data, true)
-	if err != nil {
-		return nil, err
+// applyRaw parses and applies a raw batch; records are its records when
+// before was called with them, else nil.
+func (s *Storage) applyRaw(data []byte, local bool, before func([]WALRecord)) (ops []op, records []WALRecord, err error) {
+	if ops, err = s.parseRawBatch(data, true); err != nil {
+		return nil, nil, err
+	}
+	if before != nil {
+		records = walRecords(ops)
+		before(records)
 	}
 	s.hints.reset()
 	// A raw batch takes no key lock: it may change any HyperLogLog.
 	s.hllCards.invalidateAll()
 	if err := s.apply(ops, nil, local); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ops, nil
+	return ops, records, nil
 }

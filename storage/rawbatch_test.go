@@ -77,7 +77,7 @@ func TestRawBatchCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		seq := s.LatestSequence()
-		n, err := s.ApplyBatch(c.batch)
+		n, err := s.ApplyBatch(c.batch, nil)
 		switch {
 		case c.err == "" && err != nil:
 			t.Errorf("line %s, %s: %v", c.line, c.name, err)
@@ -127,7 +127,7 @@ func TestApplyBatchKeepsLogData(t *testing.T) {
 	defer s.Close()
 	in, _ := hex.DecodeString("0000000000000000" + "02000000" + "0303332037" + "01016b0176" + "0302617a" + "05020178017a")
 	seq := s.LatestSequence()
-	if _, err := s.ApplyBatch(in); err != nil {
+	if _, err := s.ApplyBatch(in, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Durable(s.LatestSequence()); err != nil {
@@ -192,7 +192,7 @@ func TestStoppedWritesAreReported(t *testing.T) {
 	if !errors.Is(err, ErrWritesStopped) || !strings.Contains(err.Error(), "end key comes before start key") {
 		t.Fatalf("a write after RocksDB stopped: %v", err)
 	}
-	if _, err := s.ApplyBatch(make([]byte, rawBatchHeaderBytes)); !errors.Is(err, ErrWritesStopped) {
+	if _, err := s.ApplyBatch(make([]byte, rawBatchHeaderBytes), nil); !errors.Is(err, ErrWritesStopped) {
 		t.Fatalf("APPLYBATCH after RocksDB stopped: %v", err)
 	}
 	if err := s.Durable(s.LatestSequence()); err != nil {

@@ -50,7 +50,7 @@ func TestReplIDMarksLocalWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	replica.ClearReplID()
-	if _, err := replica.ApplyReplicated(batch); err != nil {
+	if _, err := replica.ApplyReplicated(batch, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := replica.ReplIDAt(replica.LatestSequence()); got != id {

@@ -105,7 +105,7 @@ func TestSlotCopyBySnapshotAndWAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dst.ApplyBatch(raw.Bytes()); err != nil {
+	if _, err := dst.ApplyBatch(raw.Bytes(), nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -123,7 +123,7 @@ func TestSlotCopyBySnapshotAndWAL(t *testing.T) {
 	if err != nil || last != src.LatestSequence() {
 		t.Fatalf("ReadWAL: last %d of %d, %v", last, src.LatestSequence(), err)
 	}
-	if _, err := dst.ApplyBatch(raw.Bytes()); err != nil {
+	if _, err := dst.ApplyBatch(raw.Bytes(), nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -174,11 +174,11 @@ func TestApplyBatchRefusesMalformedInput(t *testing.T) {
 		"huge length":  append(slices.Clone(valid[:14]), 0xff, 0xff, 0xff, 0xff, 0x0f),
 	}
 	for name, data := range cases {
-		if _, err := s.ApplyBatch(data); !errors.Is(err, ErrBadBatch) {
+		if _, err := s.ApplyBatch(data, nil); !errors.Is(err, ErrBadBatch) {
 			t.Errorf("%s: %v, want ErrBadBatch", name, err)
 		}
 	}
-	if n, err := s.ApplyBatch(valid); err != nil || n != 1 {
+	if n, err := s.ApplyBatch(valid, nil); err != nil || n != 1 {
 		t.Fatalf("valid batch: %d %v", n, err)
 	}
 	v, found, err := s.get(CFDefault, []byte("k"), nil)

@@ -1,0 +1,241 @@
+package it
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A replica's clients learn of its master's writes as they learn of
+// local ones: WATCH sees the key changed, a blocked XREAD wakes, tracking
+// clients get invalidations and keyspace notifications are published,
+// with the events a redis-server replica publishes for the same
+// commands. The keys a slot migration imports reach the destination's
+// clients the same way.
+
+// pushWait bounds how long a test waits for a message the server pushes
+// once the replica has the write.
+const pushWait = 30 * time.Second
+
+// replicaPair is a master and its replica, of Basalt or of redis-server.
+type replicaPair struct {
+	name            string
+	master, replica *proc
+}
+
+// newReplicaPair makes replica follow master and waits for the link.
+func newReplicaPair(t *testing.T, name string, master, replica *proc) *replicaPair {
+	t.Helper()
+	rc := replica.client(t, 2)
+	must(t, rc.Do(ctx, "REPLICAOF", "127.0.0.1", master.Port).Err())
+	waitFor(t, replWait, name+": the replica's link up", func() bool {
+		return infoFields(t, rc, "replication")["master_link_status"] == "up"
+	})
+	return &replicaPair{name: name, master: master, replica: replica}
+}
+
+// replicaPairs starts a Basalt pair and a redis-server pair.
+func replicaPairs(t *testing.T) []*replicaPair {
+	return []*replicaPair{
+		newReplicaPair(t, "basalt", startBasalt(t), startBasalt(t)),
+		newReplicaPair(t, "redis-server", startRedis(t), startRedis(t)),
+	}
+}
+
+// caughtUp waits until the replica has every write the master made so
+// far: a key the master sets is there.
+func (p *replicaPair) caughtUp(t *testing.T, master, replica *rawConn) {
+	t.Helper()
+	mark := strconv.FormatInt(time.Now().UnixNano(), 10)
+	master.do("SET", "#caught-up", mark)
+	waitFor(t, replWait, p.name+": the replica catching up", func() bool {
+		return replica.do("GET", "#caught-up") == "$"+strconv.Itoa(len(mark))+"\r\n"+mark+"\r\n"
+	})
+}
+
+// replicaNotifyCase is a line of testdata/replica_notify.txt: a command
+// and the event names Basalt's replica publishes in place of Redis's.
+type replicaNotifyCase struct {
+	args    []string
+	renamed map[string]string
+}
+
+func readReplicaNotifyCases(t *testing.T) []replicaNotifyCase {
+	t.Helper()
+	data, err := os.ReadFile("testdata/replica_notify.txt")
+	must(t, err)
+	var cases []replicaNotifyCase
+	for n, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		command, renames, _ := strings.Cut(line, " => ")
+		c := replicaNotifyCase{args: strings.Fields(command), renamed: map[string]string{}}
+		for _, r := range strings.Fields(renames) {
+			from, to, ok := strings.Cut(r, "=")
+			if !ok {
+				t.Fatalf("testdata/replica_notify.txt:%d: %q is not redis=basalt", n+1, r)
+			}
+			c.renamed[from] = to
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// pubSubMessage returns the channel and the message of a pmessage in
+// RESP2, as "channel message".
+func pubSubMessage(t *testing.T, raw string) string {
+	t.Helper()
+	var bulks []string
+	lines := strings.Split(raw, "\r\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "$") {
+			bulks = append(bulks, lines[i+1])
+			i++
+		}
+	}
+	if len(bulks) != 4 || bulks[0] != "pmessage" {
+		t.Fatalf("not a pmessage: %q", raw)
+	}
+	return bulks[2] + " " + bulks[3]
+}
+
+// renamedEvent is Redis's message m with the events of c renamed.
+func (c replicaNotifyCase) renamedEvent(m string) string {
+	channel, message, _ := strings.Cut(m, " ")
+	if to, ok := c.renamed[message]; ok && strings.HasPrefix(channel, "__keyspace@") {
+		message = to
+	}
+	if prefix, event, ok := strings.Cut(channel, "__:"); ok && strings.HasPrefix(prefix, "__keyevent@") {
+		if to, ok := c.renamed[event]; ok {
+			channel = prefix + "__:" + to
+		}
+	}
+	return channel + " " + message
+}
+
+// TestReplicaNotifyDiff runs the commands of testdata/replica_notify.txt
+// on the masters of a Basalt and a redis-server pair: their replicas
+// publish the same keyspace events, but where the case says otherwise.
+func TestReplicaNotifyDiff(t *testing.T) {
+	cases := readReplicaNotifyCases(t)
+	type side struct {
+		data, sub *rawConn
+	}
+	var sides []side
+	for _, p := range replicaPairs(t) {
+		s := side{data: dial(t, p.master), sub: dial(t, p.replica)}
+		if r := dial(t, p.replica).do("CONFIG", "SET", "notify-keyspace-events", "KEAn"); r != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET notify-keyspace-events: %q", p.name, r)
+		}
+		s.sub.do("PSUBSCRIBE", "__key*@*__:*")
+		sides = append(sides, s)
+	}
+	// messages runs a command on a master and returns what the replica
+	// published for it, up to the mark published after it.
+	messages := func(s side, args []string) []string {
+		s.data.do(args...)
+		s.data.do("PUBLISH", notifyMark, "x")
+		var out []string
+		for {
+			m := pubSubMessage(t, s.sub.reply())
+			if strings.HasPrefix(m, notifyMark+" ") {
+				return out
+			}
+			out = append(out, m)
+		}
+	}
+	events := 0
+	for _, c := range cases {
+		got := messages(sides[0], c.args)
+		want := messages(sides[1], c.args)
+		for i, m := range want {
+			want[i] = c.renamedEvent(m)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%v: the replicas publish\nbasalt:       %q\nredis-server: %q", c.args, got, want)
+		}
+		events += len(want)
+	}
+	if events < 100 {
+		t.Fatalf("only %d messages for %d commands: the corpus should publish more", events, len(cases))
+	}
+	t.Logf("%d commands, %d messages", len(cases), events)
+}
+
+// TestReplicaWakesReaders: on the replicas of a Basalt and a
+// redis-server pair, a master's write wakes an XREAD BLOCK, makes a
+// WATCHed transaction fail, and invalidates the key for tracking
+// clients, in RESP3 and through a redirection; a FLUSHALL of the master
+// does the same to every key.
+func TestReplicaWakesReaders(t *testing.T) {
+	for _, p := range replicaPairs(t) {
+		t.Run(p.name, func(t *testing.T) {
+			master, replica := dial(t, p.master), dial(t, p.replica)
+			admin := p.replica.client(t, 2)
+			master.do("SET", "k", "1")
+			master.do("SET", "other", "1")
+			p.caughtUp(t, master, replica)
+
+			// XREAD BLOCK on a stream the master creates.
+			reader := dial(t, p.replica)
+			reader.send(resp("XREAD", "BLOCK", strconv.Itoa(int(pushWait/time.Millisecond)), "STREAMS", "s", "$"))
+			waitBlocked(t, admin, 1)
+			master.do("XADD", "s", "5-1", "f", "v")
+			if got := reader.reply(); !strings.Contains(got, "5-1") {
+				t.Errorf("XREAD BLOCK on the replica: %q", got)
+			}
+
+			// WATCH: the key the master writes fails EXEC, another does not.
+			watcher, calm := dial(t, p.replica), dial(t, p.replica)
+			watcher.do("WATCH", "k")
+			calm.do("WATCH", "other")
+			trackingPush := dial(t, p.replica)
+			trackingPush.do("HELLO", "3")
+			trackingPush.do("CLIENT", "TRACKING", "ON")
+			trackingPush.do("GET", "k")
+			redirected, sink := dial(t, p.replica), dial(t, p.replica)
+			sinkID := strings.TrimSpace(strings.TrimPrefix(sink.do("CLIENT", "ID"), ":"))
+			sink.do("SUBSCRIBE", "__redis__:invalidate")
+			redirected.do("CLIENT", "TRACKING", "ON", "REDIRECT", sinkID)
+			redirected.do("GET", "k")
+			master.do("SET", "k", "2")
+			p.caughtUp(t, master, replica)
+			if got := transaction(watcher); got != "*-1\r\n" {
+				t.Errorf("EXEC after the master changed the WATCHed key: %q, want a null", got)
+			}
+			if got := transaction(calm); got != "*1\r\n$1\r\n2\r\n" {
+				t.Errorf("EXEC of a WATCH the master did not touch: %q", got)
+			}
+			if got, want := trackingPush.replyWithin(pushWait), ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"; got != want {
+				t.Errorf("RESP3 invalidation: %q, want %q", got, want)
+			}
+			if got, want := sink.replyWithin(pushWait), "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$1\r\nk\r\n"; got != want {
+				t.Errorf("redirected invalidation: %q, want %q", got, want)
+			}
+
+			// FLUSHALL: every WATCH of an existing key fails, every
+			// tracking client is told to drop everything.
+			watcher.do("WATCH", "k")
+			trackingPush.do("GET", "k")
+			master.do("FLUSHALL")
+			waitFor(t, replWait, "the replica flushed", func() bool { return replica.do("DBSIZE") == ":0\r\n" })
+			if got := transaction(watcher); got != "*-1\r\n" {
+				t.Errorf("EXEC after the master's FLUSHALL: %q, want a null", got)
+			}
+			if got, want := trackingPush.replyWithin(pushWait), ">2\r\n$10\r\ninvalidate\r\n_\r\n"; got != want {
+				t.Errorf("RESP3 invalidation of FLUSHALL: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// transaction runs MULTI, GET k, EXEC and returns EXEC's reply.
+func transaction(c *rawConn) string {
+	c.do("MULTI")
+	c.do("GET", "k")
+	return c.do("EXEC")
+}
