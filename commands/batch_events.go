@@ -74,7 +74,12 @@ func (e *Env) announceChange(flags config.NotifyClass, k *storage.KeyChange, now
 	if !before.Alive && (after.Alive || after.Expired) {
 		e.notify(flags, config.NotifyNew, "new", k.NS, k.Key)
 	}
-	events := typeEvents(k, after)
+	var events []keyEvent
+	if after.Alive || after.Expired || k.Removed {
+		// A key a write removed without taking elements from it was
+		// deleted or moved (RENAME's source): only "del" follows.
+		events = typeEvents(k, after)
+	}
 	if k.Cmd.Logged && k.Cmd.Cmd != storage.LogExpire && after.Alive && after.Expire != 0 && after.Expire != before.Expire {
 		events = append(events, expired)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // A replica's clients learn of its master's writes as they learn of
@@ -238,4 +240,133 @@ func transaction(c *rawConn) string {
 	c.do("MULTI")
 	c.do("GET", "k")
 	return c.do("EXEC")
+}
+
+// TestMigrationImportNotifies: the keys a raw-key-value slot migration
+// imports reach the destination's clients as a write does: an XREAD
+// BLOCK (after ASKING) on an imported stream is served, a WATCH of an
+// imported key fails EXEC, a tracking client's read of it is
+// invalidated, and keyspace notifications publish "new" and "restore",
+// the events of the RESTORE a Redis migration sends. The destination
+// holds the import's writes (CLIENT PAUSE WRITE) until its clients wait.
+func TestMigrationImportNotifies(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2, "--migrate-type", "raw-key-value")
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383", ""}), 1)
+	src := nodes[0].client(t, 2)
+	must(t, src.XAdd(ctx, &redis.XAddArgs{Stream: "{t}s", ID: "1-1", Values: []string{"f", "v"}}).Err())
+	must(t, src.Set(ctx, "{t}k", "v", 0).Err())
+	slot := strconv.Itoa(int(src.ClusterKeySlot(ctx, "{t}k").Val()))
+
+	admin := nodes[1].client(t, 2)
+	must(t, admin.ConfigSet(ctx, "notify-keyspace-events", "KEAn").Err())
+	must(t, admin.Do(ctx, "CLIENT", "PAUSE", "120000", "WRITE").Err())
+	must(t, src.Do(ctx, "CLUSTERX", "MIGRATE", slot, ids[1]).Err())
+	waitFor(t, time.Minute, "the destination importing", func() bool {
+		info := admin.Do(ctx, "CLUSTER", "INFO").String()
+		return strings.Contains(info, "importing_slot(s): "+slot+"\r\n") && strings.Contains(info, "import_state: start\r\n")
+	})
+
+	reader := dial(t, nodes[1])
+	reader.do("ASKING")
+	reader.send(resp("XREAD", "BLOCK", strconv.Itoa(int(pushWait/time.Millisecond)), "STREAMS", "{t}s", "$"))
+	waitBlocked(t, admin, 1)
+	watcher := dial(t, nodes[1])
+	watcher.do("ASKING")
+	watcher.do("WATCH", "{t}k")
+	tracker := dial(t, nodes[1])
+	tracker.do("HELLO", "3")
+	tracker.do("CLIENT", "TRACKING", "ON")
+	tracker.do("ASKING")
+	if got := tracker.do("GET", "{t}k"); got != "_\r\n" {
+		t.Fatalf("the key is on the destination before the import: %q", got)
+	}
+	sub := dial(t, nodes[1])
+	sub.do("PSUBSCRIBE", "__key*@*__:*")
+	must(t, admin.Do(ctx, "CLIENT", "UNPAUSE").Err())
+
+	if got := reader.replyWithin(pushWait); !strings.Contains(got, "1-1") {
+		t.Errorf("XREAD BLOCK on the imported stream: %q", got)
+	}
+	if got, want := tracker.replyWithin(pushWait), ">2\r\n$10\r\ninvalidate\r\n*1\r\n$4\r\n{t}k\r\n"; got != want {
+		t.Errorf("invalidation of the imported key: %q, want %q", got, want)
+	}
+	var events []string
+	for _, key := range []string{"{t}k", "{t}s"} {
+		for _, ev := range []string{"new", "restore"} {
+			events = append(events, "__keyspace@0__:"+key+" "+ev, "__keyevent@0__:"+ev+" "+key)
+		}
+	}
+	for i, want := range events {
+		if got := pubSubMessage(t, sub.replyWithin(pushWait)); got != want {
+			t.Fatalf("event %d on the destination: %q, want %q", i, got, want)
+		}
+	}
+	if state := waitMigration(t, src, time.Minute); state != "success" {
+		t.Fatalf("migration ended in %s", state)
+	}
+	watcher.do("MULTI")
+	watcher.do("PING")
+	if got := watcher.do("EXEC"); got != "_\r\n" && got != "*-1\r\n" {
+		t.Errorf("EXEC after the import wrote the WATCHed key: %q, want a null", got)
+	}
+}
+
+// TestReplicaNotifyNamespaces: on a replica, the events of a tenant's
+// writes on the master reach the tenant's subscribers only, and a
+// tenant's XREAD BLOCK wakes on its own stream only.
+func TestReplicaNotifyNamespaces(t *testing.T) {
+	args := []string{"--requirepass", "admin", "--repl-namespace-enabled", "yes", "--masterauth", "admin", "--notify-keyspace-events", "KEA"}
+	m, r := startBasalt(t, args...), startBasalt(t, args...)
+	conn := func(p *proc, password string) *rawConn {
+		c := dial(t, p)
+		if got := c.do("AUTH", password); got != "+OK\r\n" {
+			t.Fatalf("AUTH: %q", got)
+		}
+		return c
+	}
+	admin := conn(r, "admin")
+	admin.do("SLAVEOF", "127.0.0.1", strconv.Itoa(m.Port))
+	master := conn(m, "admin")
+	master.do("NAMESPACE", "ADD", "ns1", "token-1")
+	waitFor(t, replWait, "the token on the replica", func() bool { return admin.do("NAMESPACE", "GET", "ns1") == "$7\r\ntoken-1\r\n" })
+
+	tenantSub, adminSub := conn(r, "token-1"), conn(r, "admin")
+	tenantSub.do("PSUBSCRIBE", "__key*@*__:*")
+	adminSub.do("PSUBSCRIBE", "__key*@*__:*")
+	reader, otherReader := conn(r, "token-1"), conn(r, "admin")
+	timeout := strconv.Itoa(int(pushWait / time.Millisecond))
+	reader.send(resp("XREAD", "BLOCK", timeout, "STREAMS", "s", "$"))
+	otherReader.send(resp("XREAD", "BLOCK", "2000", "STREAMS", "s", "$"))
+	waitFor(t, time.Minute, "two blocked readers", func() bool { return strings.Contains(admin.do("INFO", "clients"), "blocked_clients:2\r\n") })
+
+	tenant := conn(m, "token-1")
+	tenant.do("XADD", "s", "1-1", "f", "v")
+	tenant.do("PUBLISH", notifyMark, "x")
+	master.do("SET", "k", "v")
+	master.do("PUBLISH", notifyMark, "x")
+	if got := reader.replyWithin(pushWait); !strings.Contains(got, "1-1") {
+		t.Errorf("the tenant's XREAD BLOCK: %q", got)
+	}
+	if got := otherReader.replyWithin(pushWait); got != "*-1\r\n" {
+		t.Errorf("the default namespace's XREAD BLOCK of its own s: %q, want a timeout", got)
+	}
+	for _, tc := range []struct {
+		sub  *rawConn
+		want []string
+	}{
+		{tenantSub, []string{"__keyspace@0__:s xadd", "__keyevent@0__:xadd s"}},
+		{adminSub, []string{"__keyspace@0__:k set", "__keyevent@0__:set k"}},
+	} {
+		var got []string
+		for {
+			m := pubSubMessage(t, tc.sub.replyWithin(pushWait))
+			if strings.HasPrefix(m, notifyMark+" ") {
+				break
+			}
+			got = append(got, m)
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("events: %q, want %q", got, tc.want)
+		}
+	}
 }
