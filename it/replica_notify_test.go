@@ -119,41 +119,47 @@ func (c replicaNotifyCase) renamedEvent(m string) string {
 	return channel + " " + message
 }
 
+// replicaEvents is a pair whose replica's keyspace events a test reads:
+// a connection to the master and one subscribed on the replica.
+type replicaEvents struct {
+	data, sub *rawConn
+}
+
+func newReplicaEvents(t *testing.T, p *replicaPair) *replicaEvents {
+	t.Helper()
+	s := &replicaEvents{data: dial(t, p.master), sub: dial(t, p.replica)}
+	if r := dial(t, p.replica).do("CONFIG", "SET", "notify-keyspace-events", "KEAn"); r != "+OK\r\n" {
+		t.Fatalf("%s: CONFIG SET notify-keyspace-events: %q", p.name, r)
+	}
+	s.sub.do("PSUBSCRIBE", "__key*@*__:*")
+	return s
+}
+
+// run runs a command on the master and returns what the replica
+// published for it, up to the mark published after it.
+func (s *replicaEvents) run(t *testing.T, args []string) []string {
+	s.data.do(args...)
+	s.data.do("PUBLISH", notifyMark, "x")
+	var out []string
+	for {
+		m := pubSubMessage(t, s.sub.reply())
+		if strings.HasPrefix(m, notifyMark+" ") {
+			return out
+		}
+		out = append(out, m)
+	}
+}
+
 // TestReplicaNotifyDiff runs the commands of testdata/replica_notify.txt
 // on the masters of a Basalt and a redis-server pair: their replicas
 // publish the same keyspace events, but where the case says otherwise.
 func TestReplicaNotifyDiff(t *testing.T) {
 	cases := readReplicaNotifyCases(t)
-	type side struct {
-		data, sub *rawConn
-	}
-	var sides []side
-	for _, p := range replicaPairs(t) {
-		s := side{data: dial(t, p.master), sub: dial(t, p.replica)}
-		if r := dial(t, p.replica).do("CONFIG", "SET", "notify-keyspace-events", "KEAn"); r != "+OK\r\n" {
-			t.Fatalf("%s: CONFIG SET notify-keyspace-events: %q", p.name, r)
-		}
-		s.sub.do("PSUBSCRIBE", "__key*@*__:*")
-		sides = append(sides, s)
-	}
-	// messages runs a command on a master and returns what the replica
-	// published for it, up to the mark published after it.
-	messages := func(s side, args []string) []string {
-		s.data.do(args...)
-		s.data.do("PUBLISH", notifyMark, "x")
-		var out []string
-		for {
-			m := pubSubMessage(t, s.sub.reply())
-			if strings.HasPrefix(m, notifyMark+" ") {
-				return out
-			}
-			out = append(out, m)
-		}
-	}
+	pairs := replicaPairs(t)
+	basalt, redis := newReplicaEvents(t, pairs[0]), newReplicaEvents(t, pairs[1])
 	events := 0
 	for _, c := range cases {
-		got := messages(sides[0], c.args)
-		want := messages(sides[1], c.args)
+		got, want := basalt.run(t, c.args), redis.run(t, c.args)
 		for i, m := range want {
 			want[i] = c.renamedEvent(m)
 		}
@@ -166,6 +172,27 @@ func TestReplicaNotifyDiff(t *testing.T) {
 		t.Fatalf("only %d messages for %d commands: the corpus should publish more", events, len(cases))
 	}
 	t.Logf("%d commands, %d messages", len(cases), events)
+}
+
+// TestKvrocksMasterReplicaNotify: a Basalt replica of a Kvrocks master
+// publishes, for the commands of testdata/replica_notify.txt, what a
+// Basalt replica of a Basalt master does: both masters write the same
+// LogData records.
+func TestKvrocksMasterReplicaNotify(t *testing.T) {
+	cases := readReplicaNotifyCases(t)
+	ofBasalt := newReplicaEvents(t, newReplicaPair(t, "basalt", startBasalt(t), startBasalt(t)))
+	ofKvrocks := newReplicaEvents(t, newReplicaPair(t, "kvrocks master", startKvrocks(t), startBasalt(t)))
+	events := 0
+	for _, c := range cases {
+		got, want := ofKvrocks.run(t, c.args), ofBasalt.run(t, c.args)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%v: the replicas publish\nof kvrocks: %q\nof basalt:  %q", c.args, got, want)
+		}
+		events += len(want)
+	}
+	if events < 100 {
+		t.Fatalf("only %d messages for %d commands", events, len(cases))
+	}
 }
 
 // TestReplicaWakesReaders: on the replicas of a Basalt and a
