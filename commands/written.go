@@ -64,7 +64,7 @@ func (e *Env) batchApplying(records []storage.WALRecord) *appliedBatch {
 	if !e.Watching() {
 		return nil
 	}
-	b := &appliedBatch{changes: e.Storage.Changes(records), flags: e.notifying()}
+	b := &appliedBatch{changes: e.Storage.ChangesOf(records), flags: e.notifying()}
 	if b.flags != 0 {
 		if err := e.Storage.ReadBefore(b.changes); err != nil {
 			slog.Error("keyspace notifications: read the keys before a batch", "err", err)

@@ -129,9 +129,10 @@ type BatchChanges struct {
 	FlushedAll bool
 }
 
-// Changes returns what the records of a batch change. Records it cannot
+// ChangesOf returns what the records of a batch change; its keys and
+// metadata records point into the records' bytes. Records it cannot
 // parse, and those of column families without keys, are left out.
-func (s *Storage) Changes(records []WALRecord) *BatchChanges {
+func (s *Storage) ChangesOf(records []WALRecord) *BatchChanges {
 	ch := &BatchChanges{}
 	var cmd LoggedCommand
 	var keys keyIndex

@@ -74,7 +74,7 @@ func changesOf(t *testing.T, s *Storage, fn func() error) *BatchChanges {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return s.Changes(records)
+	return s.ChangesOf(records)
 }
 
 // TestBatchChanges reads the keys real writes change from their batches.
@@ -152,7 +152,7 @@ func TestBatchChangesImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := s.Changes(records)
+	ch := s.ChangesOf(records)
 	if len(ch.Keys) != 20 {
 		t.Fatalf("%d changes, want 20", len(ch.Keys))
 	}
