@@ -71,6 +71,12 @@ func movedInto(src, dst *storage.KeyChange) bool {
 // key, whose states before and after are known.
 func (e *Env) announceChange(flags config.NotifyClass, k *storage.KeyChange, now int64) {
 	before, after := k.Before, k.After(now)
+	if k.Cmd.Cmd == storage.LogExpire && after.Expire != 0 && after.Expire <= now {
+		// A time not in the future deletes the key, as Redis's EXPIRE
+		// does; a Kvrocks master writes it, and the key is gone a
+		// millisecond later.
+		after.Alive = false
+	}
 	if !before.Alive && (after.Alive || after.Expired) {
 		e.notify(flags, config.NotifyNew, "new", k.NS, k.Key)
 	}
