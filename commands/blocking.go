@@ -35,7 +35,11 @@ func init() {
 // and before its reply goes out, the writer's goroutine serves the ready
 // keys (serveBlocked): for each key, its waiters in the order they
 // blocked, each with its command restricted to that key, until one finds
-// nothing. A waiter's own writes (BLMOVE's push) make more keys ready,
+// nothing. Stream readers do not compete as list poppers do: one that
+// finds nothing ends the turn of the readers of its consumer group only,
+// and each XREAD reads for itself; a blocked XREADGROUP whose stream or
+// group is gone is answered with Redis 7.0's error, past any XREAD ahead
+// of it. A waiter's own writes (BLMOVE's push) make more keys ready,
 // served in the same round, so that a chain of BRPOPLPUSH runs to its end
 // before the push that started it is answered. A key holding another type
 // keeps its waiters waiting.
@@ -139,10 +143,11 @@ func nullBulk(w reply.Sink)  { w.Null() }
 
 // blockingTry runs try, which replies with what it popped, a null, or
 // nothing. On a real reply (or an error) the command is done; otherwise
-// the client blocks on keys, unless it runs inside EXEC, where a blocking
-// command does not block and replies null at once. Serving a waiter
-// (serveBlocked), it runs on keys[0], the key that became ready, only if
-// that key holds a t, and never blocks: a null then means not served.
+// the client blocks on keys, in the one pool of the list and sorted set
+// waiters, unless it runs inside EXEC, where a blocking command does not
+// block and replies null at once. Serving a waiter (serveBlocked), it
+// runs on keys[0], the key that became ready, only if that key holds a t,
+// and never blocks: a null then means not served.
 func blockingTry(c *Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	blockingTryAs(c, c.Args, keys, timeoutArg, t, null, serve, try)
 }
@@ -151,14 +156,15 @@ func blockingTry(c *Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null
 // the command as sent.
 func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	if timeout, ok := parseTimeout(c, timeoutArg); ok {
-		blockingRun(c, args, keys, timeout, t, null, serve, try)
+		blockingRun(c, args, keys, timeout, t, null, serve, "", try)
 	}
 }
 
-// blockingRun is blockingTryAs once the timeout (0: none) is known. args
-// is what the waiter runs again when a write comes while it gets ready to
-// wait, and what serve makes its served form of.
-func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
+// blockingRun is blockingTryAs once the timeout (0: none) is known, for
+// a waiter of pool (session.Waiter). args is what the waiter runs again
+// when a write comes while it gets ready to wait, and what serve makes
+// its served form of.
+func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, pool string, try func()) {
 	w := c.Session.Waiter()
 	if w != nil && w.Serving() {
 		if typ, err := c.DB.Type(keys[0]); err != nil || (typ != metadata.TypeNone && typ != t) {
@@ -186,7 +192,7 @@ func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.
 		null(c.W)
 		return
 	}
-	c.Session.Block(args, keys, timeout, null, serve)
+	c.Session.Block(args, keys, timeout, null, serve, pool)
 }
 
 // parseTimeout reads a timeout in seconds (decimals allowed, 0: none).
@@ -208,17 +214,23 @@ func parseTimeout(c *Ctx, arg []byte) (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
-// serveBlocked serves the waiters on the keys cl's command made ready,
+// serveBlocked serves the waiters on the keys s's command made ready,
 // and on the keys their own commands make ready in turn. Dispatch calls
 // it when a command is done, before its reply is sent.
 func (e *Env) serveBlocked(s *session.Session) {
+	e.serveKeys(e.Sessions.Blocking.TakeReady(s))
+}
+
+// serveKeys serves the waiters on the ready keys of queue, in turn, and
+// on the keys their own commands make ready.
+func (e *Env) serveKeys(queue []session.ReadyKey) {
 	b := &e.Sessions.Blocking
-	queue := b.TakeReady(s)
 	for len(queue) > 0 {
 		rk := queue[0]
 		queue = queue[1:]
+		var spent []string // the pools that found nothing
 		for {
-			w := b.Claim(rk)
+			w := b.Claim(rk, spent)
 			if w == nil {
 				break
 			}
@@ -227,12 +239,15 @@ func (e *Env) serveBlocked(s *session.Session) {
 			// command of its connection must not find them.
 			more := b.TakeReady(w.Session)
 			for b.Served(w, served) {
+				// Another write came: the pools that found
+				// nothing before it may find something now.
+				spent = nil
 				served = e.serveOne(w, []byte(rk.Key))
 				more = append(more, b.TakeReady(w.Session)...)
 			}
 			queue = append(queue, more...)
 			if !served {
-				break
+				spent = append(spent, w.Pool)
 			}
 		}
 	}

@@ -422,7 +422,9 @@ func (e *Env) watchClusterPersist() {
 // cluster topology, as Kvrocks's SetMasterSlaveRepl: a master stops
 // replicating (a no-op when it is not), a slave replicates from its
 // master (a no-op when it already does), and a slave whose master the
-// topology does not name keeps the replication it had. The server calls
+// topology does not name keeps the replication it had. A node that starts
+// to replicate releases its blocked clients, as REPLICAOF does (Redis's
+// cluster does the same; Kvrocks leaves them waiting). The server calls
 // it at start, for the topology of nodes.conf, and SETNODES and
 // SETNODEID after each change.
 func (e *Env) FollowTopology() {
@@ -437,8 +439,8 @@ func (e *Env) FollowTopology() {
 		e.Repl.RemoveMaster()
 		return
 	}
-	if master := topo.Node(self.MasterID); master != nil {
-		e.Repl.AddMaster(master.Host, master.Port, false)
+	if master := topo.Node(self.MasterID); master != nil && e.Repl.AddMaster(master.Host, master.Port, false) {
+		e.Sessions.Blocking.Demoted()
 	}
 }
 

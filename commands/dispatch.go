@@ -41,7 +41,10 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 			c.rerun = true
 			e.dispatch(c, w.Args)
 			c.rerun = false
-			continue
+			if s.Blocked {
+				continue
+			}
+			// Answered (an element, or an error): it leaves the queues.
 		case session.TimedOut:
 			w.Null(s.W)
 			// The call ends here: Redis 7 counts it now, once.
@@ -53,6 +56,10 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 		case session.UnblockedWithError:
 			// Not a call in Redis 7's commandstats; an error in errorstats.
 			s.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		case session.Demoted:
+			// Redis 7.0 closes the connection after this reply.
+			s.W.Error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)")
+			s.CloseAfterReply = true
 		}
 		e.Sessions.Blocking.Remove(w)
 		// A wake meant for this waiter goes to the next one.

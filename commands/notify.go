@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -28,7 +29,9 @@ import (
 // a command looks them up (expireAccessed) and by a background walk
 // (expireLoop), both only while someone listens for those events or
 // tracks keys (the deletion invalidates them): otherwise Basalt leaves
-// them to compaction, as Kvrocks.
+// them to compaction, as Kvrocks. The keys blocked XREADGROUPs wait on
+// are the exception: the walk looks at them always, and deletes and
+// serves them as Redis's active expiry does, which releases the waiters.
 
 const (
 	keyspaceChannel = "__keyspace@0__:"
@@ -206,8 +209,8 @@ func (cmd *Command) looksUp(args, keys [][]byte, i int) bool {
 
 // expireKey deletes key of namespace ns if its time has passed, under its
 // lock (in joint, when a script's command finds it expired), and
-// publishes "expired" when it did.
-func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte, joint *storage.Joint) {
+// publishes "expired" when it did; it reports whether it did.
+func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte, joint *storage.Joint) bool {
 	deleted := false
 	err := e.Storage.Update(&storage.Write{NS: ns, Keys: [][]byte{key}, Joint: joint}, func(db storage.DB) {
 		var err error
@@ -217,10 +220,11 @@ func (e *Env) expireKey(flags config.NotifyClass, ns string, key []byte, joint *
 		}
 	})
 	if err != nil || !deleted {
-		return
+		return false
 	}
 	e.notify(flags, config.NotifyExpired, "expired", ns, key)
 	e.Sessions.Tracking.Invalidate(e.Sessions, ns, [][]byte{key}, nil)
+	return true
 }
 
 // Active expiry walks the keyspace in steps of expireStepKeys records
@@ -243,13 +247,39 @@ func (e *Env) expireLoop() {
 			return
 		case <-t.C:
 		}
-		flags := e.notifying()
-		listening := flags&config.NotifyExpired != 0 || e.Sessions.Tracking.Active()
-		if !listening || e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
+		if e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
 			continue
 		}
-		from = e.expireStep(flags, from)
+		flags := e.notifying()
+		if flags&config.NotifyExpired != 0 || e.Sessions.Tracking.Active() {
+			from = e.expireStep(flags, from)
+		}
+		if e.Sessions.Blocking.Count() > 0 {
+			e.serveKeys(e.expireWaited(flags))
+		}
 	}
+}
+
+// expireWaited deletes the keys blocked XREADGROUPs wait on whose time
+// has passed, as Redis's active expiry would, and returns them: their
+// waiters look at them again and learn that their stream is gone. Only
+// those keys are read, so that a client waiting costs no walk of the
+// keyspace; a key whose TTL a write changed since is left alone (the
+// waiters' attempt after that write noted its new time).
+func (e *Env) expireWaited(flags config.NotifyClass) []session.ReadyKey {
+	keys := e.Sessions.Blocking.GoneKeys(time.Now().UnixMilli())
+	if len(keys) == 0 {
+		return nil
+	}
+	e.gate.RLock()
+	defer e.gate.RUnlock()
+	var gone []session.ReadyKey
+	for _, rk := range keys {
+		if e.expireKey(flags, rk.NS, []byte(rk.Key), nil) {
+			gone = append(gone, rk)
+		}
+	}
+	return gone
 }
 
 // expireStep deletes the expired keys among the records from from on, and

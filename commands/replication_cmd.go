@@ -101,7 +101,11 @@ func cmdSlaveOf(c *Ctx) {
 		c.ErrorString(err.Error())
 		return
 	}
-	c.Env.Repl.AddMaster(host, port, false)
+	if c.Env.Repl.AddMaster(host, port, false) {
+		// Its blocked clients may wait to write (BLPOP, XREADGROUP),
+		// which a replica cannot: Redis 7.0 releases them all.
+		c.Env.Sessions.Blocking.Demoted()
+	}
 	c.W.OK()
 }
 
@@ -217,11 +221,11 @@ func cmdWait(c *Ctx) {
 		return
 	}
 	if w != nil {
-		c.Session.Block(c.Args, nil, 0, nil, nil)
+		c.Session.Block(c.Args, nil, 0, nil, nil, "")
 		return
 	}
 	count := func(s reply.Sink) { s.Int(int64(e.Repl.Master.Acked(target))) }
-	w = c.Session.Block(c.Args, nil, time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond)))*time.Millisecond, count, nil)
+	w = c.Session.Block(c.Args, nil, time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond)))*time.Millisecond, count, nil, "")
 	w.AckTarget = target
 	e.Sessions.Blocking.WaitAcks(w)
 	// An acknowledgement that came since the count above: run again.

@@ -196,7 +196,7 @@ func (e *Env) remember(c *Ctx, cmd *Command, args [][]byte) {
 // emptied the namespace of c.
 func (c *Ctx) flushed(all bool) {
 	c.inv.Writer = c.Session
-	c.Env.keyspaceFlushed(c.Session.Namespace, all, &c.inv)
+	c.Env.keyspaceFlushed(c.Session.Namespace, all, c.Session, &c.inv)
 }
 
 // sendHeldInvalidations sends at once what a served blocked client's own

@@ -41,9 +41,11 @@ func (e *Env) keysChanged(ns string, keys [][]byte, inv *session.Invalidation) {
 
 // keyspaceFlushed tells the tracking clients that namespace ns (all:
 // every namespace) was emptied, by a command (inv: its messages) or by a
-// batch (inv nil).
-func (e *Env) keyspaceFlushed(ns string, all bool, inv *session.Invalidation) {
+// batch (inv nil), and makes the keys blocked clients wait on there ready
+// (served by writer's goroutine, or run again with no writer).
+func (e *Env) keyspaceFlushed(ns string, all bool, writer *session.Session, inv *session.Invalidation) {
 	e.Sessions.Tracking.Flushed(e.Sessions, ns, all, inv)
+	e.Sessions.Blocking.Flushed(ns, all, writer)
 }
 
 // appliedBatch is a batch of writes no command of this node made, on its
@@ -87,11 +89,11 @@ func (e *Env) batchApplied(b *appliedBatch, writer *session.Session, inv *sessio
 	ch := b.changes
 	for _, ns := range ch.Flushed {
 		e.keysChanged(ns, nil, inv)
-		e.keyspaceFlushed(ns, false, inv)
+		e.keyspaceFlushed(ns, false, writer, inv)
 	}
 	if ch.FlushedAll {
 		e.keysChanged("", nil, inv)
-		e.keyspaceFlushed("", true, inv)
+		e.keyspaceFlushed("", true, writer, inv)
 	}
 	if b.flags != 0 {
 		e.announceChanges(b.flags, ch.Keys)

@@ -507,9 +507,19 @@ func cmdXReadGroup(c *Ctx) {
 	}
 	n := (len(c.Args) - a.streams) / 2
 	keys := c.Args[a.streams : a.streams+n]
-	if w := c.Session.Waiter(); w != nil && w.Serving() {
-		xreadgroupServe(c, keys[0], &a)
-		return
+	if w := c.Session.Waiter(); w != nil {
+		// Served from a key, or woken by a write while it got ready to
+		// wait: either way it was blocked, and is answered as a blocked
+		// client whose stream or group went away meanwhile.
+		if w.Serving() {
+			xreadgroupServe(c, keys[0], &a)
+			return
+		}
+		for _, k := range keys {
+			if xreadgroupGone(c, k, &a) {
+				return
+			}
+		}
 	}
 	history, quick := groupReadIDs(c.Args[a.streams+n:])
 	if !quick || n > 1 {
@@ -525,7 +535,25 @@ func cmdXReadGroup(c *Ctx) {
 		try()
 		return
 	}
-	blockingRun(c, c.Args, keys, a.block, metadata.TypeStream, nullArray, xreadgroupServed, try)
+	// The consumers of a group compete for its new entries; those of
+	// other groups, and XREADs, do not.
+	pool := "\x00group " + string(a.group)
+	blockingRun(c, c.Args, keys, a.block, metadata.TypeStream, nullArray, xreadgroupServed, pool, try)
+	if w := c.Session.Waiter(); w != nil && c.Session.Blocked {
+		c.Env.Sessions.Blocking.AnswersGone(w)
+		noteExpiries(c, keys)
+	}
+}
+
+// noteExpiries tells the registry of waiters when keys expire, so that
+// the active expiry (expireWaited) releases the XREADGROUPs waiting on
+// them when their time comes. It runs under the keys' locks.
+func noteExpiries(c *Ctx, keys [][]byte) {
+	for _, k := range keys {
+		if at, _, err := c.DB.ExpireAt(k); err == nil {
+			c.Env.Sessions.Blocking.Expires(c.Session.Namespace, k, at)
+		}
+	}
 }
 
 // groupReadIDs parses XREADGROUP's IDs: ">" reads new entries (nil), an
@@ -638,6 +666,23 @@ func xreadgroup(c *Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArg
 // serves it: with new entries, or with an error when its stream or group
 // is gone; nothing (not served) while there is nothing new.
 func xreadgroupServe(c *Ctx, key []byte, a *xreadArgs) {
+	if xreadgroupGone(c, key, a) {
+		return
+	}
+	mark := c.W.Len()
+	xreadgroup(c, [][]byte{key}, []*metadata.StreamID{nil}, a)
+	if c.W.NullSince(mark) {
+		// Not served: it waits on, and the write that made the key
+		// ready may have changed its TTL.
+		c.W.Truncate(mark)
+		noteExpiries(c, [][]byte{key})
+	}
+}
+
+// xreadgroupGone answers a blocked XREADGROUP with Redis 7.0's error when
+// its stream is gone (deleted, flushed, expired, or now another type) or
+// its group is, and reports whether it replied.
+func xreadgroupGone(c *Ctx, key []byte, a *xreadArgs) bool {
 	keyFound, groupFound, err := c.DB.XGroupExists(key, a.group)
 	switch {
 	case errors.Is(err, storage.ErrWrongType), err == nil && !keyFound:
@@ -646,12 +691,9 @@ func xreadgroupServe(c *Ctx, key []byte, a *xreadArgs) {
 	case !groupFound:
 		c.ErrorString("NOGROUP the consumer group this client was blocked on no longer exists")
 	default:
-		mark := c.W.Len()
-		xreadgroup(c, [][]byte{key}, []*metadata.StreamID{nil}, a)
-		if c.W.NullSince(mark) {
-			c.W.Truncate(mark)
-		}
+		return false
 	}
+	return true
 }
 
 // xreadgroupServed: a blocked XREADGROUP is served from the key that got

@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -251,7 +252,10 @@ func xread(c *Ctx, keys [][]byte, streams int, count int64, block time.Duration)
 		try()
 		return
 	}
-	blockingRun(c, resolved, keys, block, metadata.TypeStream, nullArray, xreadServe, try)
+	// Each XREAD reads from its own ID: one served nothing says nothing
+	// of the others, so each is a pool of its own.
+	pool := "\x00xread " + strconv.FormatInt(c.Session.ID, 10)
+	blockingRun(c, resolved, keys, block, metadata.TypeStream, nullArray, xreadServe, pool, try)
 }
 
 // xreadServe: XREAD is served from the key that got entries, with its

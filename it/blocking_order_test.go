@@ -81,6 +81,10 @@ func joinStrings(s []string) string {
 //	name: CMD args      send CMD and read its reply
 //	name<               read the reply of a command sent with >, or
 //	                    note that none comes within half a second
+//	name<<              read the reply of a command sent with >, however
+//	                    long a loaded machine takes (active expiry)
+//	name~ CMD args      send CMD and read its reply, which differs by
+//	                    server (HELLO): it is not compared
 //
 // Each runs against redis-server and Basalt; the replies must be the same.
 var blockingScripts = map[string][]string{
@@ -146,7 +150,91 @@ var blockingScripts = map[string][]string{
 		"rd1> BLMPOP 0 2 a b RIGHT COUNT 2 @1", "rd2> BZMPOP 0 1 z MAX @2",
 		"r: RPUSH b 1 2 3", "r: ZADD z 1 m 2 n", "rd1<", "rd2<", "r: LRANGE b 0 -1",
 	},
+
+	// Redis 7.0 releases a blocked XREADGROUP whose stream goes away
+	// (UNBLOCKED) or whose group does (NOGROUP), however it goes; a stream
+	// recreated with its group before the waiter looks keeps it waiting.
+	"XREADGROUP released when its stream is deleted": {
+		groupOnS, blockOnS, "r: DEL s", "rd<",
+		groupOnS, blockOnS, "r: UNLINK s", "rd<",
+		groupOnS, blockOnS, "r: RENAME s t", "rd<", "r: DEL t",
+		groupOnS, "r: XGROUP CREATE t g $ MKSTREAM",
+		"rd> XREADGROUP GROUP g c BLOCK 0 STREAMS s t > > @1", "r: DEL t", "rd<",
+		blockOnS, "r: EXPIRE s 0", "rd<",
+	},
+	"XREADGROUP released when its stream is overwritten": {
+		"r: SET o v", "r: SADD set m",
+		groupOnS, blockOnS, "r: SET s v", "rd<", "r: DEL s",
+		groupOnS, blockOnS, "r: RENAME o s", "rd<", "r: SET o v", "r: DEL s",
+		groupOnS, blockOnS, "r: COPY o s REPLACE", "rd<", "r: DEL s",
+		groupOnS, blockOnS, "r: SUNIONSTORE s set", "rd<", "r: DEL s",
+		groupOnS, blockOnS, "r: SUNIONSTORE s nothing", "rd<",
+	},
+	"XREADGROUP released when its stream is flushed": {
+		groupOnS, blockOnS, "r: FLUSHDB", "rd<",
+		groupOnS, blockOnS, "r: FLUSHALL", "rd<",
+		groupOnS, blockOnS, "r: FLUSHALL ASYNC", "rd<",
+		groupOnS, blockOnS, "r: MULTI", "r: FLUSHDB", "r: EXEC", "rd<",
+		groupOnS, blockOnS, "r: MULTI", "r: FLUSHALL", "r: XGROUP CREATE s g $ MKSTREAM", "r: EXEC", "rd<",
+		"r: XADD s 1-1 f v", "rd<",
+	},
+	"XREADGROUP released when its stream expires": {
+		groupOnS, blockOnS, "r: PEXPIRE s 200", "rd<<",
+		groupOnS, blockOnS, "r: PEXPIREAT s 1", "rd<",
+		groupOnS, "r: PEXPIRE s 300", blockOnS, "rd<<",
+		groupOnS, blockOnS, "r: PEXPIRE s 200", "r: PERSIST s", "rd<", "r: DEL s", "rd<",
+		groupOnS, blockOnS, "r: PEXPIRE s 100", "r: PEXPIRE s 100000", "r: PEXPIRE s 200", "rd<<",
+		groupOnS, blockOnS, "r: MULTI", "r: PEXPIRE s 200", "r: EXEC", "rd<<",
+		groupOnS, blockOnS, "r: EVAL redis.call('pexpire',KEYS[1],200) 1 s", "rd<<",
+	},
+	"XREADGROUP released when its group is destroyed": {
+		groupOnS, blockOnS, "r: XGROUP DESTROY s g", "rd<",
+		"r: XGROUP CREATE s g $", blockOnS,
+		"r: MULTI", "r: XGROUP DESTROY s g", "r: XGROUP CREATE s g $", "r: EXEC", "rd<",
+		"r: XADD s 1-1 f v", "rd<",
+	},
+	"XREADGROUP released by a transaction": {
+		groupOnS, blockOnS, "r: MULTI", "r: DEL s", "r: EXEC", "rd<",
+		groupOnS, blockOnS, "r: MULTI", "r: DEL s", "r: SADD s m", "r: EXEC", "rd<", "r: DEL s",
+		groupOnS, blockOnS, "r: MULTI", "r: DEL s", "r: XADD s 1-1 f v", "r: EXEC", "rd<", "r: DEL s",
+		groupOnS, blockOnS, "r: MULTI", "r: DEL s", "r: XGROUP CREATE s g $ MKSTREAM", "r: EXEC", "rd<",
+		"r: XADD s 1-1 f v", "rd<",
+	},
+	"XREADGROUP released by a script": {
+		groupOnS, blockOnS, "r: EVAL redis.call('del',KEYS[1]) 1 s", "rd<",
+		groupOnS, blockOnS, "r: EVAL redis.call('set',KEYS[1],'v') 1 s", "rd<", "r: DEL s",
+		groupOnS, blockOnS, "r: EVAL redis.call('flushdb') 0", "rd<",
+		groupOnS, blockOnS, "r: EVAL redis.call('xgroup','destroy',KEYS[1],'g') 1 s", "rd<",
+	},
+	"XREADGROUP released in RESP3": {
+		"rd~ HELLO 3", groupOnS, blockOnS, "r: XADD s 1-1 f v", "rd<",
+		blockOnS, "r: FLUSHALL", "rd<",
+		groupOnS, blockOnS, "r: XGROUP DESTROY s g", "rd<",
+	},
+	"other waiters keep waiting when their key goes": {
+		"r: XADD s 1-1 f v", "r: XGROUP CREATE s g $", "r: XGROUP CREATE s g2 $",
+		"rd1> XREAD BLOCK 0 STREAMS s $ @1", "rd2> BLPOP l 0 @2", "rd3> XREADGROUP GROUP g c BLOCK 0 STREAMS s > @3",
+		"rd4> BZPOPMIN z 0 @4", "rd5> XREADGROUP GROUP g2 c BLOCK 0 STREAMS s > @5",
+		"r: MULTI", "r: DEL s", "r: SET l v", "r: SET z v", "r: EXEC", "rd1<", "rd2<", "rd3<", "rd4<", "rd5<",
+		"r: FLUSHALL", "rd1<", "rd2<", "rd4<",
+		"r: XADD s 2-1 f v", "r: RPUSH l a", "r: ZADD z 1 m", "rd1<", "rd2<", "rd4<",
+	},
+	"stream waiters past one that finds nothing are served": {
+		"r: XADD s 1-1 f v", "r: XGROUP CREATE s g1 $", "r: XGROUP CREATE s g2 $",
+		"rd1> XREAD BLOCK 0 STREAMS s 100-1 @1", "rd2> XREADGROUP GROUP g1 a BLOCK 0 STREAMS s > @2",
+		"rd3> XREADGROUP GROUP g1 b BLOCK 0 STREAMS s > @3", "rd4> XREADGROUP GROUP g2 c BLOCK 0 STREAMS s > @4",
+		"rd5> XREAD BLOCK 0 STREAMS s $ @5",
+		"r: XADD s 2-1 f v", "rd1<", "rd2<", "rd3<", "rd4<", "rd5<",
+		"r: XADD s 3-1 f v", "rd1<", "rd3<",
+	},
 }
+
+// The consumer group g on the stream s, and a client rd blocked in
+// XREADGROUP on it.
+const (
+	groupOnS = "r: XGROUP CREATE s g $ MKSTREAM"
+	blockOnS = "rd> XREADGROUP GROUP g c BLOCK 0 STREAMS s > @1"
+)
 
 func TestBlockingLikeRedis(t *testing.T) {
 	for name, script := range blockingScripts {
@@ -179,8 +267,14 @@ func runBlockingScript(t *testing.T, p *proc, script []string) []string {
 	var out []string
 	for _, step := range script {
 		switch {
+		case strings.HasSuffix(step, "<<"):
+			out = append(out, conn(strings.TrimSuffix(step, "<<")).replyWithin(30*time.Second))
 		case strings.HasSuffix(step, "<"):
 			out = append(out, conn(strings.TrimSuffix(step, "<")).replyWithin(500*time.Millisecond))
+		case strings.Contains(step, "~ "):
+			name, rest, _ := strings.Cut(step, "~ ")
+			conn(name).do(strings.Fields(rest)...)
+			out = append(out, "")
 		case strings.Contains(step, "> "):
 			name, rest, _ := strings.Cut(step, "> ")
 			args := strings.Fields(rest)
@@ -214,4 +308,64 @@ func (r *rawConn) replyWithin(d time.Duration) string {
 		return "(no reply)"
 	}
 	return r.reply()
+}
+
+// TestBlockedReleasedByReplicaOf: a master that becomes a replica answers
+// its blocked clients with Redis 7.0's UNBLOCKED error and closes their
+// connections; REPLICAOF of the master it already follows, and REPLICAOF
+// NO ONE, leave a blocked XREAD waiting.
+func TestBlockedReleasedByReplicaOf(t *testing.T) {
+	for name, start := range map[string]func(testing.TB, ...string) *proc{"redis": startRedis, "basalt": startBasalt} {
+		t.Run(name, func(t *testing.T) {
+			m, p := start(t), start(t)
+			admin := p.client(t, 2)
+			must(t, admin.XGroupCreateMkStream(ctx, "s", "g", "$").Err())
+			group, list := dial(t, p), dial(t, p)
+			group.send(resp("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"))
+			waitBlocked(t, admin, 1)
+			list.send(resp("BLPOP", "l", "0"))
+			waitBlocked(t, admin, 2)
+			must(t, admin.Do(ctx, "REPLICAOF", "127.0.0.1", m.Port).Err())
+			for _, c := range []*rawConn{group, list} {
+				if got := c.reply(); got != "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n" {
+					t.Errorf("a blocked client got %q", got)
+				}
+				if !c.closed() {
+					t.Error("the released client's connection stays open")
+				}
+			}
+			waitBlocked(t, admin, 0)
+			waitFor(t, longTimeout, "the replica's link", func() bool {
+				return strings.Contains(admin.Info(ctx, "replication").Val(), "master_link_status:up")
+			})
+			read := dial(t, p)
+			read.send(resp("XREAD", "BLOCK", "0", "STREAMS", "x", "$"))
+			waitBlocked(t, admin, 1)
+			must(t, admin.Do(ctx, "REPLICAOF", "127.0.0.1", m.Port).Err())
+			must(t, admin.Do(ctx, "REPLICAOF", "NO", "ONE").Err())
+			if got := read.replyWithin(500 * time.Millisecond); got != "(no reply)" {
+				t.Fatalf("a blocked XREAD got %q", got)
+			}
+			must(t, admin.XAdd(ctx, &redis.XAddArgs{Stream: "x", ID: "1-1", Values: []string{"f", "v"}}).Err())
+			if got := read.reply(); !strings.Contains(got, "1-1") {
+				t.Fatalf("XREAD served %q", got)
+			}
+		})
+	}
+}
+
+// TestShutdownWithBlockedClients: SHUTDOWN ends the server while a client
+// waits in BLPOP, and the client sees its connection closed.
+func TestShutdownWithBlockedClients(t *testing.T) {
+	blockingServers(t, func(t *testing.T, p *proc) {
+		admin := p.client(t, 2)
+		blocked := dial(t, p)
+		blocked.send(resp("BLPOP", "l", "0"))
+		waitBlocked(t, admin, 1)
+		admin.Do(ctx, "SHUTDOWN", "NOSAVE") // no reply: the server closes
+		p.Wait(30 * time.Second)
+		if !blocked.closed() {
+			t.Error("the blocked client's connection stays open")
+		}
+	})
 }

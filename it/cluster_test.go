@@ -245,6 +245,29 @@ func TestClusterSlave(t *testing.T) {
 	}
 }
 
+// TestClusterDemotedReleasesBlocked: a master that a new topology makes
+// a slave answers its blocked clients as one that REPLICAOF demotes, as
+// Redis's cluster does, instead of leaving them waiting for writes that
+// now go to another node.
+func TestClusterDemotedReleasesBlocked(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383", ""}), 1)
+	admin := nodes[0].client(t, 2)
+	must(t, admin.XGroupCreateMkStream(ctx, "s", "g", "$").Err())
+	blocked := dial(t, nodes[0])
+	blocked.send(resp("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"))
+	waitBlocked(t, admin, 1)
+	text := ids[1] + " 127.0.0.1 " + strconv.Itoa(nodes[1].Port) + " master - 0-16383\n" +
+		ids[0] + " 127.0.0.1 " + strconv.Itoa(nodes[0].Port) + " slave " + ids[1] + "\n"
+	pushTopology(t, nodes, text, 2)
+	if got := blocked.reply(); got != "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n" {
+		t.Fatalf("the blocked client got %q", got)
+	}
+	if !blocked.closed() {
+		t.Error("the released client's connection stays open")
+	}
+}
+
 // TestClusterMultiSlots checks that, as in Kvrocks, a transaction may use
 // keys of several slots this node serves, while one command's keys must
 // share a slot and a key of another node is refused when queued.

@@ -1,8 +1,11 @@
 package it
 
 import (
+	"bufio"
 	"fmt"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -213,4 +216,56 @@ func TestStreamGroupReplication(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
 		t.Errorf("XREADGROUP on the replica: %v", err)
 	}
+}
+
+// TestXReadGroupReleasedWhileGettingReady: a client blocks in XREADGROUP
+// behind a large reply it does not read yet, so that Basalt has not
+// finished getting it ready to wait (it is still sending that reply) when
+// the stream is deleted. It is answered as the blocked client it is in
+// Redis, and its wait ends cleanly: it blocks again on another key.
+func TestXReadGroupReleasedWhileGettingReady(t *testing.T) {
+	blockingServers(t, func(t *testing.T, p *proc) {
+		admin := p.client(t, 2)
+		must(t, admin.XGroupCreateMkStream(ctx, "s", "g", "$").Err())
+		must(t, admin.XGroupCreateMkStream(ctx, "t", "g", "$").Err())
+		// More than the server's socket send buffer and the client's
+		// small receive buffer hold together.
+		const size = 12 << 20
+		must(t, admin.SetRange(ctx, "big", size-1, "x").Err())
+		rd := dialSmallWindow(t, p)
+		rd.send(resp("GETDEL", "big") + resp("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "t", "s", ">", ">"))
+		waitBlocked(t, admin, 1)
+		must(t, admin.Del(ctx, "s").Err())
+		if got := rd.reply(); len(got) < size {
+			t.Fatalf("GETDEL replied %.100q", got)
+		}
+		if got := rd.reply(); got != "-UNBLOCKED the stream key no longer exists\r\n" {
+			t.Errorf("the blocked XREADGROUP got %q", got)
+		}
+		waitBlocked(t, admin, 0)
+		rd.send(resp("BLPOP", "l", "0"))
+		waitBlocked(t, admin, 1)
+		must(t, admin.RPush(ctx, "l", "x").Err())
+		if got := rd.reply(); got != "*2\r\n$1\r\nl\r\n$1\r\nx\r\n" {
+			t.Fatalf("BLPOP after the released wait got %q", got)
+		}
+	})
+}
+
+// dialSmallWindow connects to p with a small socket receive buffer, so
+// that a reply the test does not read holds up the server's writes.
+func dialSmallWindow(t *testing.T, p *proc) *rawConn {
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var err error
+		rc.Control(func(fd uintptr) {
+			err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		})
+		return err
+	}}
+	c, err := d.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{t: t, c: c, rd: bufio.NewReader(c)}
 }

@@ -91,13 +91,14 @@ func ParseSlaveOf(v string) (string, int, error) {
 
 // AddMaster makes the node a replica of host:port. Unless force is set,
 // it does nothing when it already follows that master; otherwise the
-// replication starts anew. It returns before any connection is tried.
-func (n *Node) AddMaster(host string, port int, force bool) {
+// replication starts anew. It returns before any connection is tried,
+// and reports whether it started.
+func (n *Node) AddMaster(host string, port int, force bool) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	old := n.replica.Load()
 	if old != nil && !force && old.host == host && old.port == port {
-		return
+		return false
 	}
 	if old != nil {
 		old.Stop()
@@ -107,6 +108,7 @@ func (n *Node) AddMaster(host string, port int, force bool) {
 	n.st.ClearReplID()
 	n.replica.Store(newReplica(n, host, port))
 	n.cfg.SetSlaveOf(host + " " + strconv.Itoa(port))
+	return true
 }
 
 // RemoveMaster makes the node a master, whose writes begin a new

@@ -9,9 +9,10 @@ import (
 // closeWatcher returns the WatchClose of a connection: while a client
 // waits in a blocking command nobody reads its socket, so a peek (which
 // consumes nothing the command reader will need) tells when the peer
-// closes it. The watch ends when stop is called (it returns once the
-// socket is the command reader's again), or when the client sends data,
-// which Redis would only queue anyway.
+// closes it, or the server does (a shutdown closes every connection). The
+// watch ends when stop is called (it returns once the socket is the
+// command reader's again), or when the client sends data, which Redis
+// would only queue anyway.
 func closeWatcher(c net.Conn) func() (closed <-chan struct{}, stop func()) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -36,7 +37,9 @@ func closeWatcher(c net.Conn) func() (closed <-chan struct{}, stop func()) {
 				eof = n == 0 || err != nil
 				return true
 			})
-			if err == nil && eof {
+			// A failed wait is a closed socket, or stop's deadline,
+			// which nobody watches for any more.
+			if err != nil || eof {
 				close(closed)
 			}
 		}()

@@ -20,7 +20,9 @@ import (
 // on makes the key ready (Written), and once the writing command is done,
 // and before its reply goes out, the writer's goroutine serves the ready
 // keys: for each key, its waiters in the order they blocked (Claim), each
-// with its command restricted to that key, until one finds nothing. What
+// with its command restricted to that key, until one finds nothing; a
+// waiter that finds nothing ends the turn of its pool only, the waiters
+// that compete with it for the same elements. What
 // a command means, and how it is run for a waiter, is the command layer's:
 // this file only keeps who waits for what.
 
@@ -50,6 +52,11 @@ type Waiter struct {
 	Args  [][]byte
 	Serve func(args [][]byte, key []byte) [][]byte
 	Null  func(reply.Sink)
+	// Pool names the waiters of a key that compete for what a write
+	// brings there: once one of a pool is not served, neither would the
+	// others be, and the round of that key passes them by (Claim). The
+	// waiters of lists and sorted sets are one pool, "".
+	Pool string
 	// AckTarget is, for WAIT, the sequence number replicas must
 	// acknowledge.
 	AckTarget uint64
@@ -58,7 +65,7 @@ type Waiter struct {
 	// wake tells the connection's goroutine to look at the state again:
 	// served, or an attempt ended while an event was pending.
 	wake    chan struct{}
-	unblock chan bool // CLIENT UNBLOCK; true: with an error
+	unblock chan Outcome // CLIENT UNBLOCK (TimedOut or UnblockedWithError), or Demoted
 
 	mu     sync.Mutex // guards the fields below and the state's changes
 	event  Outcome    // TimedOut, UnblockedWithError or Disconnected, noted while serving
@@ -103,6 +110,12 @@ type Blocking struct {
 	// acks are the waiters of WAIT, which a replica's acknowledgement
 	// makes run their command again.
 	acks map[*Waiter]struct{}
+	// gone are the waiters whose command answers when a key of theirs is
+	// deleted (XREADGROUP): their keys are expired actively.
+	gone map[*Waiter]struct{}
+	// expiries are when keys someone waits on expire (Unix ms), as the
+	// last attempt of a gone waiter found them; absent: never.
+	expiries map[ReadyKey]int64
 }
 
 // Count returns how many sessions wait (INFO's blocked_clients).
@@ -113,9 +126,10 @@ func (s *Session) Waiter() *Waiter { return s.waiter }
 
 // Block registers s as blocked on keys (or keeps its registration, when
 // it ran its command again), with the command as it was sent (args), the
-// reply on timeout (null) and the form it is served with (serve); the
-// dispatcher then waits (Blocked is set). A timeout of 0 waits for ever.
-func (s *Session) Block(args, keys [][]byte, timeout time.Duration, null func(reply.Sink), serve func([][]byte, []byte) [][]byte) *Waiter {
+// reply on timeout (null), the form it is served with (serve) and its
+// pool; the dispatcher then waits (Blocked is set). A timeout of 0 waits
+// for ever.
+func (s *Session) Block(args, keys [][]byte, timeout time.Duration, null func(reply.Sink), serve func([][]byte, []byte) [][]byte, pool string) *Waiter {
 	s.Blocked = true
 	if w := s.waiter; w != nil {
 		w.mu.Lock()
@@ -124,7 +138,7 @@ func (s *Session) Block(args, keys [][]byte, timeout time.Duration, null func(re
 		w.mu.Unlock()
 		return w
 	}
-	w := &Waiter{Session: s, NS: s.Namespace, Null: null, Serve: serve, wake: make(chan struct{}, 1), unblock: make(chan bool, 1)}
+	w := &Waiter{Session: s, NS: s.Namespace, Null: null, Serve: serve, Pool: pool, wake: make(chan struct{}, 1), unblock: make(chan Outcome, 1)}
 	// The server reuses the argument buffers.
 	w.Args = make([][]byte, len(args))
 	for i, a := range args {
@@ -196,14 +210,100 @@ func (b *Blocking) Written(ns string, keys [][]byte, writer *Session) {
 		if len(b.queues[rk]) == 0 || slices.Contains(b.ready[writer], rk) {
 			continue
 		}
-		if b.ready == nil {
-			b.ready = map[*Session][]ReadyKey{}
-		}
-		if len(b.ready[writer]) == 0 {
-			b.readyN.Add(1)
-		}
-		b.ready[writer] = append(b.ready[writer], rk)
+		b.markReady(rk, writer)
 	}
+}
+
+// markReady adds rk to the keys writer made ready; b.mu is held.
+func (b *Blocking) markReady(rk ReadyKey, writer *Session) {
+	if b.ready == nil {
+		b.ready = map[*Session][]ReadyKey{}
+	}
+	if len(b.ready[writer]) == 0 {
+		b.readyN.Add(1)
+	}
+	b.ready[writer] = append(b.ready[writer], rk)
+}
+
+// Flushed records, for writer, every key of namespace ns (all: of every
+// namespace) that someone waits on, as FLUSHDB (FLUSHALL) emptied them:
+// their waiters look at them again (a blocked XREADGROUP learns its
+// stream is gone). With no writer (a replicated flush), they run their
+// command again on their own, as Retry.
+func (b *Blocking) Flushed(ns string, all bool, writer *Session) {
+	if b.count.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	already := map[ReadyKey]bool{}
+	for _, rk := range b.ready[writer] {
+		already[rk] = true
+	}
+	for rk, q := range b.queues {
+		switch {
+		case len(q) == 0 || !(all || rk.NS == ns):
+		case writer == nil:
+			retryLocked(q)
+		case !already[rk]:
+			b.markReady(rk, writer)
+		}
+	}
+}
+
+// AnswersGone notes that w's command answers when a key it waits on is
+// deleted (XREADGROUP's UNBLOCKED). Redis's active expiry deletes a key
+// whose time has passed: so must Basalt's, for such a waiter's keys
+// (Expires, GoneKeys).
+func (b *Blocking) AnswersGone(w *Waiter) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !w.linked {
+		return
+	}
+	if b.gone == nil {
+		b.gone = map[*Waiter]struct{}{}
+	}
+	b.gone[w] = struct{}{}
+}
+
+// Expires records when key of namespace ns expires (Unix ms, 0: never).
+// A gone waiter's attempts record it, under the key's lock, every time
+// a write makes the key ready: the last one saw the last write.
+func (b *Blocking) Expires(ns string, key []byte, atMs int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	rk := ReadyKey{ns, string(key)}
+	switch {
+	case atMs == 0:
+		delete(b.expiries, rk)
+	case len(b.queues[rk]) > 0:
+		if b.expiries == nil {
+			b.expiries = map[ReadyKey]int64{}
+		}
+		b.expiries[rk] = atMs
+	}
+}
+
+// GoneKeys returns the keys whose time has passed at nowMs that a gone
+// waiter waits on.
+func (b *Blocking) GoneKeys(nowMs int64) []ReadyKey {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var keys []ReadyKey
+	for rk, at := range b.expiries {
+		if at >= nowMs {
+			continue
+		}
+		for _, w := range b.queues[rk] {
+			if _, ok := b.gone[w]; ok {
+				keys = append(keys, rk)
+				break
+			}
+		}
+	}
+	return keys
+
 }
 
 // Retry makes the waiters on keys of namespace ns run their command again
@@ -217,19 +317,25 @@ func (b *Blocking) Retry(ns string, keys [][]byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, k := range keys {
-		for _, w := range b.queues[ReadyKey{ns, string(k)}] {
-			w.mu.Lock()
-			switch {
-			case w.state.Load() == stPreparing:
-				w.missed = true
-			case w.state.Load() == stServing:
-				w.again = true
-			case w.state.Load() == stWaiting && w.event == 0:
-				w.event = Rerun
-				w.signal()
-			}
-			w.mu.Unlock()
+		retryLocked(b.queues[ReadyKey{ns, string(k)}])
+	}
+}
+
+// retryLocked makes the waiters of a queue run their command again; b.mu
+// is held.
+func retryLocked(q []*Waiter) {
+	for _, w := range q {
+		w.mu.Lock()
+		switch {
+		case w.state.Load() == stPreparing:
+			w.missed = true
+		case w.state.Load() == stServing:
+			w.again = true
+		case w.state.Load() == stWaiting && w.event == 0:
+			w.event = Rerun
+			w.signal()
 		}
+		w.mu.Unlock()
 	}
 }
 
@@ -249,15 +355,19 @@ func (b *Blocking) TakeReady(s *Session) []ReadyKey {
 }
 
 // Claim takes the oldest waiter on rk that waits to serving, or returns
-// nil. One that is getting ready to wait is told it missed a write. One
+// nil, passing by the waiters of the pools spent (not served since the
+// write). One that is getting ready to wait is told it missed a write. One
 // that another goroutine serves now keeps its turn: it is told the key got
 // ready again (its attempt may have read before this write), and nil is
 // returned, so that no later waiter overtakes it. The caller runs the
 // waiter's command and ends the attempt with Served.
-func (b *Blocking) Claim(rk ReadyKey) *Waiter {
+func (b *Blocking) Claim(rk ReadyKey, spent []string) *Waiter {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, w := range b.queues[rk] {
+		if slices.Contains(spent, w.Pool) {
+			continue
+		}
 		w.mu.Lock()
 		switch {
 		case w.state.Load() == stPreparing:
@@ -322,6 +432,7 @@ func (b *Blocking) unlink(w *Waiter) {
 		delete(b.bySession, w.Session)
 	}
 	delete(b.acks, w)
+	delete(b.gone, w)
 	for _, k := range w.keys {
 		q := ReadyKey{w.NS, k}
 		list := b.queues[q]
@@ -333,6 +444,7 @@ func (b *Blocking) unlink(w *Waiter) {
 		}
 		if len(list) == 0 {
 			delete(b.queues, q)
+			delete(b.expiries, q)
 		} else {
 			b.queues[q] = list
 		}
@@ -356,11 +468,31 @@ func (b *Blocking) Unblock(s *Session, withError bool) bool {
 	if w == nil {
 		return false
 	}
+	outcome := TimedOut
+	if withError {
+		outcome = UnblockedWithError
+	}
+	w.end(outcome)
+	return true
+}
+
+// Demoted ends the wait of every blocked session: the server became a
+// replica, and Redis answers them with an error.
+func (b *Blocking) Demoted() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, w := range b.bySession {
+		w.end(Demoted)
+	}
+}
+
+// end asks w's connection to end its wait with outcome, unless an end
+// is asked already.
+func (w *Waiter) end(outcome Outcome) {
 	select {
-	case w.unblock <- withError:
+	case w.unblock <- outcome:
 	default:
 	}
-	return true
 }
 
 // Outcome is how a wait ended.
@@ -378,6 +510,8 @@ const (
 	Served
 	// Recount: a replica acknowledged; WAIT runs again.
 	Recount
+	// Demoted: the server became a replica.
+	Demoted
 	// Rerun: a replicated write changed a key it waits on (Retry); it
 	// runs its command again.
 	Rerun
@@ -423,11 +557,7 @@ func (w *Waiter) Await() Outcome {
 		case <-w.wake:
 		case <-expired:
 			event, expired = TimedOut, nil
-		case withError := <-w.unblock:
-			event = TimedOut
-			if withError {
-				event = UnblockedWithError
-			}
+		case event = <-w.unblock:
 		case <-closed:
 			event, closed = Disconnected, nil
 		}

@@ -2,6 +2,8 @@ package session
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,15 +151,15 @@ func TestBlockingFIFO(t *testing.T) {
 	a, _ := connect(t, r)
 	b, _ := connect(t, r)
 	null := func(w reply.Sink) { w.NullArray() }
-	wa := a.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0")}, [][]byte{[]byte("k"), []byte("k")}, 0, null, nil)
-	wb := b.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0")}, [][]byte{[]byte("k")}, 0, null, nil)
+	wa := a.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0")}, [][]byte{[]byte("k"), []byte("k")}, 0, null, nil, "")
+	wb := b.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0")}, [][]byte{[]byte("k")}, 0, null, nil, "")
 	if r.Blocking.Count() != 2 || len(wa.Keys()) != 1 {
 		t.Fatalf("count %d, keys %q", r.Blocking.Count(), wa.Keys())
 	}
 	// Both are preparing: a write marks them as having missed it.
 	r.Blocking.Written(def, [][]byte{[]byte("k")}, writer)
 	ready := r.Blocking.TakeReady(writer)
-	if len(ready) != 1 || r.Blocking.Claim(ready[0]) != nil {
+	if len(ready) != 1 || r.Blocking.Claim(ready[0], nil) != nil {
 		t.Fatalf("ready %v: a preparing waiter was claimed", ready)
 	}
 	if got := wa.Await(); got != Woken {
@@ -167,21 +169,104 @@ func TestBlockingFIFO(t *testing.T) {
 	for _, w := range []*Waiter{wa, wb} {
 		w.state.Store(stWaiting)
 	}
-	first := r.Blocking.Claim(ReadyKey{def, "k"})
+	first := r.Blocking.Claim(ReadyKey{def, "k"}, nil)
 	if first != wa || !first.Serving() {
 		t.Fatalf("claimed %v, want the first to block", first)
 	}
 	r.Blocking.Served(first, false)
-	if again := r.Blocking.Claim(ReadyKey{def, "k"}); again != wa {
+	if again := r.Blocking.Claim(ReadyKey{def, "k"}, nil); again != wa {
 		t.Fatal("a waiter not served lost its place")
 	} else {
 		r.Blocking.Served(again, true)
 	}
-	if next := r.Blocking.Claim(ReadyKey{def, "k"}); next != wb {
+	if next := r.Blocking.Claim(ReadyKey{def, "k"}, nil); next != wb {
 		t.Fatalf("after the first was served, claimed %v", next)
 	}
 	if r.Blocking.Count() != 1 {
 		t.Fatalf("count %d after one was served", r.Blocking.Count())
+	}
+}
+
+// A round of a key passes by the waiters of the pools spent, and only
+// those: the next waiter of another pool is claimed, in order.
+func TestBlockingPools(t *testing.T) {
+	r := newRegistry(t)
+	args := [][]byte{[]byte("xreadgroup"), []byte("k")}
+	var ws []*Waiter
+	for _, pool := range []string{"g1", "g1", "g2", "g1"} {
+		s, _ := connect(t, r)
+		w := s.Block(args, [][]byte{[]byte("k")}, 0, nil, nil, pool)
+		w.state.Store(stWaiting)
+		ws = append(ws, w)
+	}
+	rk := ReadyKey{def, "k"}
+	if got := r.Blocking.Claim(rk, nil); got != ws[0] {
+		t.Fatal("the first waiter was not claimed")
+	}
+	r.Blocking.Served(ws[0], false)
+	if got := r.Blocking.Claim(rk, []string{"g1"}); got != ws[2] {
+		t.Fatal("the first waiter of another pool was not claimed past a spent one")
+	}
+	r.Blocking.Served(ws[2], false)
+	if got := r.Blocking.Claim(rk, []string{"g1", "g2"}); got != nil {
+		t.Fatalf("claimed a waiter of a spent pool: %v", got.Pool)
+	}
+}
+
+// The keys whose time has passed are listed for active expiry when a
+// waiter that answers when they are deleted waits on them, each once,
+// for as long as one does.
+func TestBlockingGoneKeys(t *testing.T) {
+	r := newRegistry(t)
+	args := [][]byte{[]byte("xreadgroup")}
+	a, _ := connect(t, r)
+	b, _ := connect(t, r)
+	c, _ := connect(t, r)
+	wa := a.Block(args, [][]byte{[]byte("s"), []byte("t")}, 0, nil, nil, "g")
+	wb := b.Block(args, [][]byte{[]byte("s")}, 0, nil, nil, "g")
+	c.Block(args, [][]byte{[]byte("u")}, 0, nil, nil, "")
+	r.Blocking.AnswersGone(wa)
+	r.Blocking.AnswersGone(wb)
+	for _, k := range []string{"s", "t", "u"} {
+		r.Blocking.Expires(def, []byte(k), 100)
+	}
+	r.Blocking.Expires(def, []byte("nobody"), 100)
+	if keys := r.Blocking.GoneKeys(100); len(keys) != 0 {
+		t.Fatalf("GoneKeys before their time = %v", keys)
+	}
+	r.Blocking.Expires(def, []byte("t"), 0) // PERSIST
+	if keys := r.Blocking.GoneKeys(101); fmt.Sprint(keys) != fmt.Sprintf("[{%s s}]", def) {
+		t.Fatalf("GoneKeys = %v", keys)
+	}
+	r.Blocking.Remove(wa)
+	r.Blocking.Remove(wb)
+	if keys := r.Blocking.GoneKeys(101); len(keys) != 0 {
+		t.Fatalf("GoneKeys after the waiters left = %v", keys)
+	}
+}
+
+// FLUSHDB makes every key waited on in its namespace ready, FLUSHALL
+// every key of every namespace, each once, after what the writer made
+// ready before.
+func TestBlockingFlushed(t *testing.T) {
+	r := newRegistry(t)
+	writer, _ := connect(t, r)
+	a, _ := connect(t, r)
+	b, _ := connect(t, r)
+	b.Namespace = "tenant"
+	args := [][]byte{[]byte("blpop"), []byte("k"), []byte("j"), []byte("0")}
+	a.Block(args, [][]byte{[]byte("k"), []byte("j")}, 0, nil, nil, "")
+	b.Block(args, [][]byte{[]byte("k")}, 0, nil, nil, "")
+	r.Blocking.Written(def, [][]byte{[]byte("j")}, writer)
+	r.Blocking.Flushed(def, false, writer)
+	ready := r.Blocking.TakeReady(writer)
+	slices.SortFunc(ready[1:], func(x, y ReadyKey) int { return strings.Compare(x.Key, y.Key) })
+	if fmt.Sprint(ready) != fmt.Sprintf("[{%s j} {%s k}]", def, def) {
+		t.Fatalf("FLUSHDB made ready %v", ready)
+	}
+	r.Blocking.Flushed(def, true, writer)
+	if ready := r.Blocking.TakeReady(writer); len(ready) != 3 || !slices.Contains(ready, ReadyKey{"tenant", "k"}) {
+		t.Fatalf("FLUSHALL made ready %v", ready)
 	}
 }
 
@@ -193,15 +278,15 @@ func TestBlockingReadyWhileServing(t *testing.T) {
 	a, _ := connect(t, r)
 	b, _ := connect(t, r)
 	args := [][]byte{[]byte("blpop"), []byte("k"), []byte("0")}
-	wa := a.Block(args, [][]byte{[]byte("k")}, 0, nil, nil)
-	wb := b.Block(args, [][]byte{[]byte("k")}, 0, nil, nil)
+	wa := a.Block(args, [][]byte{[]byte("k")}, 0, nil, nil, "")
+	wb := b.Block(args, [][]byte{[]byte("k")}, 0, nil, nil, "")
 	wa.state.Store(stWaiting)
 	wb.state.Store(stWaiting)
 	rk := ReadyKey{def, "k"}
-	if got := r.Blocking.Claim(rk); got != wa {
+	if got := r.Blocking.Claim(rk, nil); got != wa {
 		t.Fatal("the first waiter was not claimed")
 	}
-	if got := r.Blocking.Claim(rk); got != nil {
+	if got := r.Blocking.Claim(rk, nil); got != nil {
 		t.Fatal("a later waiter overtook one being served")
 	}
 	if !r.Blocking.Served(wa, false) {
@@ -210,7 +295,7 @@ func TestBlockingReadyWhileServing(t *testing.T) {
 	if !wa.Serving() || r.Blocking.Served(wa, false) {
 		t.Fatal("the retry did not keep the claim, or asked for another")
 	}
-	if got := r.Blocking.Claim(rk); got != wa {
+	if got := r.Blocking.Claim(rk, nil); got != wa {
 		t.Fatal("the first waiter lost its turn")
 	}
 }
@@ -220,7 +305,7 @@ func TestAwaitOutcomes(t *testing.T) {
 	r := newRegistry(t)
 	s, _ := connect(t, r)
 	null := func(w reply.Sink) { w.Null() }
-	w := s.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0.05")}, [][]byte{[]byte("k")}, 50*time.Millisecond, null, nil)
+	w := s.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0.05")}, [][]byte{[]byte("k")}, 50*time.Millisecond, null, nil, "")
 	if got := w.Await(); got != TimedOut {
 		t.Fatalf("Await = %v, want TimedOut", got)
 	}
@@ -228,7 +313,7 @@ func TestAwaitOutcomes(t *testing.T) {
 	if s.Waiter() != nil || r.Blocking.Count() != 0 {
 		t.Fatal("a removed waiter is still registered")
 	}
-	w = s.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0")}, [][]byte{[]byte("k")}, 0, null, nil)
+	w = s.Block([][]byte{[]byte("blpop"), []byte("k"), []byte("0")}, [][]byte{[]byte("k")}, 0, null, nil, "")
 	if !r.Blocking.Unblock(s, true) {
 		t.Fatal("Unblock found no waiter")
 	}
