@@ -1,14 +1,10 @@
 package commands
 
 import (
-	"errors"
-	"net"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/basaltdb/basalt/resp"
+	"github.com/basaltdb/basalt/cluster"
 )
 
 func init() {
@@ -83,11 +79,10 @@ func migrateSecret(args [][]byte, i int) bool {
 // [AUTH password | AUTH2 username password] [KEYS key [key ...]]
 //
 // Moves keys to another server as Redis does: their DUMP payloads go to
-// the target in one pipeline of RESTORE (RESTORE-ASKING in cluster mode),
-// after AUTH and SELECT, each I/O bounded by timeout milliseconds; the keys
-// the target took are deleted here unless COPY. The keys stay locked
-// meanwhile, so no write slips between their DUMP and their deletion.
-// Each call opens its own connection (Redis keeps them for 10 s).
+// the target (cluster.Restore), and the keys the target took are deleted
+// here unless COPY. The keys stay locked meanwhile, so no write slips
+// between their DUMP and their deletion. Each call opens its own
+// connection (Redis keeps them for 10 s).
 func cmdMigrate(c *Ctx) {
 	o := parseMigrateOptions(c.Args)
 	switch {
@@ -109,15 +104,22 @@ func cmdMigrate(c *Ctx) {
 	if timeout <= 0 {
 		timeout = 1000
 	}
-	keys, payloads, ttls, ok := c.migrationPayloads(migrateKeys(c.Args))
+	items, ok := c.migrationPayloads(migrateKeys(c.Args))
 	if !ok {
 		return
 	}
-	if len(keys) == 0 {
+	if len(items) == 0 {
 		c.W.Simple("NOKEY")
 		return
 	}
-	moved, err := c.sendMigration(o, db, time.Duration(timeout)*time.Millisecond, keys, payloads, ttls)
+	moved, err := cluster.Restore{
+		Addr:     cluster.HostPort(c.Args[1], c.Args[2]),
+		Timeout:  time.Duration(timeout) * time.Millisecond,
+		Username: o.username, Password: o.password,
+		DB:      db,
+		Replace: o.replace,
+		Asking:  c.Env.Cluster != nil,
+	}.Send(items)
 	if !o.copy && len(moved) > 0 {
 		deleted, delErr := c.DB.DelKeys(moved)
 		c.changed = deleted
@@ -132,12 +134,11 @@ func cmdMigrate(c *Ctx) {
 	c.W.OK()
 }
 
-// migrationPayloads dumps the keys that exist and returns them with their
-// payloads and TTLs in milliseconds (0: none).
-func (c *Ctx) migrationPayloads(keys [][]byte) (live, payloads [][]byte, ttls []int64, ok bool) {
+// migrationPayloads dumps the keys that exist, with their TTLs.
+func (c *Ctx) migrationPayloads(keys [][]byte) (items []cluster.RestoreItem, ok bool) {
 	states, err := c.DB.KeyStates(keys)
 	if !c.ok(err) {
-		return nil, nil, nil, false
+		return nil, false
 	}
 	now := time.Now().UnixMilli()
 	for i, k := range keys {
@@ -146,7 +147,7 @@ func (c *Ctx) migrationPayloads(keys [][]byte) (live, payloads [][]byte, ttls []
 		}
 		payload, found, err := c.dumpPayload(k)
 		if !c.ok(err) {
-			return nil, nil, nil, false
+			return nil, false
 		}
 		if !found {
 			continue
@@ -155,76 +156,7 @@ func (c *Ctx) migrationPayloads(keys [][]byte) (live, payloads [][]byte, ttls []
 		if exp := states[i].Expire; exp != 0 {
 			ttl = max(exp-now, 1)
 		}
-		live, payloads, ttls = append(live, k), append(payloads, payload), append(ttls, ttl)
+		items = append(items, cluster.RestoreItem{Key: k, Payload: payload, TTL: ttl})
 	}
-	return live, payloads, ttls, true
-}
-
-// Errors of a migration, in Redis's words.
-var (
-	errMigrateConnect = errors.New("IOERR error or timeout connecting to the client")
-	errMigrateWrite   = errors.New("IOERR error or timeout writing to target instance")
-	errMigrateRead    = errors.New("IOERR error or timeout reading to target instance")
-)
-
-// sendMigration restores the keys on the target and returns those it
-// took. The error is the first the target replied, or a connection's.
-func (c *Ctx) sendMigration(o migrateOptions, db int64, timeout time.Duration, keys, payloads [][]byte, ttls []int64) (moved [][]byte, err error) {
-	target, dialErr := resp.Dial(net.JoinHostPort(string(c.Args[1]), string(c.Args[2])), timeout)
-	switch {
-	case errors.Is(dialErr, syscall.ECONNREFUSED):
-		// Redis connects without blocking and learns of the refusal
-		// when it writes.
-		return nil, errMigrateWrite
-	case dialErr != nil:
-		return nil, errMigrateConnect
-	}
-	defer target.Close()
-	replies := len(keys) + 1 // SELECT's, then the keys'
-	switch {
-	case o.username != nil:
-		target.Append([]byte("AUTH"), o.username, o.password)
-		replies++
-	case o.password != nil:
-		target.Append([]byte("AUTH"), o.password)
-		replies++
-	}
-	target.Append([]byte("SELECT"), strconv.AppendInt(nil, db, 10))
-	restore := []byte("RESTORE")
-	if c.Env.Cluster != nil {
-		restore = []byte("RESTORE-ASKING")
-	}
-	for i, k := range keys {
-		args := [][]byte{restore, k, strconv.AppendInt(nil, ttls[i], 10), payloads[i]}
-		if o.replace {
-			args = append(args, []byte("REPLACE"))
-		}
-		target.Append(args...)
-	}
-	if target.Flush(time.Now().Add(timeout)) != nil {
-		return nil, errMigrateWrite
-	}
-	// As Redis, a key counts as moved only when AUTH and SELECT passed
-	// too; the error is the first the target replied.
-	setup, setupFailed := replies-len(keys), false
-	for n := 0; n < replies; n++ {
-		r, readErr := target.Read(time.Now().Add(timeout))
-		if readErr != nil {
-			if err == nil {
-				err = errMigrateRead
-			}
-			return moved, err
-		}
-		failed := r.Kind == '-'
-		if failed && err == nil {
-			err = errors.New("ERR Target instance replied with error: " + string(r.Str))
-		}
-		switch {
-		case n < setup:
-			setupFailed = setupFailed || failed
-		case !failed && !setupFailed:
-			moved = append(moved, keys[n-setup])
-		}
-	}
-	return moved, err
+	return items, true
 }
