@@ -340,7 +340,7 @@ func startCluster(bin, dir string, n int, extra ...string) []*server {
 	var nodes []*server
 	var text strings.Builder
 	for i := 0; i < n; i++ {
-		s := start("basalt node "+strconv.Itoa(i), bin, append([]string{"--cluster-enabled", "yes", "--dir", dir + "/" + strconv.Itoa(i), "--log-level", "warning"}, extra...)...)
+		s := startBasalt("basalt node "+strconv.Itoa(i), bin, append([]string{"--cluster-enabled", "yes", "--dir", dir + "/" + strconv.Itoa(i), "--log-level", "warning"}, extra...)...)
 		nodes = append(nodes, s)
 		from, to := i*16384/n, (i+1)*16384/n-1
 		fmt.Fprintf(&text, "%040d 127.0.0.1 %d master - %d-%d\n", i+1, s.port, from, to)

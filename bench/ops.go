@@ -94,7 +94,7 @@ func benchBackup(basaltBin, kvrocksBin, dir string, mb int) {
 // peers starts a basalt and, when its binary is there, a Kvrocks, each
 // with a data directory of its own under dir.
 func peers(basaltBin, kvrocksBin, dir string) []*server {
-	out := []*server{start("basalt", basaltBin, "--dir", dir+"/basalt", "--log-level", "warning")}
+	out := []*server{startBasalt("basalt", basaltBin, "--dir", dir+"/basalt", "--log-level", "warning")}
 	if _, err := os.Stat(kvrocksBin); kvrocksBin != "" && err == nil {
 		out = append(out, start("kvrocks", kvrocksBin, "--bind", "127.0.0.1", "--dir", dir+"/kvrocks",
 			"--daemonize", "no", "--log-dir", dir+"/kvrocks", "--log-level", "warning"))

@@ -47,7 +47,7 @@ func benchReplication(bin, dir string, mb int, l load) {
 // its files (master_sync_in_progress), then the swap and the PSYNC that
 // follows. The rate is the checkpoint's bytes over the fetch.
 func benchFullSync(bin, dir string, mb int) {
-	master := start("basalt master", bin, "--dir", dir+"/master", "--log-level", "warning",
+	master := startBasalt("basalt master", bin, "--dir", dir+"/master", "--log-level", "warning",
 		"--rocksdb.wal_ttl_seconds", "0", "--rocksdb.wal_size_limit_mb", "0")
 	defer master.stop()
 	mc := nodeClient(master)
@@ -60,7 +60,7 @@ func benchFullSync(bin, dir string, mb int) {
 	check(mc.Do(context.Background(), "COMPACT").Err())
 	want := sequence(mc)
 
-	replica := start("basalt replica", bin, "--dir", dir+"/replica", "--log-level", "warning")
+	replica := startBasalt("basalt replica", bin, "--dir", dir+"/replica", "--log-level", "warning")
 	defer replica.stop()
 	rc := nodeClient(replica)
 	defer rc.Close()
@@ -116,15 +116,15 @@ func benchLag(bin, dir string, l load, pipeline int, pinned bool) {
 		defer pin(os.Getpid(), allCPUs())
 	}
 	step := []string{"-t", "set"}
-	alone := start("basalt master", bin, "--dir", dir+"/alone", "--log-level", "warning")
+	alone := startBasalt("basalt master", bin, "--dir", dir+"/alone", "--log-level", "warning")
 	ticks := alone.cpuTicks()
 	without := l.measure(step, pipeline, alone)
 	aloneCPU := alone.cpuPerRequest(ticks, l.sent(pipeline))
 	alone.stop()
 
-	master := start("basalt master", bin, "--dir", dir+"/master", "--log-level", "warning")
+	master := startBasalt("basalt master", bin, "--dir", dir+"/master", "--log-level", "warning")
 	defer master.stop()
-	replica := start("basalt replica", bin, "--dir", dir+"/replica", "--log-level", "warning")
+	replica := startBasalt("basalt replica", bin, "--dir", dir+"/replica", "--log-level", "warning")
 	defer replica.stop()
 	if pinned {
 		pin(replica.cmd.Process.Pid, "1")

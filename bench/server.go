@@ -24,7 +24,7 @@ type server struct {
 // basalt comes first: the ratios are basalt's ops/s over each other's.
 func startServers(basaltBin, kvrocksBin, dir string) []*server {
 	servers := []*server{
-		start("basalt", basaltBin, "--dir", dir+"/basalt", "--log-level", "warning"),
+		startBasalt("basalt", basaltBin, "--dir", dir+"/basalt", "--log-level", "warning"),
 		start("redis", "redis-server", "--save", "", "--appendonly", "no", "--dir", dir),
 	}
 	if kvrocksBin == "" {
@@ -57,6 +57,12 @@ func defaultKvrocks() string {
 			return filepath.Join(dir, "..", "shared", "kvrocks", "kvrocks")
 		}
 	}
+}
+
+// startBasalt starts a basalt server with its metrics endpoint off: every
+// server the bench runs at once would claim the default port, 9666.
+func startBasalt(name, bin string, args ...string) *server {
+	return start(name, bin, append([]string{"--metrics-port", "0"}, args...)...)
 }
 
 func start(name, bin string, args ...string) *server {

@@ -214,8 +214,7 @@ func TestExampleConfigDocumentsEveryOption(t *testing.T) {
 		if !strings.Contains(string(text), "\n"+o.name+" ") && !strings.Contains(string(text), "\n# "+o.name+" ") {
 			t.Errorf("basalt.conf does not document %s", o.name)
 		}
-		// The example turns the metrics endpoint on; the default is off.
-		if got := c.byName[o.name].value.String(); got != o.value.String() && o.name != "metrics-port" {
+		if got := c.byName[o.name].value.String(); got != o.value.String() {
 			t.Errorf("basalt.conf sets %s to %q, the built-in default is %q", o.name, got, o.value.String())
 		}
 	}

@@ -65,7 +65,7 @@ func (c *Config) addOptions() {
 	c.add("resp3-enabled", &c.RESP3Enabled, "yes", 0, "allow HELLO 3 (yes by default, as in Kvrocks 2.11; no answers HELLO 3 in RESP2)")
 	c.add("redis-cursor-compatible", boolean(), "yes", noEffect, "numeric SCAN cursors (Basalt's always are)")
 	c.addClientLimits()
-	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "0", ro|basalt, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
+	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "9666", ro|basalt, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
 
 	// Security and namespaces.
 	c.add("requirepass", &c.RequirePass, "", 0, "admin password; clients must AUTH with it (empty: no password)")

@@ -148,7 +148,26 @@ func startRedis(t testing.TB, extra ...string) *proc {
 	return launch(t, "redis-server", append(args, extra...), port)
 }
 
+// launch starts bin with args and waits until it answers on port. Basalt
+// gets its metrics endpoint off (quietMetrics).
 func launch(t testing.TB, bin string, args []string, port int) *proc {
+	t.Helper()
+	return launchExact(t, bin, quietMetrics(bin, args), port)
+}
+
+// quietMetrics puts --metrics-port 0 before basalt's arguments: the
+// built-in default serves /metrics on 9666, which the servers tests start
+// side by side would all claim. A --metrics-port among args comes later
+// and wins.
+func quietMetrics(bin string, args []string) []string {
+	if bin != basaltBin {
+		return args
+	}
+	return append([]string{"--metrics-port", "0"}, args...)
+}
+
+// launchExact is launch with args as they are.
+func launchExact(t testing.TB, bin string, args []string, port int) *proc {
 	t.Helper()
 	p := &proc{t: t, Port: port, Output: &lockedBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
@@ -278,8 +297,13 @@ func protocols(t *testing.T, p *proc, f func(t *testing.T, c *redis.Client)) {
 }
 
 // runBasaltCommand runs the binary to completion (for start-up failures).
+// A server's command line (one that starts with a flag, not a subcommand)
+// gets the metrics endpoint off, as launch gives it.
 func runBasaltCommand(t testing.TB, args ...string) (string, int) {
 	t.Helper()
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		args = quietMetrics(basaltBin, args)
+	}
 	cmd := exec.Command(basaltBin, args...)
 	done := make(chan struct{})
 	var out []byte

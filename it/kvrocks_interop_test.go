@@ -376,7 +376,7 @@ func runToExit(t *testing.T, s server, dir string, args ...string) string {
 func launchNoWait(t *testing.T, bin string, args []string) *proc {
 	t.Helper()
 	p := &proc{t: t, Output: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, args...)
+	p.cmd = exec.Command(bin, quietMetrics(bin, args)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

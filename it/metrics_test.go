@@ -95,6 +95,27 @@ func infoMap(t *testing.T, c *redis.Client) map[string]string {
 	return out
 }
 
+// TestMetricsOnByDefault: a server started as `make run` starts it, with
+// no config file and no metrics-port, serves /metrics on 9666, as
+// basalt.conf says. Skipped while something else holds 9666.
+func TestMetricsOnByDefault(t *testing.T) {
+	if ln, err := net.Listen("tcp", "127.0.0.1:9666"); err != nil {
+		t.Skipf("127.0.0.1:9666 is in use: %v", err)
+	} else {
+		ln.Close()
+	}
+	port := freePort(t)
+	p := launchExact(t, basaltBin, []string{"--port", strconv.Itoa(port), "--dir", t.TempDir(), "--log-dir", "stdout"}, port)
+	c := p.client(t, 2)
+	for i := 0; i < 11; i++ {
+		must(t, c.Set(ctx, "k", i, 0).Err())
+	}
+	families := scrape(t, "http://127.0.0.1:9666/metrics")
+	if n := metricValue(families, "kvrocks_commands_total", "cmd", "set"); n != 11 {
+		t.Errorf("kvrocks_commands_total{cmd=\"set\"} = %v on 9666, want 11", n)
+	}
+}
+
 func TestMetricsEndpoint(t *testing.T) {
 	port := freePort(t)
 	p := startBasalt(t, "--metrics-port", strconv.Itoa(port))

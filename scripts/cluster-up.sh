@@ -1,7 +1,8 @@
 #!/bin/sh
 # Starts a three-node Basalt cluster on 127.0.0.1:7001-7003 (data and logs
-# under ./data/cluster) and pushes its topology, as the Kvrocks controller
-# would, with redis-cli. `scripts/cluster-up.sh down` stops it.
+# under ./data/cluster, /metrics on 9001-9003) and pushes its topology, as
+# the Kvrocks controller would, with redis-cli. `scripts/cluster-up.sh down`
+# stops it.
 set -eu
 
 BIN=${BIN:-bin/basalt}
@@ -25,7 +26,7 @@ fi
 [ -x "$BIN" ] || make build
 for port in $PORTS; do
 	mkdir -p "$BASE/$port"
-	"$BIN" --cluster-enabled yes --bind 127.0.0.1 --port "$port" --dir "$BASE/$port" \
+	"$BIN" --cluster-enabled yes --bind 127.0.0.1 --port "$port" --metrics-port "$((port + 2000))" --dir "$BASE/$port" \
 		--pidfile "$BASE/$port/basalt.pid" --log-dir "$BASE/$port" >"$BASE/$port/stdout.log" 2>&1 &
 done
 for port in $PORTS; do
