@@ -558,6 +558,13 @@ type Option struct {
 	ReadOnly, NoEffect  bool
 }
 
+// Explicit reports whether setting name was given a value, by the file or
+// the command line, rather than left at its default.
+func (c *Config) Explicit(name string) bool {
+	o := c.byName[name]
+	return o != nil && o.explicit
+}
+
 // Options lists every setting in table order.
 func (c *Config) Options() []Option {
 	out := make([]Option, len(c.options))

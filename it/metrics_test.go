@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,6 +115,47 @@ func TestMetricsOnByDefault(t *testing.T) {
 	families := scrape(t, "http://127.0.0.1:9666/metrics")
 	if n := metricValue(families, "kvrocks_commands_total", "cmd", "set"); n != 11 {
 		t.Errorf("kvrocks_commands_total{cmd=\"set\"} = %v on 9666, want 11", n)
+	}
+}
+
+// TestMetricsDefaultPortTaken: a server left at the default metrics-port
+// starts without /metrics when 9666 is taken (a second server on the
+// host) or when it listens on a unix socket only, as a kvrocks.conf,
+// which has no metrics-port, must start unchanged; a port given
+// explicitly still stops it (TestStartupErrors).
+func TestMetricsDefaultPortTaken(t *testing.T) {
+	if ln, err := net.Listen("tcp", "127.0.0.1:9666"); err == nil {
+		defer ln.Close()
+	}
+	port := freePort(t)
+	p := launchExact(t, basaltBin, []string{"--port", strconv.Itoa(port), "--dir", t.TempDir(), "--log-dir", "stdout"}, port)
+	if !strings.Contains(p.Output.String(), "metrics endpoint off") {
+		t.Errorf("9666 taken: no warning that /metrics is off:\n%s", p.Output)
+	}
+
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	cmd := exec.Command(basaltBin, "--bind", "", "--unixsocket", sock, "--dir", t.TempDir(), "--log-dir", "stdout")
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	must(t, cmd.Start())
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	waitFor(t, longTimeout, "the unix socket to answer", func() bool {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write([]byte("PING\r\n"))
+		buf := make([]byte, 7)
+		n, _ := c.Read(buf)
+		return string(buf[:n]) == "+PONG\r\n"
+	})
+	if !strings.Contains(out.String(), "metrics endpoint off") {
+		t.Errorf("unix socket only: no warning that /metrics is off:\n%s", out)
 	}
 }
 

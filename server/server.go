@@ -83,14 +83,13 @@ func Run(cfg *config.Config) error {
 	}
 	// The metrics endpoint is up before the first client is accepted, so
 	// that a server answering PING answers scrapes too.
-	if port := cfg.MetricsPort.Get(); port > 0 {
-		if len(cfg.BindAddrs()) == 0 {
-			return abort(errors.New("metrics-port: no bind address to listen on (bind is empty and unixsocket is set)"))
-		}
-		addr := net.JoinHostPort(cfg.BindAddrs()[0], strconv.FormatInt(port, 10))
-		if s.metrics, err = metrics.Serve(addr, env); err != nil {
+	if err := s.serveMetrics(env); err != nil {
+		if cfg.Explicit("metrics-port") {
 			return abort(err)
 		}
+		// The default port: a kvrocks.conf, which has no metrics-port, or
+		// a second server on the host must start all the same.
+		slog.Warn("metrics endpoint off: set metrics-port to serve it", "err", err)
 	}
 	if err := s.listen(); err != nil {
 		return abort(err)
@@ -152,7 +151,7 @@ type Server struct {
 	cfg     *config.Config
 	lns     []net.Listener
 	conns   sync.WaitGroup  // one per open connection
-	metrics *metrics.Server // nil when metrics-port is 0
+	metrics *metrics.Server // nil when the endpoint is off
 	// clientMemory is what the request readers of all connections hold,
 	// bounded by maxmemory-clients.
 	clientMemory atomic.Int64
@@ -351,3 +350,18 @@ type unixAddr string
 
 func (a unixAddr) Network() string { return "unix" }
 func (a unixAddr) String() string  { return string(a) }
+
+// serveMetrics starts the /metrics endpoint on metrics-port of the first
+// bind address, unless the port is 0.
+func (s *Server) serveMetrics(env *commands.Env) error {
+	port := s.cfg.MetricsPort.Get()
+	if port == 0 {
+		return nil
+	}
+	if len(s.cfg.BindAddrs()) == 0 {
+		return errors.New("metrics-port: no bind address to listen on (bind is empty and unixsocket is set)")
+	}
+	var err error
+	s.metrics, err = metrics.Serve(net.JoinHostPort(s.cfg.BindAddrs()[0], strconv.FormatInt(port, 10)), env)
+	return err
+}
