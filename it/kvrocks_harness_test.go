@@ -102,6 +102,11 @@ func startKvrocksAt(t testing.TB, dir string, port int, extra ...string) *proc {
 		"--daemonize", "no", "--log-dir", "stdout"}, extra...)
 	p := launch(t, bin, args, port)
 	p.Dir = dir
+	// Kvrocks answers PING before its start-up ends; a SIGTERM in between
+	// hangs it (its task runner is not yet started), so wait for the end.
+	waitFor(t, longTimeout, "Kvrocks to be ready", func() bool {
+		return strings.Contains(p.Output.String(), "Ready to accept connections")
+	})
 	return p
 }
 
