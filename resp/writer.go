@@ -2,7 +2,9 @@
 // the only code in Basalt that produces protocol bytes for its clients:
 // command handlers say what a reply is (a map, a double, a null) and the
 // writer renders it in the protocol the client chose with HELLO. Client is
-// Basalt as a client of another server (MIGRATE).
+// Basalt as a client of another server (MIGRATE, a slot migration's
+// destination, a replica's master), the one parser of what such a server
+// answers.
 package resp
 
 import (
