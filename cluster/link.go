@@ -1,24 +1,21 @@
 package cluster
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/basaltdb/basalt/resp"
 )
 
-// link is the migration's connection to the destination node: a minimal
-// RESP2 client that keeps up to window commands in flight. A goroutine
+// link is the migration's connection to the destination node: a
+// resp.Client that keeps up to window commands in flight. A goroutine
 // reads the replies as they come, so that the destination applies one
 // batch while the next is read and sent.
 type link struct {
-	conn    net.Conn
-	w       *bufio.Writer
+	c       *resp.Client
 	timeout time.Duration
 	window  int
 	pending int // commands sent whose replies are not consumed
@@ -28,7 +25,7 @@ type link struct {
 
 // result is one reply, or the error that ended the reading.
 type result struct {
-	value any
+	reply resp.Reply
 	err   error
 }
 
@@ -47,13 +44,13 @@ func (e dialError) Error() string {
 
 func (e dialError) Unwrap() error { return e.err }
 
-// Bounds on what the destination's replies may announce: its replies are
-// short (OK, integers, COMMAND INFO), and a peer's length must never size
-// an allocation unchecked.
 const (
-	maxReplyBulk  = 1 << 20
-	maxReplyItems = 1 << 10
-	maxReplyDepth = 8
+	// maxReplyBulk bounds a bulk string the destination sends: its
+	// replies are short (OK, integers, COMMAND INFO).
+	maxReplyBulk = 1 << 20
+	// flushAt is how much is queued before it is sent without waiting
+	// for the window to fill.
+	flushAt = 64 << 10
 )
 
 // errReply is an error reply of the destination.
@@ -62,29 +59,35 @@ type errReply string
 func (e errReply) Error() string { return "destination replied: " + string(e) }
 
 func dialLink(addr string, timeout time.Duration, window int) (*link, error) {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+	c, err := resp.Dial(addr, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("failed to connect to the destination node: %w", dialError{err})
 	}
-	l := &link{conn: conn, w: bufio.NewWriterSize(conn, 64<<10), timeout: timeout, window: max(window, 1),
+	c.MaxBulk = maxReplyBulk
+	l := &link{c: c, timeout: timeout, window: max(window, 1),
 		replies: make(chan result, max(window, 1)), closed: make(chan struct{})}
-	go l.readLoop(bufio.NewReaderSize(conn, 16<<10))
+	go l.readLoop()
 	return l, nil
 }
 
 func (l *link) close() {
 	close(l.closed)
-	l.conn.Close()
+	l.c.Close()
 }
 
 // readLoop hands every reply to the sender until the connection fails.
-func (l *link) readLoop(r *bufio.Reader) {
+// An error reply is the command's error; any other error ends the link.
+func (l *link) readLoop() {
 	for {
-		v, err := readReply(r, 0)
-		var bad errReply
-		fatal := err != nil && !errors.As(err, &bad)
+		r, err := l.c.Read(time.Time{})
+		fatal := err != nil
+		if fatal {
+			err = fmt.Errorf("read reply: %w", err)
+		} else if r.Kind == '-' {
+			err = errReply(r.Str)
+		}
 		select {
-		case l.replies <- result{v, err}:
+		case l.replies <- result{r, err}:
 		case <-l.closed:
 			return
 		}
@@ -105,35 +108,29 @@ func (l *link) send(args ...[]byte) error {
 			return err
 		}
 	}
-	l.conn.SetWriteDeadline(time.Now().Add(l.timeout))
-	l.w.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		l.w.WriteString("$" + strconv.Itoa(len(a)) + "\r\n")
-		l.w.Write(a)
-		if _, err := l.w.WriteString("\r\n"); err != nil {
-			return fmt.Errorf("send: %w", err)
-		}
-	}
+	l.c.Append(args...)
 	l.pending++
+	if l.c.Queued() >= flushAt {
+		return l.flush()
+	}
 	return nil
 }
 
 func (l *link) flush() error {
-	l.conn.SetWriteDeadline(time.Now().Add(l.timeout))
-	if err := l.w.Flush(); err != nil {
+	if err := l.c.Flush(time.Now().Add(l.timeout)); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
 	return nil
 }
 
 // next consumes the oldest pending reply.
-func (l *link) next() (any, error) {
+func (l *link) next() (resp.Reply, error) {
 	select {
 	case r := <-l.replies:
 		l.pending--
-		return r.value, r.err
+		return r.reply, r.err
 	case <-time.After(l.timeout):
-		return nil, fmt.Errorf("no reply from the destination in %v", l.timeout)
+		return resp.Reply{}, fmt.Errorf("no reply from the destination in %v", l.timeout)
 	}
 }
 
@@ -152,63 +149,15 @@ func (l *link) drain() error {
 }
 
 // do sends one command and returns its reply.
-func (l *link) do(args ...[]byte) (any, error) {
+func (l *link) do(args ...[]byte) (resp.Reply, error) {
 	if err := l.drain(); err != nil {
-		return nil, err
+		return resp.Reply{}, err
 	}
 	if err := l.send(args...); err != nil {
-		return nil, err
+		return resp.Reply{}, err
 	}
 	if err := l.flush(); err != nil {
-		return nil, err
+		return resp.Reply{}, err
 	}
 	return l.next()
-}
-
-// readReply parses one reply: a string, an int64, nil, []any, or
-// errReply. Lengths, counts and nesting beyond the bounds above fail it.
-func readReply(r *bufio.Reader, depth int) (any, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("read reply: %w", err)
-	}
-	if len(line) < 3 || line[len(line)-2] != '\r' {
-		return nil, fmt.Errorf("read reply: malformed line %q", line)
-	}
-	kind, body := line[0], line[1:len(line)-2]
-	switch kind {
-	case '+':
-		return body, nil
-	case '-':
-		return nil, errReply(body)
-	case ':':
-		return strconv.ParseInt(body, 10, 64)
-	case '$', '*':
-		n, err := strconv.Atoi(body)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("read reply: bad length %q", body)
-		case n < 0:
-			return nil, nil
-		case kind == '$' && n > maxReplyBulk, kind == '*' && n > maxReplyItems:
-			return nil, fmt.Errorf("read reply: length %d past the bound", n)
-		case kind == '*' && depth >= maxReplyDepth:
-			return nil, fmt.Errorf("read reply: nested deeper than %d", maxReplyDepth)
-		}
-		if kind == '$' {
-			buf := make([]byte, n+2)
-			if _, err := io.ReadFull(r, buf); err != nil {
-				return nil, fmt.Errorf("read reply: %w", err)
-			}
-			return string(buf[:n]), nil
-		}
-		items := make([]any, n)
-		for i := range items {
-			if items[i], err = readReply(r, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return items, nil
-	}
-	return nil, fmt.Errorf("read reply: unexpected %q", line)
 }

@@ -150,7 +150,7 @@ func (m *migrator) probeApplyBatch() error {
 	if err != nil {
 		return fmt.Errorf("COMMAND INFO APPLYBATCH: %w", err)
 	}
-	if items, ok := reply.([]any); ok && len(items) == 1 && items[0] != nil {
+	if reply.Kind == '*' && len(reply.Elems) == 1 && !reply.Elems[0].Null {
 		m.raw = m.s.NewRawBatch()
 	} else {
 		slog.Warn("the destination has no APPLYBATCH: migrating with commands", "dst", m.job.Dst.ID)
