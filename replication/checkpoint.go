@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/basaltdb/basalt/resp"
 )
 
 // The master side of full sync (REPLICATION.md §3.1): _fetch_meta makes
@@ -143,7 +145,9 @@ func (m *Master) sendFile(nc net.Conn, path string) error {
 	}
 	size := st.Size()
 	nc.SetWriteDeadline(time.Now().Add(sendTimeout))
-	if _, err := io.WriteString(nc, strconv.FormatInt(size, 10)+"\r\n"); err != nil {
+	w := resp.NewWriter()
+	w.RawLine(strconv.FormatInt(size, 10))
+	if err := send(nc, w); err != nil {
 		return err
 	}
 	// From a file to a TCP connection, io.CopyN uses sendfile. With a

@@ -8,8 +8,11 @@
 //
 // Connections reach the master side through the server, which hands a
 // connection over once PSYNC, _fetch_meta or _fetch_file was accepted;
-// from then on this package owns the socket.
+// from then on this package owns the socket. Both sides speak through
+// resp: the replica reads its master with a resp.Client (bounded lines,
+// bulks up to proto-max-bulk-len), a master reads acknowledgements with a
+// resp.Reader and renders its stream with a resp.Writer.
 //
-// replication imports storage and config; it must never import commands
-// or server.
+// replication imports storage, config and resp; it must never import
+// commands or server.
 package replication

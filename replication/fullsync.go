@@ -3,7 +3,6 @@ package replication
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -90,7 +89,10 @@ func (r *Replica) fetchMeta() ([]string, error) {
 		return nil, err
 	}
 	r.setState(StateFetchMeta)
-	reply, err := c.request("_fetch_meta")
+	if err := c.send("_fetch_meta"); err != nil {
+		return nil, err
+	}
+	reply, err := c.line(maxMetaLine)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +186,7 @@ func (r *Replica) fetchSome(dir string, names []string) error {
 		return err
 	}
 	for _, name := range names {
-		line, err := c.line(maxStreamLine)
+		line, err := c.line(maxSizeLine)
 		if err != nil {
 			return err
 		}
@@ -208,25 +210,18 @@ func (r *Replica) fetchSome(dir string, names []string) error {
 	return nil
 }
 
-// receiveFile writes the next size bytes to path, through path.tmp: what
-// the reader holds already, then straight from the socket, which the
-// kernel splices into the file, a chunk at a time so that each must
-// arrive within replyTimeout. The file is made durable later, with the
-// others (syncFiles).
+// receiveFile writes the next size bytes to path, through path.tmp; the
+// kernel splices most of them from the socket into the file, 1 MB at a
+// time, each within replyTimeout: a master at the lowest rate limit
+// shared by four fetches (1 MB/s over 4) sends one in 4 s. The file is
+// made durable later, with the others (syncFiles).
 func (c *masterConn) receiveFile(path string, size int64) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errRestart, err)
 	}
-	n, err := io.CopyN(f, c.rd, min(int64(c.rd.Buffered()), size))
-	for err == nil && n < size {
-		c.nc.SetReadDeadline(time.Now().Add(replyTimeout))
-		var got int64
-		got, err = io.CopyN(f, c.nc, min(size-n, receiveChunk))
-		n += got
-		c.r.lastIO.Store(time.Now().Unix())
-	}
+	n, err := c.c.ReadRaw(time.Time{}, f, size)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -236,11 +231,6 @@ func (c *masterConn) receiveFile(path string, size int64) error {
 	}
 	return os.Rename(tmp, path)
 }
-
-// receiveChunk is how much of a file must arrive within replyTimeout: a
-// master at the lowest rate limit shared by four fetches (1 MB/s over 4)
-// sends it in 4 s.
-const receiveChunk = 1 << 20
 
 // syncFiles makes the fetched files durable, those an earlier attempt
 // fetched included, before the marker says the directory is complete.

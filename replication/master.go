@@ -1,7 +1,6 @@
 package replication
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"log/slog"
@@ -42,9 +41,6 @@ const (
 	pollEvery = 2 * time.Millisecond
 	pingAfter = 2 * time.Second
 )
-
-// heartbeat is the bulk string "ping" a master sends while idle.
-var heartbeat = []byte("$4\r\nping\r\n")
 
 // ReplicaInfo describes one replica a master feeds, for INFO and ROLE.
 type ReplicaInfo struct {
@@ -220,6 +216,14 @@ func (m *Master) readAcks(f *feed, acks bool) {
 	}
 	rd := resp.NewReader(f.nc)
 	rd.MaxBulk = 64 // an ack is a few short words
+	var held int64
+	rd.Budget = func(delta int64) error {
+		if held+delta > maxAckBytes {
+			return errAckTooLong
+		}
+		held += delta
+		return nil
+	}
 	defer rd.Close()
 	for {
 		args, err := rd.ReadRequest()
@@ -240,6 +244,12 @@ func (m *Master) readAcks(f *feed, acks bool) {
 	}
 }
 
+// maxAckBytes bounds what the reader of a replica's acknowledgements
+// holds: a request that needs more ends the feed.
+const maxAckBytes = 1 << 20
+
+var errAckTooLong = errors.New("replication: a request from a replica is too long for an acknowledgement")
+
 // Acked returns how many replicas acknowledged sequence number seq.
 func (m *Master) Acked(seq uint64) int {
 	m.mu.Lock()
@@ -255,11 +265,9 @@ func (m *Master) Acked(seq uint64) int {
 
 // stream writes +OK and the batches; see Serve.
 func (m *Master) stream(f *feed) error {
-	w := bufio.NewWriterSize(f.nc, 64<<10)
-	if _, err := w.WriteString("+OK\r\n"); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
+	w := resp.NewWriter()
+	w.OK()
+	if err := send(f.nc, w); err != nil {
 		return err
 	}
 	first := true
@@ -271,7 +279,8 @@ func (m *Master) stream(f *feed) error {
 		latest := m.st.LatestSequence()
 		if next > latest {
 			if time.Since(lastWrite) >= pingAfter {
-				if _, err := f.nc.Write(heartbeat); err != nil {
+				w.BulkString("ping") // the heartbeat
+				if err := send(f.nc, w); err != nil {
 					return err
 				}
 				lastWrite = time.Now()
@@ -281,19 +290,13 @@ func (m *Master) stream(f *feed) error {
 		}
 		pending, batches := 0, 0
 		err := tail.Read(func(b storage.WALBatch) error {
-			w.WriteString("$")
-			w.WriteString(strconv.Itoa(len(b.Data)))
-			w.WriteString("\r\n")
-			w.Write(b.Data)
-			if _, err := w.WriteString("\r\n"); err != nil {
-				return err
-			}
+			w.Bulk(b.Data)
 			f.next.Store(b.Seq + b.Count)
 			pending += len(b.Data)
 			batches++
 			if first || pending >= flushBytes || batches >= flushBatches || latest <= b.Seq+tailDistance {
 				first, pending, batches = false, 0, 0
-				if err := w.Flush(); err != nil {
+				if err := send(f.nc, w); err != nil {
 					return err
 				}
 				lastWrite = time.Now()
@@ -303,7 +306,7 @@ func (m *Master) stream(f *feed) error {
 			}
 			return nil
 		})
-		if ferr := w.Flush(); err == nil {
+		if ferr := send(f.nc, w); err == nil {
 			err = ferr
 		}
 		if err != nil {
@@ -312,6 +315,16 @@ func (m *Master) stream(f *feed) error {
 		lastWrite = time.Now()
 	}
 	return nil
+}
+
+// send writes what w holds to nc and resets w.
+func send(nc net.Conn, w *resp.Writer) error {
+	if w.Len() == 0 {
+		return nil
+	}
+	_, err := nc.Write(w.Bytes())
+	w.Reset()
+	return err
 }
 
 // Replicas returns the replicas being fed, in no particular order;

@@ -67,3 +67,31 @@ func TestServeRefusedWhileFeedsStop(t *testing.T) {
 		t.Fatalf("%d feeds after StopFeeds", n)
 	}
 }
+
+// TestReadAcksBounded: a replica that sends, after PSYNC, a request
+// longer than any acknowledgement loses its feed (the connection is
+// closed) once the reader holds a megabyte, instead of being buffered.
+func TestReadAcksBounded(t *testing.T) {
+	m := &Master{}
+	master, replica := net.Pipe()
+	defer replica.Close()
+	done := make(chan struct{})
+	go func() {
+		m.readAcks(&feed{nc: master}, true)
+		close(done)
+	}()
+	go func() {
+		replica.Write([]byte("*2000000000\r\n"))
+		ack := []byte("$1\r\na\r\n")
+		for i := 0; i < 100<<20/len(ack); i++ {
+			if _, err := replica.Write(ack); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the ack reader still reads a request of 100 MB")
+	}
+}

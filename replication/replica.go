@@ -1,11 +1,8 @@
 package replication
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/resp"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -49,11 +47,11 @@ const (
 	// stream's next bytes. Kvrocks sets none and relies on TCP
 	// keepalive; a master sends a heartbeat every 2 s while idle, so a
 	// silence this long means it is gone (or stopped).
-	replyTimeout  = 30 * time.Second
-	retryPause    = time.Second
-	restartPause  = 10 * time.Second
-	maxReplyLine  = 4 << 20 // a _fetch_meta file list is one line
-	maxStreamLine = 64      // "$<len>"
+	replyTimeout = 30 * time.Second
+	retryPause   = time.Second
+	restartPause = 10 * time.Second
+	maxMetaLine  = 4 << 20 // a _fetch_meta file list is one line
+	maxSizeLine  = 64      // a file's "<size>" before its bytes
 )
 
 var (
@@ -214,13 +212,17 @@ func (r *Replica) dial() (*masterConn, error) {
 	}
 	r.mu.conns[nc] = struct{}{}
 	r.mu.Unlock()
-	return &masterConn{nc: nc, rd: bufio.NewReaderSize(nc, 64<<10), r: r}, nil
+	c := resp.NewClient(nc)
+	c.MaxBulk = int64(r.cfg().ProtoMaxBulkLen.Get())
+	c.ReadTimeout = replyTimeout
+	c.OnRead = func() { r.lastIO.Store(time.Now().Unix()) }
+	return &masterConn{nc: nc, c: c, r: r}, nil
 }
 
 // masterConn is one connection to the master.
 type masterConn struct {
 	nc net.Conn
-	rd *bufio.Reader
+	c  *resp.Client
 	r  *Replica
 	// acks is set when the master takes acknowledgements (REPLCONF capa
 	// ack): a Basalt master, for WAIT.
@@ -236,38 +238,19 @@ func (c *masterConn) close() {
 
 // send writes a command as a RESP array of bulk strings.
 func (c *masterConn) send(args ...string) error {
-	var b bytes.Buffer
-	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+	bargs := make([][]byte, len(args))
+	for i, a := range args {
+		bargs[i] = []byte(a)
 	}
-	c.nc.SetWriteDeadline(time.Now().Add(replyTimeout))
-	_, err := c.nc.Write(b.Bytes())
-	return err
+	c.c.Append(bargs...)
+	return c.c.Flush(time.Now().Add(replyTimeout))
 }
 
-// line reads one line ending in "\r\n", without it, of at most max bytes.
+// line reads one line, without its CRLF, of at most max bytes, within
+// replyTimeout.
 func (c *masterConn) line(max int) (string, error) {
-	c.nc.SetReadDeadline(time.Now().Add(replyTimeout))
-	var out []byte
-	for {
-		chunk, err := c.rd.ReadSlice('\n')
-		if len(out)+len(chunk) > max+2 {
-			return "", fmt.Errorf("replication: a line from the master is longer than %d bytes", max)
-		}
-		out = append(out, chunk...)
-		switch {
-		case err == nil:
-			c.r.lastIO.Store(time.Now().Unix())
-			if len(out) < 2 || out[len(out)-2] != '\r' {
-				return "", errors.New("replication: a line from the master does not end in CRLF")
-			}
-			return string(out[:len(out)-2]), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-		default:
-			return "", err
-		}
-	}
+	line, err := c.c.ReadLine(time.Now().Add(replyTimeout), max)
+	return string(line), err
 }
 
 // request sends a command and reads its one-line reply.
@@ -275,7 +258,7 @@ func (c *masterConn) request(args ...string) (string, error) {
 	if err := c.send(args...); err != nil {
 		return "", err
 	}
-	return c.line(maxReplyLine)
+	return c.line(resp.MaxInlineSize)
 }
 
 // auth sends AUTH masterauth when it is set; anything but +OK is a
@@ -384,34 +367,22 @@ func (c *masterConn) psync(next uint64) (string, error) {
 // applyStream reads the bulk strings the master streams and applies each
 // batch, until the connection fails or a batch is refused.
 func (c *masterConn) applyStream() error {
-	var buf bytes.Buffer
+	var data []byte // each batch is read into the storage of the one before
 	st := c.r.node.storage()
-	maxBulk := int64(c.r.cfg().ProtoMaxBulkLen.Get())
 	synced := time.Now()
 	for {
-		line, err := c.line(maxStreamLine)
-		if err != nil {
+		var err error
+		data, err = c.c.ReadBulk(time.Time{}, data)
+		var bad resp.ProtocolError
+		switch {
+		case errors.As(err, &bad):
+			return fmt.Errorf("%w: invalid increment data: %v", errRestart, err)
+		case err != nil:
 			return err
+		case len(data) == 0:
+			return fmt.Errorf("%w: invalid increment data size 0", errRestart)
 		}
-		var n int64
-		if len(line) > 1 {
-			n, err = strconv.ParseInt(line[1:], 10, 64)
-		}
-		if len(line) <= 1 || err != nil || n <= 0 {
-			return fmt.Errorf("%w: invalid increment data size %q", errRestart, line)
-		}
-		if n > maxBulk {
-			return fmt.Errorf("%w: a batch of %d bytes is over proto-max-bulk-len", errRestart, n)
-		}
-		buf.Reset()
-		// The buffer grows with the bytes that arrive, not with what the
-		// length claims.
-		if _, err := io.CopyN(&buf, deadlineReader{c}, n+2); err != nil {
-			return err
-		}
-		c.r.lastIO.Store(time.Now().Unix())
-		data := buf.Bytes()[:n]
-		if n == 4 && string(data) == "ping" {
+		if string(data) == "ping" {
 			// Acknowledged again, in case the master lost count.
 			if err := c.ack(); err != nil {
 				return err
@@ -430,7 +401,7 @@ func (c *masterConn) applyStream() error {
 		if applied != nil {
 			applied()
 		}
-		if c.rd.Buffered() == 0 || time.Since(synced) > durableEvery {
+		if c.c.Buffered() == 0 || time.Since(synced) > durableEvery {
 			// Caught up with what arrived (or streaming for a while):
 			// make it durable, which also lets this node's own replicas
 			// read it from the WAL.
@@ -462,12 +433,3 @@ func (c *masterConn) ack() error {
 // durableEvery bounds how long applied batches may stay in the WAL
 // buffer while the master streams without a pause.
 const durableEvery = 100 * time.Millisecond
-
-// deadlineReader reads from the connection's buffer, each read bounded by
-// replyTimeout: a master that stalls mid-transfer is given up on.
-type deadlineReader struct{ c *masterConn }
-
-func (d deadlineReader) Read(p []byte) (int, error) {
-	d.c.nc.SetReadDeadline(time.Now().Add(replyTimeout))
-	return d.c.rd.Read(p)
-}
