@@ -147,7 +147,7 @@ func (m *Master) sendFile(nc net.Conn, path string) error {
 	nc.SetWriteDeadline(time.Now().Add(sendTimeout))
 	w := resp.NewWriter()
 	w.RawLine(strconv.FormatInt(size, 10))
-	if err := send(nc, w); err != nil {
+	if err := flushTo(nc, w); err != nil {
 		return err
 	}
 	// From a file to a TCP connection, io.CopyN uses sendfile. With a

@@ -267,7 +267,7 @@ func (m *Master) Acked(seq uint64) int {
 func (m *Master) stream(f *feed) error {
 	w := resp.NewWriter()
 	w.OK()
-	if err := send(f.nc, w); err != nil {
+	if err := flushTo(f.nc, w); err != nil {
 		return err
 	}
 	first := true
@@ -280,7 +280,7 @@ func (m *Master) stream(f *feed) error {
 		if next > latest {
 			if time.Since(lastWrite) >= pingAfter {
 				w.BulkString("ping") // the heartbeat
-				if err := send(f.nc, w); err != nil {
+				if err := flushTo(f.nc, w); err != nil {
 					return err
 				}
 				lastWrite = time.Now()
@@ -296,7 +296,7 @@ func (m *Master) stream(f *feed) error {
 			batches++
 			if first || pending >= flushBytes || batches >= flushBatches || latest <= b.Seq+tailDistance {
 				first, pending, batches = false, 0, 0
-				if err := send(f.nc, w); err != nil {
+				if err := flushTo(f.nc, w); err != nil {
 					return err
 				}
 				lastWrite = time.Now()
@@ -306,7 +306,7 @@ func (m *Master) stream(f *feed) error {
 			}
 			return nil
 		})
-		if ferr := send(f.nc, w); err == nil {
+		if ferr := flushTo(f.nc, w); err == nil {
 			err = ferr
 		}
 		if err != nil {
@@ -317,8 +317,8 @@ func (m *Master) stream(f *feed) error {
 	return nil
 }
 
-// send writes what w holds to nc and resets w.
-func send(nc net.Conn, w *resp.Writer) error {
+// flushTo writes what w holds to nc and resets w.
+func flushTo(nc net.Conn, w *resp.Writer) error {
 	if w.Len() == 0 {
 		return nil
 	}

@@ -102,6 +102,9 @@ func (c *Client) Queued() int { return len(c.out) }
 
 // Flush sends the queued commands, by deadline.
 func (c *Client) Flush(deadline time.Time) error {
+	if len(c.out) == 0 {
+		return nil
+	}
 	c.conn.SetWriteDeadline(deadline)
 	_, err := c.conn.Write(c.out)
 	c.out = c.out[:0]
