@@ -10,8 +10,10 @@ import (
 // keeps them; they need not be valid ids.
 type memStore struct {
 	subs [][]byte
-	// reads counts the subkeys handed to Ascend's and Descend's fn.
+	// reads counts the subkeys handed to Ascend's and Descend's fn;
+	// want is the hint the last of them was given.
 	reads int
+	want  uint64
 	// fail, when set, is what every method returns.
 	fail error
 }
@@ -55,6 +57,7 @@ func (s *memStore) Ascend(from []byte, want uint64, fn func(sub []byte) bool) er
 	if s.fail != nil {
 		return s.fail
 	}
+	s.want = want
 	i, _ := s.find(from)
 	for ; i < len(s.subs); i++ {
 		s.reads++
@@ -69,6 +72,7 @@ func (s *memStore) Descend(from []byte, want uint64, fn func(sub []byte) bool) e
 	if s.fail != nil {
 		return s.fail
 	}
+	s.want = want
 	i, found := s.find(from)
 	if !found {
 		i--

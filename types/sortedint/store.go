@@ -66,14 +66,15 @@ func (w *window) take(id uint64, emit func(id uint64) bool) bool {
 	return emit(id) && (w.limit == 0 || w.sent < w.limit)
 }
 
-// want is how many subkeys a walk through w reads at most, plus extra
-// ones it skips, or 0 when unbounded or too many to be a useful hint.
-func (w *window) want(extra uint64) uint64 {
+// want is how many subkeys a walk through w reads at most (one more than
+// it passes on or skips: the cursor, or the excluded near end of a value
+// range), or 0 when unbounded or too many to be a useful hint.
+func (w *window) want() uint64 {
 	const most = 1 << 20
 	if w.limit == 0 || w.offset > most || w.limit > most {
 		return 0
 	}
-	return w.offset + w.limit + extra
+	return w.offset + w.limit + 1
 }
 
 // Walk calls emit with the ids of SIRANGE (SIREVRANGE when Reverse) in
@@ -84,7 +85,7 @@ func (q Range) Walk(s Store, emit func(id uint64) bool) error {
 		from = math.MaxUint64
 	}
 	w := window{offset: q.Offset, limit: q.Limit}
-	return walk(s, from, q.Reverse, w.want(1), func(id uint64) bool {
+	return walk(s, from, q.Reverse, w.want(), func(id uint64) bool {
 		if id == q.Cursor {
 			return true // the cursor itself, not counted in the offset
 		}
@@ -110,7 +111,7 @@ func (q ValueRange) Walk(s Store, emit func(id uint64) bool) error {
 		}
 		return id > last || (lastExcl && id == last)
 	}
-	return walk(s, from, q.Reverse, w.want(1), func(id uint64) bool {
+	return walk(s, from, q.Reverse, w.want(), func(id uint64) bool {
 		switch {
 		case past(id):
 			return false

@@ -51,6 +51,9 @@ func TestWalkReadsOnlyWhatItReturns(t *testing.T) {
 			if s.reads != c.reads {
 				t.Errorf("read %d subkeys, want %d", s.reads, c.reads)
 			}
+			if s.want != 0 && uint64(s.reads) > s.want {
+				t.Errorf("read %d subkeys after a hint of %d", s.reads, s.want)
+			}
 		})
 	}
 }
@@ -71,19 +74,18 @@ func TestWalkStopsWhenEmitDoes(t *testing.T) {
 // TestWantHints: the engine is told how many subkeys a bounded walk takes.
 func TestWantHints(t *testing.T) {
 	cases := []struct {
-		w     window
-		extra uint64
-		want  uint64
+		w    window
+		want uint64
 	}{
-		{window{offset: 0, limit: 3}, 1, 4},
-		{window{offset: 10, limit: 5}, 1, 16},
-		{window{offset: 10, limit: 0}, 1, 0},
-		{window{offset: math.MaxUint64, limit: 3}, 1, 0},
-		{window{offset: 0, limit: math.MaxUint64}, 1, 0},
+		{window{offset: 0, limit: 3}, 4},
+		{window{offset: 10, limit: 5}, 16},
+		{window{offset: 10, limit: 0}, 0},
+		{window{offset: math.MaxUint64, limit: 3}, 0},
+		{window{offset: 0, limit: math.MaxUint64}, 0},
 	}
 	for _, c := range cases {
-		if got := c.w.want(c.extra); got != c.want {
-			t.Errorf("%+v.want(%d) = %d, want %d", c.w, c.extra, got, c.want)
+		if got := c.w.want(); got != c.want {
+			t.Errorf("%+v.want() = %d, want %d", c.w, got, c.want)
 		}
 	}
 }
