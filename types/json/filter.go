@@ -254,7 +254,7 @@ func (e *expr) eval(root, cur *Value) *Value {
 	case exprCall:
 		return callFunction(e, root, cur)
 	case exprBinary:
-		return binary(e, root, cur)
+		return evalBinary(e, root, cur)
 	}
 	return Null()
 }
@@ -296,7 +296,7 @@ func negate(v *Value) *Value {
 	return Null()
 }
 
-func binary(e *expr, root, cur *Value) *Value {
+func evalBinary(e *expr, root, cur *Value) *Value {
 	l := e.args[0].eval(root, cur)
 	switch e.op {
 	case "&&":
