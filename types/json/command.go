@@ -47,9 +47,22 @@ type pathArg struct {
 // rootPath is the path of a command that was given none: $, as Kvrocks.
 var rootPath = &pathArg{text: "$", path: &Path{Text: "$"}}
 
-// IsLegacyPath reports whether p is a RedisJSON legacy path.
+// IsLegacyPath reports whether p is a RedisJSON legacy path: one that
+// neither RedisJSON nor jsoncons reads as JSONPath ($, $.…, $[…, and
+// jsoncons's @… and function expressions such as length($.a)).
 func IsLegacyPath(p string) bool {
-	return !(p == "$" || strings.HasPrefix(p, "$.") || strings.HasPrefix(p, "$["))
+	switch {
+	case p == "$" || strings.HasPrefix(p, "$.") || strings.HasPrefix(p, "$["), strings.HasPrefix(p, "@"):
+		return false
+	case p != "" && isNameByte(p[0]) && !isDigit(p[0]):
+		name := strings.TrimRightFunc(p, func(rune) bool { return false })
+		i := 0
+		for i < len(name) && isNameByte(name[i]) {
+			i++
+		}
+		return i >= len(name) || name[i] != '('
+	}
+	return true
 }
 
 // legacyToJSONPath rewrites a legacy path as RedisJSON does: . is the

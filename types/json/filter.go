@@ -177,8 +177,8 @@ func (p *pathParser) literal() (*expr, error) {
 	v, n, err := parsePrefix([]byte(p.s[p.i:]))
 	if err != nil {
 		var pe *ParseError
-		if asParseError(err, &pe) {
-			return nil, p.fail(pe.Msg, p.i+pe.Column)
+		if asParseError(err, &pe) { // jsoncons reports it one column on
+			return nil, p.fail(pe.Msg, p.i+pe.Column+1)
 		}
 		return nil, p.fail(msgPathSyntax, p.i+1)
 	}

@@ -61,7 +61,7 @@ const DefaultMaxDepth = 1024
 // beyond 64 bits kept as bignum strings, containers nested at most
 // maxDepth deep. The error is a *ParseError or ErrEmptyText.
 func Parse(text []byte, maxDepth int) (*Value, error) {
-	p := &parser{s: text, line: 1, col: 1, maxDepth: maxDepth}
+	p := &parser{s: text, line: 1, col: 1, maxDepth: maxDepth, afterNum: -1}
 	if len(text) >= 3 && text[0] == 0xef && text[1] == 0xbb && text[2] == 0xbf {
 		p.i = 3
 	}
@@ -110,6 +110,7 @@ type parser struct {
 	i         int
 	line, col int
 	maxDepth  int
+	afterNum  int // where the last number ended
 	numberEnd int // where the root number ended, -1 when the root is not a number
 }
 
@@ -123,6 +124,15 @@ func (p *parser) onlySpaces() bool {
 		}
 	}
 	return true
+}
+
+// failAfterNumber reports an unexpected byte; right after a number
+// jsoncons has already taken it, and reports the column after it.
+func (p *parser) failAfterNumber(msg string) error {
+	if p.i == p.afterNum {
+		p.advance()
+	}
+	return p.fail(msg)
 }
 
 func (p *parser) fail(msg string) error { return &ParseError{Msg: msg, Line: p.line, Column: p.col} }
@@ -251,7 +261,7 @@ func (p *parser) array(depth int) (*Value, error) {
 		}
 		if len(arr.Elems) > 0 && !afterComma {
 			if c != ',' {
-				return nil, p.fail(msgCommaOrBracket)
+				return nil, p.failAfterNumber(msgCommaOrBracket)
 			}
 			p.advance()
 			afterComma = true
@@ -295,7 +305,7 @@ func (p *parser) object(depth int) (*Value, error) {
 		}
 		if members > 0 && !afterComma {
 			if c != ',' {
-				return nil, p.fail(msgCommaOrBrace)
+				return nil, p.failAfterNumber(msgCommaOrBrace)
 			}
 			p.advance()
 			afterComma = true
@@ -427,6 +437,7 @@ func (p *parser) number(depth int) (*Value, error) {
 	if depth == 0 {
 		p.numberEnd = p.i
 	}
+	p.afterNum = p.i
 	return numberValue(string(p.s[start:p.i]), float), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ErrPath is the error of a JSONPath that does not parse; its message,
@@ -71,6 +72,13 @@ type step struct {
 // ParsePath compiles a JSONPath as jsoncons does; the error is a
 // *PathError.
 func ParsePath(text string) (*Path, error) {
+	if !utf8.ValidString(text) { // names become members, which must be UTF-8
+		for i := range text {
+			if r, n := utf8.DecodeRuneInString(text[i:]); r == utf8.RuneError && n <= 1 {
+				return nil, &PathError{Msg: msgPathSyntax, Column: i + 1}
+			}
+		}
+	}
 	p := &pathParser{s: text}
 	path, err := p.path(false)
 	if err != nil {
