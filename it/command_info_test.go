@@ -120,7 +120,10 @@ func TestCommandAgainstRedis(t *testing.T) {
 
 	// COMMAND LIST FILTERBY: what Redis lists, of what Basalt has.
 	cats := cmdDo(t, rc, "ACL", "CAT")
-	filters := [][]string{{"PATTERN", "x*"}, {"PATTERN", "*|*"}, {"PATTERN", "Z?ADD"}, {"MODULE", "json"}}
+	// Patterns meet subcommands as "container|sub": a container's
+	// pattern lists it with its subcommands, and one with "|" them alone.
+	filters := [][]string{{"PATTERN", "x*"}, {"PATTERN", "*|*"}, {"PATTERN", "Z?ADD"}, {"PATTERN", "client*"},
+		{"PATTERN", "config|*"}, {"PATTERN", "*get*"}, {"PATTERN", "XINFO|S*"}, {"MODULE", "json"}}
 	for _, cat := range cats.elems {
 		filters = append(filters, []string{"ACLCAT", cat.str})
 	}
