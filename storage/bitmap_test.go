@@ -273,3 +273,51 @@ func TestBitmapZeroSegmentsCompacted(t *testing.T) {
 		t.Errorf("read %s after compaction, %s before", after, before)
 	}
 }
+
+// BenchmarkBits: SETBIT and GETBIT on one bitmap of 64 KB, at offsets
+// spread over its segments, and BITCOUNT of the whole of it.
+func BenchmarkBits(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	const bits = 64 << 13
+	for off := uint64(0); off < bits; off += 4099 {
+		if _, err := db.SetBit([]byte("bm"), off, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("SetBit", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := db.SetBit([]byte("bm"), uint64(i*7919)%bits, i&1 == 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("GetBit", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			r, err := db.ReadBits([]byte("bm"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Bit(uint64(i*7919) % bits); err != nil {
+				b.Fatal(err)
+			}
+			r.Close()
+		}
+	})
+	b.Run("BitCount", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			r, err := db.ReadBits([]byte("bm"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Count(0, r.Len()-1, 0, 0); err != nil {
+				b.Fatal(err)
+			}
+			r.Close()
+		}
+	})
+}
