@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -290,6 +291,14 @@ func BenchmarkBits(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := db.SetBit([]byte("bm"), uint64(i*7919)%bits, i&1 == 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SetBitNewKey", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := db.SetBit([]byte("new:"+strconv.Itoa(i)), 7, true); err != nil {
 				b.Fatal(err)
 			}
 		}
