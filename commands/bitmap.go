@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/types/bitmap"
 )
 
-// The bit commands, on strings and on Kvrocks's bitmaps (storage/bitmap.go).
+// The bit commands, on strings and on Kvrocks's bitmaps (types/bitmap).
 // Arguments are checked, and keys looked up, in the order redis-server 7.0
 // does, so that every error is the one it gives.
 
@@ -25,7 +25,7 @@ func init() {
 		struct {
 			err   error
 			reply string
-		}{storage.ErrBitmapTooLarge, "ERR Operation aborted: The size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb"},
+		}{bitmap.ErrTooLarge, "ERR Operation aborted: The size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb"},
 	)
 }
 
@@ -66,7 +66,7 @@ func cmdSetBit(c *Ctx) {
 		c.ErrorString(errBitValue)
 		return
 	}
-	old, err := c.DB.SetBit(c.Args[1], offset, on == 1)
+	old, err := bitmap.SetBit(c.DB, c.Args[1], offset, on == 1)
 	if c.ok(err) {
 		c.W.Int(int64(old))
 	}
@@ -78,7 +78,7 @@ func cmdGetBit(c *Ctx) {
 	if !ok {
 		return
 	}
-	r, err := c.DB.ReadBits(c.Args[1])
+	r, err := bitmap.Read(c.DB, c.Args[1])
 	if !c.ok(err) {
 		return
 	}
@@ -143,7 +143,7 @@ func (c *Ctx) unit(i int) (isBit, ok bool) {
 // BITCOUNT key [start end [BYTE | BIT]]
 func cmdBitCount(c *Ctx) {
 	// Redis 7.0 looks the key up before it reads the range.
-	r, err := c.DB.ReadBits(c.Args[1])
+	r, err := bitmap.Read(c.DB, c.Args[1])
 	if !c.ok(err) {
 		return
 	}
@@ -198,7 +198,7 @@ func cmdBitPos(c *Ctx) {
 		c.ErrorString("ERR The bit argument must be 1 or 0.")
 		return
 	}
-	r, err := c.DB.ReadBits(c.Args[1])
+	r, err := bitmap.Read(c.DB, c.Args[1])
 	if !c.ok(err) {
 		return
 	}
@@ -254,25 +254,25 @@ func cmdBitPos(c *Ctx) {
 
 // BITOP <AND | OR | XOR | NOT> destkey key [key ...]
 func cmdBitOp(c *Ctx) {
-	var op storage.BitOpKind
+	var op bitmap.OpKind
 	switch strings.ToLower(string(c.Args[1])) {
 	case "and":
-		op = storage.BitAnd
+		op = bitmap.And
 	case "or":
-		op = storage.BitOr
+		op = bitmap.Or
 	case "xor":
-		op = storage.BitXor
+		op = bitmap.Xor
 	case "not":
-		op = storage.BitNot
+		op = bitmap.Not
 	default:
 		c.ErrorString(errSyntax)
 		return
 	}
-	if op == storage.BitNot && len(c.Args) != 4 {
+	if op == bitmap.Not && len(c.Args) != 4 {
 		c.ErrorString("ERR BITOP NOT must be called with a single source key.")
 		return
 	}
-	n, err := c.DB.BitOp(op, c.Args[1], c.Args[2], c.Args[3:])
+	n, err := bitmap.Op(c.DB, op, c.Args[1], c.Args[2], c.Args[3:])
 	if c.ok(err) {
 		c.W.Int(n)
 	}
@@ -291,13 +291,13 @@ func bitField(c *Ctx, readOnly bool) {
 	}
 	if readOnly {
 		for _, op := range ops {
-			if op.Kind != storage.BitFieldGet {
+			if op.Kind != bitmap.FieldGet {
 				c.ErrorString("ERR BITFIELD_RO only supports the GET subcommand")
 				return
 			}
 		}
 	}
-	res, err := c.DB.BitField(c.Args[1], ops)
+	res, err := bitmap.Field(c.DB, c.Args[1], ops)
 	if !c.ok(err) {
 		return
 	}
@@ -313,28 +313,28 @@ func bitField(c *Ctx, readOnly bool) {
 
 // bitFieldOps parses BITFIELD's operations as Redis's bitfieldGeneric
 // does, replying the first error.
-func (c *Ctx) bitFieldOps() ([]storage.BitFieldOp, bool) {
-	var ops []storage.BitFieldOp
-	overflow := storage.OverflowWrap
+func (c *Ctx) bitFieldOps() ([]bitmap.FieldOp, bool) {
+	var ops []bitmap.FieldOp
+	overflow := bitmap.OverflowWrap
 	for j := 2; j < len(c.Args); j++ {
 		rem := len(c.Args) - j - 1
-		var kind storage.BitFieldKind
+		var kind bitmap.FieldKind
 		switch {
 		case c.is(j, "get") && rem >= 2:
-			kind = storage.BitFieldGet
+			kind = bitmap.FieldGet
 		case c.is(j, "set") && rem >= 3:
-			kind = storage.BitFieldSet
+			kind = bitmap.FieldSet
 		case c.is(j, "incrby") && rem >= 3:
-			kind = storage.BitFieldIncrBy
+			kind = bitmap.FieldIncrBy
 		case c.is(j, "overflow") && rem >= 1:
 			j++
 			switch {
 			case c.is(j, "wrap"):
-				overflow = storage.OverflowWrap
+				overflow = bitmap.OverflowWrap
 			case c.is(j, "sat"):
-				overflow = storage.OverflowSat
+				overflow = bitmap.OverflowSat
 			case c.is(j, "fail"):
-				overflow = storage.OverflowFail
+				overflow = bitmap.OverflowFail
 			default:
 				c.ErrorString("ERR Invalid OVERFLOW type specified")
 				return nil, false
@@ -344,7 +344,7 @@ func (c *Ctx) bitFieldOps() ([]storage.BitFieldOp, bool) {
 			c.ErrorString(errSyntax)
 			return nil, false
 		}
-		op := storage.BitFieldOp{Kind: kind, Overflow: overflow}
+		op := bitmap.FieldOp{Kind: kind, Overflow: overflow}
 		t := c.Args[j+1]
 		var ok bool
 		if len(t) > 0 && (t[0] == 'i' || t[0] == 'u') {
@@ -361,7 +361,7 @@ func (c *Ctx) bitFieldOps() ([]storage.BitFieldOp, bool) {
 		if op.Offset, ok = c.bitOffset(j+2, true, op.Bits); !ok {
 			return nil, false
 		}
-		if kind != storage.BitFieldGet {
+		if kind != bitmap.FieldGet {
 			if op.Value, ok = c.Int(j + 3); !ok {
 				return nil, false
 			}

@@ -1,9 +1,9 @@
 package commands
 
-import "github.com/basaltdb/basalt/storage"
+import "github.com/basaltdb/basalt/types/hyperloglog"
 
 // The HyperLogLog commands, on Kvrocks's segmented dense HyperLogLogs
-// (storage/hll.go), with Redis's registers and estimates.
+// (types/hyperloglog), with Redis's registers and estimates.
 
 func init() {
 	register(
@@ -15,13 +15,13 @@ func init() {
 		struct {
 			err   error
 			reply string
-		}{storage.ErrNotHLL, "WRONGTYPE Key is not a valid HyperLogLog string value."},
+		}{hyperloglog.ErrNotHLL, "WRONGTYPE Key is not a valid HyperLogLog string value."},
 	)
 }
 
 // PFADD key [element [element ...]]
 func cmdPFAdd(c *Ctx) {
-	changed, err := c.DB.PFAdd(c.Args[1], c.Args[2:])
+	changed, err := hyperloglog.Add(c.DB, c.Args[1], c.Args[2:])
 	if c.ok(err) {
 		c.intBool(changed)
 	}
@@ -29,7 +29,7 @@ func cmdPFAdd(c *Ctx) {
 
 // PFCOUNT key [key ...]
 func cmdPFCount(c *Ctx) {
-	n, err := c.DB.PFCount(c.Args[1:])
+	n, err := hyperloglog.Count(c.DB, c.Args[1:])
 	if c.ok(err) {
 		c.W.Int(n)
 	}
@@ -37,7 +37,7 @@ func cmdPFCount(c *Ctx) {
 
 // PFMERGE destkey [sourcekey [sourcekey ...]]
 func cmdPFMerge(c *Ctx) {
-	if err := c.DB.PFMerge(c.Args[1], c.Args[2:]); c.ok(err) {
+	if err := hyperloglog.Merge(c.DB, c.Args[1], c.Args[2:]); c.ok(err) {
 		c.W.OK()
 	}
 }

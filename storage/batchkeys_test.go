@@ -142,7 +142,7 @@ func TestBatchChangesImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := s.NewRawBatch()
-	value := encodeString([]byte("v"), 0)
+	value := EncodeString([]byte("v"), 0)
 	for round := 0; round < 2; round++ {
 		for i := 0; i < 20; i++ {
 			raw.Put(CFMetadata, s.layout.AppendNSKey(nil, metadata.DefaultNamespace, b("k"+strconv.Itoa(i))), value)

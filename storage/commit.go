@@ -43,7 +43,7 @@ type batch struct {
 }
 
 // newBatch starts a batch whose first record is log (nil: none).
-func (s *Storage) newBatch(log logData) *batch {
+func (s *Storage) newBatch(log LogData) *batch {
 	b := &batch{s: s}
 	b.ops = b.inline[:0]
 	if log != nil {

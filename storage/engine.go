@@ -71,12 +71,14 @@ type Storage struct {
 	watcher      Watcher       // told of writes that changed something (write.go, rule 4)
 	writes       atomic.Uint64 // batches committed: Update compares it to learn whether a write changed anything
 	writeBatches writeBatches
-	// meta caches metadata records for point reads (metacache.go);
-	// hllCards the cardinality of HyperLogLogs (hllcard.go).
+	// meta caches metadata records for point reads (metacache.go).
 	meta     *metaCache
 	records  *metaCache // stream group and consumer records (metacache.go)
 	elements *metaCache // hash fields, set and zset members, bitmap and HyperLogLog segments (DB.getElement)
-	hllCards hllCards
+	// shared holds what type packages keep with the database (Shared);
+	// lockless counts the writes that take no key lock (LocklessWrites).
+	shared   sync.Map
+	lockless atomic.Uint64
 	// replMarker is the LogData record "r <replication id>" that ends
 	// every local write batch, nil while there is no replication id
 	// (replid.go).
@@ -149,7 +151,7 @@ func (s *Storage) open() error {
 	for _, c := range s.caches() {
 		c.clear()
 	}
-	s.hllCards.invalidateAll()
+	s.lockless.Add(1)
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
 			s.cfs[id], s.cfIDs[id] = handles[i], handles[i].ID()

@@ -255,7 +255,7 @@ func (db DB) in(g *group) DB {
 	return db
 }
 
-func (db DB) newBatch(log logData) *batch {
+func (db DB) newBatch(log LogData) *batch {
 	b := db.s.newBatch(log)
 	b.g = db.g
 	return b
@@ -365,13 +365,13 @@ func (db DB) readMany(cf CF, keys [][]byte, c *metaCache) ([][]byte, error) {
 	return out, nil
 }
 
-func (db DB) put(log logData, cf CF, key, value []byte) error {
+func (db DB) put(log LogData, cf CF, key, value []byte) error {
 	b := db.newBatch(log)
 	b.put(cf, key, value)
 	return b.commit()
 }
 
-func (db DB) delete(log logData, cf CF, key []byte) error {
+func (db DB) delete(log LogData, cf CF, key []byte) error {
 	b := db.newBatch(log)
 	b.del(cf, key)
 	return b.commit()

@@ -41,7 +41,7 @@ func (c *collection) setElements(subs, values [][]byte, onlyNew bool) (int64, er
 			return 0, err
 		}
 	}
-	b := c.db.newBatch(typeLog(c.meta.Type))
+	b := c.db.newBatch(TypeLog(c.meta.Type))
 	var added int64
 	for i, s := range subs {
 		isNew := old == nil || old[i] == nil
@@ -102,7 +102,7 @@ func (c *collection) deleteElements(subs [][]byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := c.db.newBatch(typeLog(c.meta.Type))
+	b := c.db.newBatch(TypeLog(c.meta.Type))
 	seen := map[string]bool{}
 	var n int64
 	for i, s := range subs {
@@ -138,7 +138,7 @@ func (db DB) HExists(key, field []byte) (bool, error) {
 
 // hashSetOne writes one field of c, counting it when new.
 func (c *collection) hashSetOne(field, value []byte, isNew bool) error {
-	b := c.db.newBatch(typeLog(c.meta.Type))
+	b := c.db.newBatch(TypeLog(c.meta.Type))
 	b.put(CFDefault, c.subkey(field), value)
 	if isNew {
 		c.db.s.hints.widen(c, CFDefault, field)

@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"slices"
 
 	"github.com/basaltdb/basalt/metadata"
@@ -72,31 +71,30 @@ func (im *Importer) PutString(key, value []byte, expire int64) error {
 	if err != nil || !ok {
 		return err
 	}
-	im.b.logData(typeLog(metadata.TypeString))
-	im.putMeta(nsKey, encodeString(value, expire))
+	im.b.logData(TypeLog(metadata.TypeString))
+	im.putMeta(nsKey, EncodeString(value, expire))
 	im.Loaded++
 	return im.writeIfFull()
 }
 
-// PutHLL imports a HyperLogLog from its registers, packed as Redis's
-// dense encoding packs them (HLLDenseBytes).
-func (im *Importer) PutHLL(key, registers []byte, expire int64) error {
-	if len(registers) != HLLDenseBytes {
-		return fmt.Errorf("storage: HyperLogLog registers of %d bytes", len(registers))
+// PutValue imports a whole value of a type whose package writes it
+// (TypeHooks.WriteValue: a HyperLogLog from its registers); expire is
+// absolute ms, 0 for none. v may be modified once it returns.
+func (im *Importer) PutValue(key []byte, v *Value, expire int64) error {
+	write, err := typeWriter(v.Type)
+	if err != nil {
+		return err
 	}
-	ok, err := im.Begin(key, metadata.TypeHyperLogLog, expire)
+	ok, err := im.Begin(key, v.Type, expire)
 	if err != nil || !ok {
 		return err
 	}
 	c := im.cur
-	for seg := range metadata.HLLSegments {
-		regs := registers[seg*metadata.HLLSegmentBytes : (seg+1)*metadata.HLLSegmentBytes]
-		if !allZero(regs) {
-			var buf [2]byte
-			im.b.Put(CFDefault, c.subkey(metadata.AppendHLLSegment(buf[:0], seg)), regs)
-		}
+	ext, err := write(v, &c.meta, func(sub, value []byte) { im.b.Put(CFDefault, c.subkey(sub), value) })
+	if err != nil {
+		return err
 	}
-	im.putMeta(c.nsKey, newHLLMeta(c.meta))
+	im.putMeta(c.nsKey, append(c.meta.AppendTo(nil), ext...))
 	im.cur = nil
 	im.Loaded++
 	return im.writeIfFull()
@@ -117,7 +115,7 @@ func (im *Importer) Begin(key []byte, t metadata.Type, expire int64) (bool, erro
 	im.cur = c
 	im.prefix = im.db.s.layout.AppendSubkeyPrefix(im.prefix[:0], im.db.ns, key, c.meta.Version)
 	im.sm = metadata.StreamMeta{}
-	im.b.logData(typeLog(t))
+	im.b.logData(TypeLog(t))
 	return true, nil
 }
 
@@ -184,7 +182,7 @@ func (im *Importer) writePart() error {
 	if err := im.write(); err != nil {
 		return err
 	}
-	im.b.logData(typeLog(c.meta.Type))
+	im.b.logData(TypeLog(c.meta.Type))
 	return nil
 }
 

@@ -429,7 +429,7 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 // namespace to, with its elements, in one batch.
 func (db DB) moveRecord(rec record, src []byte, to DB, dst []byte) error {
 	srcKey, dstKey := db.nsKey(src), to.nsKey(dst)
-	b := db.newBatch(typeLog(rec.meta.Type))
+	b := db.newBatch(TypeLog(rec.meta.Type))
 	if err := db.copyElements(b, rec.meta, src, to, dst); err != nil {
 		return err
 	}
@@ -456,7 +456,7 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 			return false, err
 		}
 	}
-	b := db.newBatch(typeLog(rec.meta.Type))
+	b := db.newBatch(TypeLog(rec.meta.Type))
 	if err := db.copyElements(b, rec.meta, src, db, dst); err != nil {
 		return false, err
 	}

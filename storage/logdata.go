@@ -14,8 +14,8 @@ import (
 // node writes. Writes that are not a command's (flushes, slot deletions,
 // propagated records) carry none, as in Kvrocks.
 
-// logData is the blob of a LogData record; nil writes none.
-type logData []byte
+// LogData is the blob of a LogData record; nil writes none.
+type LogData []byte
 
 // LogCommand is Kvrocks's number of a command in a LogData record
 // (RedisCommand in redis_metadata.h): written for lists, expiry and
@@ -42,9 +42,9 @@ const (
 )
 
 // typeLogs is the LogData of a write to a key of each type: its number.
-var typeLogs = func() (out [metadata.TypeHyperLogLog + 1]logData) {
+var typeLogs = func() (out [metadata.TypeHyperLogLog + 1]LogData) {
 	for t := range out {
-		out[t] = logData(strconv.Itoa(t))
+		out[t] = LogData(strconv.Itoa(t))
 	}
 	return out
 }()
@@ -53,19 +53,19 @@ var typeLogs = func() (out [metadata.TypeHyperLogLog + 1]logData) {
 // (EXPIRE and the rest, PERSIST).
 var (
 	logDelete      = typeLogs[metadata.TypeNone]
-	logExpireWrite = logData("0 " + strconv.Itoa(int(LogExpire)))
+	logExpireWrite = LogData("0 " + strconv.Itoa(int(LogExpire)))
 )
 
-// typeLog returns the LogData of a write to a key of type t.
-func typeLog(t metadata.Type) logData {
+// TypeLog returns the LogData of a write to a key of type t.
+func TypeLog(t metadata.Type) LogData {
 	if int(t) < len(typeLogs) {
 		return typeLogs[t]
 	}
-	return logData(strconv.Itoa(int(t)))
+	return LogData(strconv.Itoa(int(t)))
 }
 
 // listLog returns the LogData of list command cmd with its arguments.
-func listLog(cmd LogCommand, args ...string) logData {
+func listLog(cmd LogCommand, args ...string) LogData {
 	b := strconv.AppendInt([]byte(strconv.Itoa(int(metadata.TypeList))+" "), int64(cmd), 10)
 	for _, a := range args {
 		b = append(b, ' ')
@@ -90,14 +90,14 @@ var (
 	logRightPop  = listLog(LogRPop)
 )
 
-func pushLog(left bool) logData {
+func pushLog(left bool) LogData {
 	if left {
 		return logLeftPush
 	}
 	return logRightPush
 }
 
-func popLog(left bool) logData {
+func popLog(left bool) LogData {
 	if left {
 		return logLeftPop
 	}

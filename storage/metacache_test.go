@@ -404,18 +404,35 @@ func TestElementsCache(t *testing.T) {
 	}
 	hget("v3", true, true)
 
-	for i, want := range []int{0, 1} {
-		if old, err := db.SetBit(b("bits"), 7, true); err != nil || old != want {
-			t.Fatalf("SETBIT %d: %d %v", i, old, err)
+	// A type package's reads by name (Object.GetElements) go through
+	// the cache, and its batches write through it.
+	o := db.NewObject(b("bits"), metadata.TypeBitmap)
+	seg := o.Subkey(b("0"))
+	put := func(value string) {
+		t.Helper()
+		wb := db.NewBatch(TypeLog(metadata.TypeBitmap))
+		wb.Put(CFDefault, seg, b(value))
+		wb.Put(CFMetadata, o.NSKey(), o.Meta().AppendTo(nil))
+		if err := wb.Commit(); err != nil {
+			t.Fatal(err)
 		}
 	}
-	before := hits()
-	if old, err := db.SetBit(b("bits"), 6, true); err != nil || old != 0 {
-		t.Fatalf("SETBIT: %d %v", old, err)
+	get := func(want string, hit bool) {
+		t.Helper()
+		before := hits()
+		vs, err := o.GetElements([][]byte{seg})
+		if err != nil || string(vs[0]) != want {
+			t.Fatalf("GetElements: %q %v, want %q", vs[0], err, want)
+		}
+		if got := hits() - before; got != map[bool]int64{true: 1}[hit] {
+			t.Fatalf("GetElements hit the cache %d times, want %v", got, hit)
+		}
 	}
-	if hits() != before+1 {
-		t.Fatal("SETBIT did not find its segment cached")
-	}
+	put("\x01")
+	get("\x01", false)
+	get("\x01", true)
+	put("\x03")
+	get("\x03", true)
 
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)

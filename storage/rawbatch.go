@@ -332,8 +332,10 @@ func (s *Storage) applyRaw(data []byte, local bool, before func([]WALRecord)) (o
 		before(records)
 	}
 	s.hints.reset()
-	// A raw batch takes no key lock: it may change any HyperLogLog.
-	s.hllCards.invalidateAll()
+	// A raw batch takes no key lock: it may change any key, behind the
+	// back of caches kept under the keys' locks.
+	s.lockless.Add(1)
+	defer s.lockless.Add(1)
 	if err := s.apply(ops, nil, local); err != nil {
 		return nil, nil, err
 	}

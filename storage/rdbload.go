@@ -139,7 +139,7 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 			// Redis's HyperLogLogs are strings; Basalt's have a type of
 			// their own, which PFCOUNT and PFADD need.
 			if regs, isHLL := rdb.ParseHLL(v.Str); isHLL {
-				return l.im.PutHLL(e.Key, regs, e.Expire)
+				return l.im.PutValue(e.Key, &Value{Type: metadata.TypeHyperLogLog, Str: regs}, e.Expire)
 			}
 			return l.im.PutString(e.Key, v.Str, e.Expire)
 		default:

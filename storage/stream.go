@@ -263,7 +263,7 @@ func (db DB) XAdd(key []byte, a *XAddArgs, fieldsValues [][]byte) (id metadata.S
 	if id.Compare(last) <= 0 {
 		return id, false, ErrStreamIDTooSmall
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	b.put(CFStream, s.entryKey(id), metadata.AppendStreamEntryValue(nil, fieldsValues))
 	s.meta.Size++
 	s.sm.EntriesAdded++
@@ -284,7 +284,7 @@ func (db DB) XTrim(key []byte, t StreamTrim) (int64, error) {
 	if err != nil || !s.exists {
 		return 0, err
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	before := s.sm
 	n, err := s.trim(b, t, nil)
 	if err != nil {
@@ -472,7 +472,7 @@ func (db DB) XDel(key []byte, ids []metadata.StreamID) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	gone := map[metadata.StreamID]bool{}
 	for i, v := range vals {
 		if v == nil {
@@ -559,7 +559,7 @@ func (db DB) XSetID(key []byte, a XSetIDArgs) error {
 	if !a.MaxDeleted.IsZero() {
 		s.sm.MaxDeleted = a.MaxDeleted
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	s.save(b)
 	return b.commit()
 }

@@ -84,7 +84,7 @@ func (db DB) XClaim(key []byte, a *XClaimArgs) ([]StreamEntry, error) {
 		}
 		out = append(out, e)
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	g.writePending(b, pel)
 	g.save(b)
 	return out, b.commit()
@@ -179,7 +179,7 @@ func (db DB) XAutoClaim(key []byte, a *XAutoClaimArgs) (XAutoClaimResult, error)
 	if err = errors.Join(err, bad); err != nil {
 		return res, err
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	for _, p := range records {
 		g.writeOne(b, p)
 	}

@@ -332,7 +332,7 @@ func (db DB) XGroupCreate(key, group []byte, a XGroupCreateArgs) error {
 		a.ID = s.sm.LastGenerated
 	}
 	g := &groupState{s: s, name: group, rec: metadata.StreamGroup{LastDelivered: a.ID, EntriesRead: a.EntriesRead}}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	g.save(b)
 	s.sm.Groups++
 	s.save(b)
@@ -350,7 +350,7 @@ func (db DB) XGroupSetID(key, group []byte, id metadata.StreamID, lastID bool, e
 		id = g.s.sm.LastGenerated
 	}
 	g.rec.LastDelivered, g.rec.EntriesRead = id, entriesRead
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	g.save(b)
 	return b.commit()
 }
@@ -366,7 +366,7 @@ func (db DB) XGroupDestroy(key, group []byte) (bool, error) {
 		return false, err
 	}
 	s := g.s
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	b.del(CFStream, s.groupKey(group))
 	for _, lower := range [][]byte{
 		metadata.AppendStreamConsumersStart(s.subPrefix(len(group)+17), group),
@@ -390,7 +390,7 @@ func (db DB) XGroupCreateConsumer(key, group, consumer []byte) (bool, error) {
 	if _, err := g.consumer(consumer, true, nowMs()); err != nil || g.rec.Consumers == before {
 		return false, err
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	g.save(b)
 	return true, b.commit()
 }
@@ -406,7 +406,7 @@ func (db DB) XGroupDelConsumer(key, group, consumer []byte) (int64, error) {
 	if err != nil || c == nil {
 		return 0, err
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	n := int64(0)
 	err = g.eachPending(metadata.StreamID{}, func(id metadata.StreamID, value []byte) bool {
 		p, derr := metadata.DecodeStreamPending(value)
@@ -468,7 +468,7 @@ func (db DB) XReadGroup(key []byte, a *XReadGroupArgs) (entries []StreamEntry, s
 		return nil, false, err
 	}
 	c.seen(now, len(entries) > 0)
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	ids := make([]metadata.StreamID, len(entries))
 	for i, e := range entries {
 		ids[i] = e.ID
@@ -565,7 +565,7 @@ func (g *groupState) readHistory(a *XReadGroupArgs, now int64) ([]StreamEntry, e
 	if err != nil {
 		return nil, err
 	}
-	b := g.s.db.newBatch(typeLog(metadata.TypeStream))
+	b := g.s.db.newBatch(TypeLog(metadata.TypeStream))
 	entries := make([]StreamEntry, len(records))
 	for i, p := range records {
 		entries[i].ID = p.id
@@ -608,7 +608,7 @@ func (db DB) XAck(key, group []byte, ids []metadata.StreamID) (int64, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	b := db.newBatch(typeLog(metadata.TypeStream))
+	b := db.newBatch(TypeLog(metadata.TypeStream))
 	g.writePending(b, pel)
 	g.save(b)
 	return n, b.commit()

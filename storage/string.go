@@ -10,23 +10,31 @@ import (
 // stringHeaderLen is the size of a new-encoding string header.
 const stringHeaderLen = 9
 
-// encodeString builds a string metadata value: header then payload.
-func encodeString(value []byte, expireMs int64) []byte {
+// EncodeString builds a string metadata value: header then payload.
+func EncodeString(value []byte, expireMs int64) []byte {
 	m := metadata.Metadata{Type: metadata.TypeString, Expire: expireMs}
 	return append(m.AppendTo(make([]byte, 0, stringHeaderLen+len(value))), value...)
 }
 
-// Get returns the value of a string key, or of a bitmap key as the string
-// whose bits it holds (see bitmap.go); found is false when it is absent.
+// Get returns the value of a string key, or of a key whose type reads as
+// a string (a bitmap, as the string whose bits it holds: TypeHooks.String);
+// found is false when it is absent.
 func (db DB) Get(key []byte) (value []byte, found bool, err error) {
 	rec, found, err := db.lookup(db.nsKey(key))
-	if err == nil && found && rec.meta.Type == metadata.TypeBitmap {
-		return db.bitmapString(key)
-	}
 	if err == nil && found && rec.meta.Type != metadata.TypeString {
-		return nil, false, ErrWrongType
+		return db.typeString(rec.meta.Type, key)
 	}
 	return rec.rest, found, err
+}
+
+// typeString reads key, of type t, as the string it stands for; a type
+// that is no string to Redis is ErrWrongType.
+func (db DB) typeString(t metadata.Type, key []byte) (value []byte, found bool, err error) {
+	read := typeHooks[t].String
+	if read == nil {
+		return nil, false, ErrWrongType
+	}
+	return read(db, key)
 }
 
 // MGet returns the values of keys in one RocksDB round trip; a key that is
@@ -50,10 +58,10 @@ func (db DB) MGet(keys [][]byte) ([][]byte, error) {
 		case err != nil || !found:
 		case rec.meta.Type == metadata.TypeString:
 			out[i] = rec.rest
-		case rec.meta.Type == metadata.TypeBitmap:
+		default:
 			// A bitmap reads as its Redis string; one too large for
 			// max-bitmap-to-string-mb as nil, as MGET answers a non-string.
-			if v, ok, err := db.bitmapString(keys[i]); err == nil && ok {
+			if v, ok, err := db.typeString(rec.meta.Type, keys[i]); err == nil && ok {
 				out[i] = v
 			}
 		}
@@ -81,7 +89,7 @@ type SetResult struct {
 func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 	nsKey := db.nsKey(key)
 	if !a.NX && !a.XX && !a.KeepTTL && !a.Get {
-		return SetResult{Written: true}, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, a.Expire))
+		return SetResult{Written: true}, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(value, a.Expire))
 	}
 	rec, found, err := db.lookup(nsKey)
 	if err != nil {
@@ -102,7 +110,7 @@ func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 		expire = rec.meta.Expire
 	}
 	res.Written = true
-	return res, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, expire))
+	return res, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(value, expire))
 }
 
 // CompareAndSwap is Kvrocks's CAS: it sets a string key to value when it
@@ -114,7 +122,7 @@ func (db DB) CompareAndSwap(key, old, value []byte, expire int64) (int64, error)
 	if held, err := db.compareString(nsKey, old); held != 1 || err != nil {
 		return held, err
 	}
-	return 1, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(value, expire))
+	return 1, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(value, expire))
 }
 
 // CompareAndDelete is Kvrocks's CAD: it deletes a string key that holds
@@ -158,7 +166,7 @@ func (db DB) MSet(pairs [][]byte, nx bool) (bool, error) {
 	}
 	b := db.newBatch(typeLogs[metadata.TypeString])
 	for i := 0; i < len(pairs); i += 2 {
-		b.put(CFMetadata, db.nsKey(pairs[i]), encodeString(pairs[i+1], 0))
+		b.put(CFMetadata, db.nsKey(pairs[i]), EncodeString(pairs[i+1], 0))
 	}
 	return true, b.commit()
 }
@@ -227,7 +235,7 @@ func (db DB) IncrBy(key []byte, delta int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return n, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(text, expire))
+	return n, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(text, expire))
 }
 
 // IncrByFloat adds incr to the number in a string key, computing in long
@@ -246,7 +254,7 @@ func (db DB) IncrByFloat(key, incr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(out, expire))
+	return out, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(out, expire))
 }
 
 // GetDel returns a string's value and deletes the key.
@@ -276,28 +284,25 @@ func (db DB) GetEx(key []byte, c ExpireChange) (value []byte, found bool, err er
 	if err != nil || !found {
 		return nil, false, err
 	}
-	switch rec.meta.Type {
-	case metadata.TypeString:
-	case metadata.TypeBitmap:
-		return db.bitmapGetEx(key, nsKey, rec, c)
-	default:
-		return nil, false, ErrWrongType
+	if rec.meta.Type != metadata.TypeString {
+		return db.typedGetEx(key, nsKey, rec, c)
 	}
 	switch {
 	case c.Persist && rec.meta.Expire != 0:
-		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(rec.rest, 0))
+		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(rec.rest, 0))
 	case c.Set && c.At <= nowMs():
 		err = db.delete(typeLogs[metadata.TypeString], CFMetadata, nsKey)
 	case c.Set:
-		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, encodeString(rec.rest, c.At))
+		err = db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(rec.rest, c.At))
 	}
 	return rec.rest, true, err
 }
 
-// bitmapGetEx is GetEx of a bitmap key: its string, then the expiry
-// changed as EXPIRE and PERSIST change one.
-func (db DB) bitmapGetEx(key, nsKey []byte, rec record, c ExpireChange) ([]byte, bool, error) {
-	value, found, err := db.bitmapString(key)
+// typedGetEx is GetEx of a key of a type that reads as a string (a
+// bitmap): its string, then the expiry changed as EXPIRE and PERSIST
+// change one.
+func (db DB) typedGetEx(key, nsKey []byte, rec record, c ExpireChange) ([]byte, bool, error) {
+	value, found, err := db.typeString(rec.meta.Type, key)
 	if err != nil || !found {
 		return nil, false, err
 	}
@@ -310,4 +315,20 @@ func (db DB) bitmapGetEx(key, nsKey []byte, rec record, c ExpireChange) ([]byte,
 		err = db.rewriteExpire(nsKey, rec, c.At)
 	}
 	return value, true, err
+}
+
+// StrLen returns the length of a string, or of a bitmap as the string of
+// its bits (its size, read from the metadata alone, whatever
+// max-bitmap-to-string-mb); 0 when the key does not exist.
+func (db DB) StrLen(key []byte) (int64, error) {
+	rec, found, err := db.lookup(db.nsKey(key))
+	switch {
+	case err != nil || !found:
+		return 0, err
+	case rec.meta.Type == metadata.TypeString:
+		return int64(len(rec.rest)), nil
+	case rec.meta.Type == metadata.TypeBitmap:
+		return int64(rec.meta.Size), nil
+	}
+	return 0, ErrWrongType
 }

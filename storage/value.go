@@ -37,16 +37,14 @@ type Value struct {
 	Stream  *rdb.StreamInfo
 }
 
-// HLLDenseBytes is the size of a HyperLogLog's registers in Value.Str.
-const HLLDenseBytes = metadata.HLLSegments * metadata.HLLSegmentBytes
-
 // ReadValue reads key's whole value as of one snapshot; found is false
 // when it does not exist. The Value is the caller's.
 func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 	nsKey := db.nsKey(key)
-	snap := db.snapshot()
-	defer db.s.db.ReleaseSnapshot(snap)
-	raw, found, err := db.s.getAt(snap, CFMetadata, nsKey)
+	rv := db.ReadView()
+	defer rv.Release()
+	snap := rv.snap
+	raw, found, err := db.s.getWith(rv.ro, CFMetadata, nsKey, nil)
 	if err != nil || !found {
 		return nil, false, err
 	}
@@ -54,17 +52,13 @@ func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 	if err != nil || !found {
 		return nil, false, err
 	}
-	c := &collection{db: db, nsKey: nsKey, key: key, meta: rec.meta, exists: true}
+	o := &Object{collection: collection{db: db, nsKey: nsKey, key: key, meta: rec.meta, exists: true}, ext: rec.rest}
+	c := &o.collection
 	v = &Value{Type: rec.meta.Type}
 	keep := func(b []byte) []byte { return append([]byte(nil), b...) }
 	switch rec.meta.Type {
 	case metadata.TypeString:
 		v.Str = keep(rec.rest)
-	case metadata.TypeBitmap:
-		// Read apart from the snapshot, as GET reads it: a write between
-		// the two reads shows as the key gone or changed, never torn.
-		v.Type = metadata.TypeString
-		v.Str, found, err = db.bitmapString(key)
 	case metadata.TypeList:
 		var head [8]byte
 		binary.BigEndian.PutUint64(head[:], rec.meta.Head)
@@ -86,29 +80,32 @@ func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 			v.Elems, v.Scores = append(v.Elems, keep(sub)), append(v.Scores, decodeScore(value))
 			return true
 		})
-	case metadata.TypeHyperLogLog:
-		if len(rec.rest) < 1 || rec.rest[0] != metadata.HLLDense {
-			return nil, false, fmt.Errorf("%w: HyperLogLog %q of encoding %x", ErrCorrupt, key, rec.rest)
-		}
-		var regs hllRegisters
-		var present [metadata.HLLSegments]bool
-		var segs [metadata.HLLSegments][]byte
-		if err = db.mergeHLL(snap, c, &regs, &present, &segs); err != nil {
-			return nil, false, err
-		}
-		v.Str = make([]byte, HLLDenseBytes)
-		for i, seg := range segs {
-			copy(v.Str[i*metadata.HLLSegmentBytes:], seg)
-		}
 	case metadata.TypeStream:
 		err = db.readStream(snap, c, rec.rest, v)
 	default:
-		return nil, false, ErrNotDumpable
+		found, err = db.readTypeValue(&rv, o, v)
 	}
 	if err != nil || !found {
 		return nil, false, err
 	}
 	return v, true, nil
+}
+
+// readTypeValue reads the whole value of o, of a type whose package
+// registered hooks: the string it stands for, read apart from rv as GET
+// reads it (a write between the two reads shows as the key gone or
+// changed, never torn), or else what its ReadValue reads in rv.
+func (db DB) readTypeValue(rv *ReadView, o *Object, v *Value) (found bool, err error) {
+	h := typeHooks[o.meta.Type]
+	switch {
+	case h.String != nil:
+		v.Type = metadata.TypeString
+		v.Str, found, err = h.String(db, o.key)
+		return found, err
+	case h.ReadValue != nil:
+		return true, h.ReadValue(rv, o, v)
+	}
+	return false, ErrNotDumpable
 }
 
 // PutValue replaces key, of any type or absent, by v with expiry expire
@@ -122,10 +119,10 @@ func (db DB) PutValue(key []byte, v *Value, expire int64) error {
 	c := &collection{db: db, nsKey: db.nsKey(key), key: key, writer: true}
 	c.meta = metadata.New(v.Type, db.s.versions.Next(nowTime()))
 	c.meta.Expire = expire
-	b := db.newBatch(typeLog(v.Type))
+	b := db.newBatch(TypeLog(v.Type))
 	switch v.Type {
 	case metadata.TypeString:
-		b.put(CFMetadata, c.nsKey, encodeString(v.Str, expire))
+		b.put(CFMetadata, c.nsKey, EncodeString(v.Str, expire))
 		return b.commit()
 	case metadata.TypeList:
 		c.push(b, v.Elems, false)
@@ -146,35 +143,30 @@ func (db DB) PutValue(key []byte, v *Value, expire int64) error {
 			b.put(CFZSetScore, c.scoreKey(score, m), nil)
 		}
 		c.meta.Size = uint64(len(v.Elems))
-	case metadata.TypeHyperLogLog:
-		if len(v.Str) != HLLDenseBytes {
-			return fmt.Errorf("storage: HyperLogLog registers of %d bytes", len(v.Str))
-		}
-		for seg := range metadata.HLLSegments {
-			regs := v.Str[seg*metadata.HLLSegmentBytes : (seg+1)*metadata.HLLSegmentBytes]
-			if allZero(regs) {
-				continue // an absent segment reads as zeros
-			}
-			var buf [2]byte
-			b.put(CFDefault, c.subkey(metadata.AppendHLLSegment(buf[:0], seg)), append([]byte(nil), regs...))
-		}
-		b.put(CFMetadata, c.nsKey, newHLLMeta(c.meta))
-		return b.commit()
 	case metadata.TypeStream:
 		db.putStream(b, c, v)
 		return b.commit()
 	default:
-		return fmt.Errorf("storage: no whole value of type %v", v.Type)
+		write, err := typeWriter(v.Type)
+		if err != nil {
+			return err
+		}
+		ext, err := write(v, &c.meta, func(sub, value []byte) { b.put(CFDefault, c.subkey(sub), value) })
+		if err != nil {
+			return err
+		}
+		b.put(CFMetadata, c.nsKey, append(c.meta.AppendTo(nil), ext...))
+		return b.commit()
 	}
 	b.put(CFMetadata, c.nsKey, c.meta.AppendTo(nil))
 	return b.commit()
 }
 
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
+// typeWriter returns the WriteValue of type t, which a type package
+// registered.
+func typeWriter(t metadata.Type) (func(*Value, *metadata.Metadata, func(sub, value []byte)) ([]byte, error), error) {
+	if write := typeHooks[t].WriteValue; write != nil {
+		return write, nil
 	}
-	return true
+	return nil, fmt.Errorf("storage: no whole value of type %v", t)
 }

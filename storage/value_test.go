@@ -51,32 +51,4 @@ func TestPutAndReadValue(t *testing.T) {
 			t.Fatalf("ReadValue(nokey) = %v %v %v", v, found, err)
 		}
 	})
-	t.Run("bitmap", func(t *testing.T) {
-		if _, err := db.SetBit(b("bm"), 9, true); err != nil {
-			t.Fatal(err)
-		}
-		v, _, err := db.ReadValue(b("bm"))
-		if err != nil || v.Type != metadata.TypeString || string(v.Str) != "\x00\x40" {
-			t.Fatalf("ReadValue(bitmap) = %+v, %v", v, err)
-		}
-	})
-	t.Run("HyperLogLog", func(t *testing.T) {
-		if _, err := db.PFAdd(b("hll"), [][]byte{b("a"), b("b"), b("c")}); err != nil {
-			t.Fatal(err)
-		}
-		v, _, err := db.ReadValue(b("hll"))
-		if err != nil || v.Type != metadata.TypeHyperLogLog || len(v.Str) != HLLDenseBytes {
-			t.Fatalf("ReadValue(hll) = %v, %d bytes, %v", v.Type, len(v.Str), err)
-		}
-		if err := db.PutValue(b("hll2"), v, 0); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := db.PFCount([][]byte{b("hll2")}); n != 3 || err != nil {
-			t.Fatalf("PFCOUNT of the copy: %d %v", n, err)
-		}
-		back, _, _ := db.ReadValue(b("hll2"))
-		if string(back.Str) != string(v.Str) {
-			t.Fatal("the copy's registers differ")
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package storage
+package bitmap
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/basaltdb/basalt/metadata"
-	"github.com/linxGnu/grocksdb"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // Bit commands (SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD) work on
@@ -22,48 +22,57 @@ import (
 // these commands: they read the segments they need, or walk them one by
 // one.
 
-// ErrBitmapTooLarge refuses to render a bitmap longer than
+// ErrTooLarge refuses to render a bitmap longer than
 // max-bitmap-to-string-mb as a string, as Kvrocks does.
-var ErrBitmapTooLarge = errors.New("storage: the size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb")
+var ErrTooLarge = errors.New("bitmap: the size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb")
+
+func init() {
+	storage.RegisterType(metadata.TypeBitmap, storage.TypeHooks{String: bitmapString})
+}
 
 // bitmapLog returns the LogData of bitmap command cmd with its arguments.
-func bitmapLog(cmd LogCommand, args ...[]byte) logData {
-	b := strconv.AppendInt([]byte(strconv.Itoa(int(metadata.TypeBitmap))+" "), int64(cmd), 10)
-	for _, a := range args {
-		b = append(append(b, ' '), a...)
-	}
-	return b
+func bitmapLog(cmd storage.LogCommand, args ...[]byte) storage.LogData {
+	return storage.CommandLog(metadata.TypeBitmap, cmd, args...)
 }
 
 // bitmap is a bitmap key being read or written.
 type bitmap struct {
-	*collection
-	// snap and ro are the snapshot a reader's reads of several segments
-	// are made in, from the first such read on (pin); nil for a writer,
-	// which holds the key's lock and reads the latest.
-	snap *grocksdb.Snapshot
-	ro   *grocksdb.ReadOptions
+	*storage.Object
+	db storage.DB
+	// writer is set for a writer, which holds the key's lock and reads
+	// the latest.
+	writer bool
+	// rv is the snapshot a reader's reads of several segments are made
+	// in, from the first such read on (pin); pinned tells it is taken.
+	rv     storage.ReadView
+	pinned bool
 }
 
 // pin takes the snapshot of a reader, unless it has one: records read
 // together must be of one moment, which a read of one record (GETBIT's)
 // is by itself.
 func (bm *bitmap) pin() {
-	if bm.writer || bm.snap != nil {
+	if bm.writer || bm.pinned {
 		return
 	}
-	bm.snap = bm.db.snapshot()
-	bm.ro = grocksdb.NewDefaultReadOptions()
-	bm.ro.SetSnapshot(bm.snap)
+	bm.rv, bm.pinned = bm.db.ReadView(), true
+}
+
+// view is the snapshot reads are made in; nil: the latest.
+func (bm *bitmap) view() *storage.ReadView {
+	if !bm.pinned {
+		return nil
+	}
+	return &bm.rv
 }
 
 // size is the bitmap's length in bytes.
-func (bm *bitmap) size() int64 { return int64(bm.meta.Size) }
+func (bm *bitmap) size() int64 { return int64(bm.Meta().Size) }
 
 // segKey returns the internal key of segment seg.
 func (bm *bitmap) segKey(seg uint64) []byte {
 	var buf [20]byte
-	return bm.subkey(metadata.AppendBitmapSegment(buf[:0], seg))
+	return bm.Subkey(metadata.AppendBitmapSegment(buf[:0], seg))
 }
 
 // clamp cuts segment seg's data to the bitmap's length: bytes past it are
@@ -92,10 +101,10 @@ func (bm *bitmap) segments(segs []uint64) ([][]byte, error) {
 	}
 	var out [][]byte
 	var err error
-	if bm.ro != nil {
-		out, err = bm.db.s.multiGetWith(bm.ro, CFDefault, keys)
+	if bm.pinned {
+		out, err = bm.db.GetMany(&bm.rv, storage.CFDefault, keys)
 	} else {
-		out, err = bm.db.getElements(keys)
+		out, err = bm.GetElements(keys)
 	}
 	if err != nil {
 		return nil, err
@@ -113,15 +122,11 @@ func (bm *bitmap) segments(segs []uint64) ([][]byte, error) {
 // false. data is valid only during the call.
 func (bm *bitmap) each(fn func(seg uint64, data []byte) bool) error {
 	bm.pin()
-	lower, upper := bm.prefix()
-	it := bm.db.newIterator(CFDefault, lower, upper, bm.snap)
-	defer it.close()
-	it.SeekToFirst()
 	var bad error
-	err := it.walk(false, 0, func(key, value []byte) bool {
-		seg, ok := metadata.ParseBitmapSegment(key[len(lower):])
+	err := bm.Each(bm.view(), storage.CFDefault, nil, 0, func(sub, value []byte) bool {
+		seg, ok := metadata.ParseBitmapSegment(sub)
 		if !ok {
-			bad = fmt.Errorf("%w: bitmap segment %q of %q", ErrCorrupt, key[len(lower):], bm.key)
+			bad = fmt.Errorf("%w: bitmap segment %q of %q", storage.ErrCorrupt, sub, bm.Key())
 			return false
 		}
 		return fn(seg, bm.clamp(seg, value))
@@ -132,44 +137,41 @@ func (bm *bitmap) each(fn func(seg uint64, data []byte) bool) error {
 	return err
 }
 
-// BitReader reads the bits of a string or bitmap key as of one snapshot,
+// Reader reads the bits of a string or bitmap key as of one snapshot,
 // in Redis's order: for GETBIT, BITCOUNT, BITPOS and GET. Close must be
 // called when done.
-type BitReader struct {
+type Reader struct {
 	str []byte  // a string's value
 	bm  *bitmap // a bitmap; nil for a string
 }
 
-// ReadBits opens key for reading its bits; nil when it does not exist.
+// Read opens key for reading its bits; nil when it does not exist.
 // Another type than string and bitmap is ErrWrongType. The metadata comes
 // from the cache; a bitmap's segments are read in a snapshot taken at
 // the first read of more than one of them (pin).
-func (db DB) ReadBits(key []byte) (*BitReader, error) {
-	nsKey := db.nsKey(key)
-	rec, found, err := db.lookup(nsKey)
-	if err != nil || !found {
+func Read(db storage.DB, key []byte) (*Reader, error) {
+	o, err := db.Lookup(key)
+	if err != nil || o == nil {
 		return nil, err
 	}
-	switch rec.meta.Type {
+	switch o.Meta().Type {
 	case metadata.TypeString:
-		return &BitReader{str: rec.rest}, nil
+		return &Reader{str: o.Ext()}, nil
 	case metadata.TypeBitmap:
-		c := &collection{db: db, nsKey: nsKey, key: key, meta: rec.meta, exists: true}
-		return &BitReader{bm: &bitmap{collection: c}}, nil
+		return &Reader{bm: &bitmap{Object: o, db: db}}, nil
 	}
-	return nil, ErrWrongType
+	return nil, storage.ErrWrongType
 }
 
 // Close releases the reader's snapshot, if it took one.
-func (r *BitReader) Close() {
-	if r.bm != nil && r.bm.snap != nil {
-		r.bm.ro.Destroy()
-		r.bm.db.s.db.ReleaseSnapshot(r.bm.snap)
+func (r *Reader) Close() {
+	if r.bm != nil && r.bm.pinned {
+		r.bm.rv.Release()
 	}
 }
 
 // Len is the length of the value in bytes.
-func (r *BitReader) Len() int64 {
+func (r *Reader) Len() int64 {
 	if r.bm != nil {
 		return r.bm.size()
 	}
@@ -177,7 +179,7 @@ func (r *BitReader) Len() int64 {
 }
 
 // Bit returns bit offset (0 past the end).
-func (r *BitReader) Bit(offset uint64) (int, error) {
+func (r *Reader) Bit(offset uint64) (int, error) {
 	i := int64(offset / 8)
 	if i >= r.Len() {
 		return 0, nil
@@ -205,7 +207,7 @@ const directSegments = 64
 // Count counts the set bits of bytes [start, end] (0 <= start <= end <
 // Len), leaving out the bits of byte start in firstNeg and those of byte
 // end in lastNeg (masks in Redis's order: BITCOUNT's BIT ranges).
-func (r *BitReader) Count(start, end int64, firstNeg, lastNeg byte) (int64, error) {
+func (r *Reader) Count(start, end int64, firstNeg, lastNeg byte) (int64, error) {
 	if start > end {
 		return 0, nil
 	}
@@ -255,7 +257,7 @@ func (r *BitReader) Count(start, end int64, firstNeg, lastNeg byte) (int64, erro
 // [start, end] (0 <= start <= end < Len), the bits of byte start in
 // firstNeg and those of byte end in lastNeg (Redis's order) not counting
 // as part of the range; -1 when there is none (BITPOS).
-func (r *BitReader) Pos(bit int, start, end int64, firstNeg, lastNeg byte) (int64, error) {
+func (r *Reader) Pos(bit int, start, end int64, firstNeg, lastNeg byte) (int64, error) {
 	if start > end {
 		return -1, nil
 	}
@@ -444,13 +446,13 @@ func popcount(b []byte) int64 {
 
 // String returns the value in Redis's order: a string's bytes, or a
 // bitmap's bytes with the bits of each reversed. A bitmap longer than
-// max-bitmap-to-string-mb is ErrBitmapTooLarge. The slice is the caller's.
-func (r *BitReader) String() ([]byte, error) {
+// max-bitmap-to-string-mb is ErrTooLarge. The slice is the caller's.
+func (r *Reader) String() ([]byte, error) {
 	if r.bm == nil {
 		return r.str, nil
 	}
-	if limit := r.bm.db.s.maxBitmapString(); r.bm.size() > limit {
-		return nil, ErrBitmapTooLarge
+	if limit := maxBitmapString(r.bm.db); r.bm.size() > limit {
+		return nil, ErrTooLarge
 	}
 	out := make([]byte, r.bm.size())
 	err := r.bm.each(func(seg uint64, data []byte) bool {
@@ -467,13 +469,15 @@ func (r *BitReader) String() ([]byte, error) {
 }
 
 // maxBitmapString is max-bitmap-to-string-mb in bytes.
-func (s *Storage) maxBitmapString() int64 { return s.cfg.MaxBitmapToStringMB.Get() << 20 }
+func maxBitmapString(db storage.DB) int64 {
+	return db.Storage().Config().MaxBitmapToStringMB.Get() << 20
+}
 
 // bitmapString returns the value of key, a bitmap when it was looked up,
-// as a string in Redis's order (GET on a bitmap); found is false when the
-// key is gone meanwhile.
-func (db DB) bitmapString(key []byte) (value []byte, found bool, err error) {
-	r, err := db.ReadBits(key)
+// as a string in Redis's order (GET on a bitmap: TypeHooks.String); found
+// is false when the key is gone meanwhile.
+func bitmapString(db storage.DB, key []byte) (value []byte, found bool, err error) {
+	r, err := Read(db, key)
 	if err != nil || r == nil {
 		return nil, false, err
 	}
@@ -485,38 +489,39 @@ func (db DB) bitmapString(key []byte) (value []byte, found bool, err error) {
 // bitTarget is a string or bitmap key read for a write under its lock:
 // its record, or fresh bitmap metadata when it is absent.
 type bitTarget struct {
-	nsKey []byte
-	rec   record
-	found bool
-	bm    *bitmap // nil for a string
+	*storage.Object
+	bm *bitmap // nil for a string
 }
 
 // bitsForWrite reads key for a bit write. An absent or dead key becomes a
 // new bitmap with a new version, as Kvrocks creates.
-func (db DB) bitsForWrite(key []byte) (*bitTarget, error) {
-	t := &bitTarget{nsKey: db.nsKey(key)}
-	rec, found, err := db.lookup(t.nsKey)
+func bitsForWrite(db storage.DB, key []byte) (bitTarget, error) {
+	o, err := db.LookupOrNew(key, metadata.TypeBitmap)
 	if err != nil {
-		return nil, err
+		return bitTarget{}, err
 	}
-	t.rec, t.found = rec, found
+	t := bitTarget{Object: o}
 	switch {
-	case !found:
-		m := metadata.New(metadata.TypeBitmap, db.s.versions.Next(nowTime()))
-		t.bm = &bitmap{collection: &collection{db: db, nsKey: t.nsKey, key: key, meta: m, writer: true}}
-	case rec.meta.Type == metadata.TypeBitmap:
-		t.bm = &bitmap{collection: &collection{db: db, nsKey: t.nsKey, key: key, meta: rec.meta, stored: rec.meta, exists: true, writer: true}}
-	case rec.meta.Type != metadata.TypeString:
-		return nil, ErrWrongType
+	case o.Meta().Type == metadata.TypeBitmap:
+		t.bm = &bitmap{Object: o, db: db, writer: true}
+	case o.Meta().Type != metadata.TypeString:
+		return bitTarget{}, storage.ErrWrongType
 	}
 	return t, nil
 }
 
-// SetBit sets or clears bit offset of key and returns its old value.
-// Bytes past the end are added as zeros. Nothing is written when the bit
-// and the length stay the same.
-func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
-	t, err := db.bitsForWrite(key)
+// putString writes the string value of t, a string key.
+func (t bitTarget) putString(db storage.DB, value []byte) error {
+	b := db.NewBatch(storage.TypeLog(metadata.TypeString))
+	b.Put(storage.CFMetadata, t.NSKey(), storage.EncodeString(value, t.Meta().Expire))
+	return b.Commit()
+}
+
+// SetBit sets or clears bit offset of key and returns its old value
+// (SETBIT). Bytes past the end are added as zeros. Nothing is written
+// when the bit and the length stay the same.
+func SetBit(db storage.DB, key []byte, offset uint64, on bool) (int, error) {
+	t, err := bitsForWrite(db, key)
 	if err != nil {
 		return 0, err
 	}
@@ -526,7 +531,7 @@ func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
 	}
 	byteAt := int64(offset / 8)
 	if t.bm == nil {
-		old := t.rec.rest
+		old := t.Ext()
 		n := max(int64(len(old)), byteAt+1)
 		if n == int64(len(old)) && old[byteAt]>>(7-offset%8)&1 == v {
 			return int(v), nil
@@ -535,12 +540,12 @@ func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
 		copy(value, old)
 		prev := value[byteAt] >> (7 - offset%8) & 1
 		value[byteAt] = value[byteAt]&^(1<<(7-offset%8)) | v<<(7-offset%8)
-		return int(prev), db.put(typeLog(metadata.TypeString), CFMetadata, t.nsKey, encodeString(value, t.rec.meta.Expire))
+		return int(prev), t.putString(db, value)
 	}
 	bm := t.bm
 	seg := offset / metadata.BitmapSegmentBits
 	var data []byte
-	if t.found {
+	if t.Exists() {
 		datas, err := bm.segments([]uint64{seg})
 		if err != nil {
 			return 0, err
@@ -554,7 +559,7 @@ func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
 		prev = data[j] >> shift & 1
 	}
 	grows := byteAt+1 > bm.size()
-	if t.found && !grows && prev == v {
+	if t.Exists() && !grows && prev == v {
 		return int(prev), nil
 	}
 	if j >= len(data) {
@@ -563,27 +568,11 @@ func (db DB) SetBit(key []byte, offset uint64, on bool) (int, error) {
 		data = grown
 	}
 	data[j] = data[j]&^(1<<shift) | v<<shift
-	b := db.newBatch(bitmapLog(LogSetBit, strconv.AppendUint(nil, offset, 10)))
-	b.put(CFDefault, bm.segKey(seg), data)
+	b := db.NewBatch(bitmapLog(storage.LogSetBit, strconv.AppendUint(nil, offset, 10)))
+	b.Put(storage.CFDefault, bm.segKey(seg), data)
 	if grows {
-		bm.meta.Size = uint64(byteAt + 1)
-		b.put(CFMetadata, t.nsKey, bm.meta.AppendTo(nil))
+		bm.Meta().Size = uint64(byteAt + 1)
+		b.Put(storage.CFMetadata, t.NSKey(), bm.Meta().AppendTo(nil))
 	}
-	return int(prev), b.commit()
-}
-
-// StrLen returns the length of a string, or of a bitmap as the string of
-// its bits (its size, read from the metadata alone, whatever
-// max-bitmap-to-string-mb); 0 when the key does not exist.
-func (db DB) StrLen(key []byte) (int64, error) {
-	rec, found, err := db.lookup(db.nsKey(key))
-	switch {
-	case err != nil || !found:
-		return 0, err
-	case rec.meta.Type == metadata.TypeString:
-		return int64(len(rec.rest)), nil
-	case rec.meta.Type == metadata.TypeBitmap:
-		return int64(rec.meta.Size), nil
-	}
-	return 0, ErrWrongType
+	return int(prev), b.Commit()
 }

@@ -1,22 +1,26 @@
-package storage
+package hyperloglog
 
-import "sync"
+import (
+	"sync"
 
-// hllCards caches the cardinality of single HyperLogLogs, as Redis caches
+	"github.com/basaltdb/basalt/storage"
+)
+
+// cardCache caches the cardinality of single HyperLogLogs, as Redis caches
 // it in its HLL header: PFCOUNT of one key, the common case, then costs a
 // metadata read instead of a walk of the 16 segments and an estimate.
+// There is one per Storage (cards).
 //
 // An entry is for one incarnation of a key (its version) and stays right
 // while no segment of that incarnation changes. Segments change through
 // PFADD and PFMERGE, which forget the entry under the key's lock, and
 // single-key PFCOUNT reads and fills under the same lock; and through
 // writes that take no key lock (a replica's or APPLYBATCH's raw batches,
-// range deletions, a reopened database), which bump gen: an entry filled
-// before, or by a count that began before, no longer counts.
-type hllCards struct {
-	mu  sync.Mutex
-	gen uint64
-	m   map[string]hllCard
+// a reopened database), which Storage.LocklessWrites counts: an entry
+// filled before, or by a count that began before, no longer counts.
+type cardCache struct {
+	mu sync.Mutex
+	m  map[string]hllCard
 }
 
 type hllCard struct {
@@ -27,29 +31,32 @@ type hllCard struct {
 // maxHLLCards bounds the entries; past it a random one makes room.
 const maxHLLCards = 16384
 
-// generation returns the current generation, for a count to fill with.
-func (c *hllCards) generation() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gen
+// cardsKey identifies the cache among what the Storage keeps for type
+// packages.
+type cardsKey struct{}
+
+// cards returns the cache of db's Storage.
+func cards(db storage.DB) *cardCache {
+	return db.Storage().Shared(cardsKey{}, func() any { return &cardCache{} }).(*cardCache)
 }
 
-func (c *hllCards) get(nsKey []byte, version uint64) (int64, bool) {
+func (c *cardCache) get(db storage.DB, nsKey []byte, version uint64) (int64, bool) {
+	gen := db.Storage().LocklessWrites()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[string(nsKey)]
-	if !ok || e.version != version || e.gen != c.gen {
+	if !ok || e.version != version || e.gen != gen {
 		return 0, false
 	}
 	return e.card, true
 }
 
-// put stores a count that began at generation gen, unless a write that
-// takes no key lock came since.
-func (c *hllCards) put(nsKey []byte, version, gen uint64, card int64) {
+// put stores a count that began when Storage.LocklessWrites was gen,
+// unless a write that takes no key lock came since.
+func (c *cardCache) put(db storage.DB, nsKey []byte, version, gen uint64, card int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen {
+	if gen != db.Storage().LocklessWrites() {
 		return
 	}
 	if c.m == nil {
@@ -65,16 +72,8 @@ func (c *hllCards) put(nsKey []byte, version, gen uint64, card int64) {
 }
 
 // forget drops the entry of nsKey, whose segments a command changes.
-func (c *hllCards) forget(nsKey []byte) {
+func (c *cardCache) forget(nsKey []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, string(nsKey))
-}
-
-// invalidateAll makes every entry stale (a write that takes no key lock).
-func (c *hllCards) invalidateAll() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	clear(c.m)
 }

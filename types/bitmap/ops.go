@@ -1,4 +1,4 @@
-package storage
+package bitmap
 
 import (
 	"math"
@@ -6,19 +6,20 @@ import (
 	"strconv"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // BITOP and BITFIELD, on strings and bitmaps (see bitmap.go).
 
-// BitOpKind is the operation of BITOP.
-type BitOpKind uint8
+// OpKind is the operation of BITOP.
+type OpKind uint8
 
 // BITOP's operations.
 const (
-	BitAnd BitOpKind = iota
-	BitOr
-	BitXor
-	BitNot
+	And OpKind = iota
+	Or
+	Xor
+	Not
 )
 
 // bitSource is one source of BITOP: a string, a bitmap or nothing.
@@ -49,59 +50,49 @@ func (s *bitSource) segment(seg uint64, data []byte) []byte {
 // bitOpChunk is how many segments BITOP reads per round trip.
 const bitOpChunk = 64
 
-// BitOp stores op applied to the sources into dst and returns the length
+// Op stores op applied to the sources into dst and returns the length
 // of the result in bytes, the longest source's (shorter ones count as
-// padded with zeros). dst becomes a new bitmap without expiry, with the
-// segments Kvrocks writes (see bitOpSegment). A result of length 0 deletes
-// dst. opName is op as the client spelled it, for the
+// padded with zeros) (BITOP). dst becomes a new bitmap without expiry, with
+// the segments Kvrocks writes (see bitOpSegment). A result of length 0
+// deletes dst. opName is op as the client spelled it, for the
 // LogData. The sources are read a chunk of segments at a time.
-func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int64, error) {
-	nsKeys := make([][]byte, len(srcs))
-	for i, k := range srcs {
-		nsKeys[i] = db.nsKey(k)
-	}
-	raws, err := db.multiGet(CFMetadata, nsKeys)
+func Op(db storage.DB, op OpKind, opName []byte, dst []byte, srcs [][]byte) (int64, error) {
+	sources := make([]bitSource, len(srcs))
+	var size int64
+	err := db.LookupMany(nil, srcs, func(i int, o *storage.Object) error {
+		switch {
+		case o == nil:
+			return nil
+		case o.Meta().Type == metadata.TypeString:
+			sources[i] = bitSource{str: o.Ext(), size: int64(len(o.Ext()))}
+		case o.Meta().Type == metadata.TypeBitmap:
+			// As stored (the lengths of the result's segments follow them);
+			// the caller holds every key's lock.
+			sources[i] = bitSource{bm: &bitmap{Object: o, db: db, writer: true}, size: int64(o.Meta().Size)}
+		default:
+			return storage.ErrWrongType
+		}
+		size = max(size, sources[i].size)
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	sources := make([]bitSource, len(srcs))
-	var size int64
-	for i, raw := range raws {
-		if raw == nil {
-			continue
-		}
-		rec, found, err := decodeRecord(raw, db.now())
-		switch {
-		case err != nil:
-			return 0, err
-		case !found:
-			continue
-		case rec.meta.Type == metadata.TypeString:
-			sources[i] = bitSource{str: rec.rest, size: int64(len(rec.rest))}
-		case rec.meta.Type == metadata.TypeBitmap:
-			// As stored (the lengths of the result's segments follow them);
-			// the caller holds every key's lock.
-			c := &collection{db: db, nsKey: nsKeys[i], key: srcs[i], meta: rec.meta, exists: true, writer: true}
-			sources[i] = bitSource{bm: &bitmap{collection: c}, size: int64(rec.meta.Size)}
-		default:
-			return 0, ErrWrongType
-		}
-		size = max(size, sources[i].size)
-	}
-	dstKey := db.nsKey(dst)
 	if size == 0 {
-		_, found, err := db.lookup(dstKey)
-		if err != nil || !found {
+		o, err := db.Lookup(dst)
+		if err != nil || o == nil {
 			return 0, err
 		}
-		return 0, db.delete(nil, CFMetadata, dstKey) // Kvrocks logs no LogData for it
+		b := db.NewBatch(nil) // Kvrocks logs no LogData for it
+		b.Delete(storage.CFMetadata, o.NSKey())
+		return 0, b.Commit()
 	}
 	args := append([][]byte{opName}, srcs...)
-	b := db.newBatch(bitmapLog(LogBitOp, args...))
-	m := metadata.New(metadata.TypeBitmap, db.s.versions.Next(nowTime()))
+	b := db.NewBatch(bitmapLog(storage.LogBitOp, args...))
+	out := db.NewObject(dst, metadata.TypeBitmap)
+	m := out.Meta()
 	m.Size = uint64(size)
-	out := &collection{db: db, nsKey: dstKey, key: dst, meta: m}
-	result := &bitmap{collection: out}
+	result := &bitmap{Object: out, db: db}
 	segCount := uint64((size-1)/metadata.BitmapSegmentBytes + 1)
 	for from := uint64(0); from < segCount; from += bitOpChunk {
 		segs := segmentRange(from, min(segCount, from+bitOpChunk)-1)
@@ -114,7 +105,7 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 				}
 			}
 		}
-		vals, err := db.multiGet(CFDefault, keys)
+		vals, err := db.GetMany(nil, storage.CFDefault, keys)
 		if err != nil {
 			return 0, err
 		}
@@ -126,12 +117,12 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 		}
 		for k, seg := range segs {
 			if v := bitOpSegment(op, sources, datas, k, seg, size); v != nil {
-				b.put(CFDefault, result.segKey(seg), v)
+				b.Put(storage.CFDefault, result.segKey(seg), v)
 			}
 		}
 	}
-	b.put(CFMetadata, dstKey, m.AppendTo(nil))
-	return size, b.commit()
+	b.Put(storage.CFMetadata, out.NSKey(), m.AppendTo(nil))
+	return size, b.Commit()
 }
 
 // bitOpSegment computes segment seg (the k-th of the chunk datas holds) of
@@ -139,7 +130,7 @@ func (db DB) BitOp(op BitOpKind, opName []byte, dst []byte, srcs [][]byte) (int6
 // for AND one where every source has the segment, for OR and XOR one where
 // any has it, as long as the longest of them (as stored), even when it
 // comes out all zeros; for NOT every segment, whole but cut to size.
-func bitOpSegment(op BitOpKind, sources []bitSource, datas [][][]byte, k int, seg uint64, size int64) []byte {
+func bitOpSegment(op OpKind, sources []bitSource, datas [][][]byte, k int, seg uint64, size int64) []byte {
 	ins := make([][]byte, len(sources))
 	n, present := 0, 0
 	for i := range sources {
@@ -153,9 +144,9 @@ func bitOpSegment(op BitOpKind, sources []bitSource, datas [][][]byte, k int, se
 		}
 	}
 	switch {
-	case op == BitNot:
+	case op == Not:
 		n = int(min(metadata.BitmapSegmentBytes, size-int64(seg)*metadata.BitmapSegmentBytes))
-	case op == BitAnd && present < len(sources), present == 0:
+	case op == And && present < len(sources), present == 0:
 		return nil
 	}
 	out := make([]byte, n)
@@ -169,15 +160,15 @@ func bitOpSegment(op BitOpKind, sources []bitSource, datas [][][]byte, k int, se
 			switch {
 			case i == 0:
 				v = c
-			case op == BitAnd:
+			case op == And:
 				v &= c
-			case op == BitOr:
+			case op == Or:
 				v |= c
-			case op == BitXor:
+			case op == Xor:
 				v ^= c
 			}
 		}
-		if op == BitNot {
+		if op == Not {
 			v = ^v
 		}
 		out[j] = v
@@ -185,14 +176,14 @@ func bitOpSegment(op BitOpKind, sources []bitSource, datas [][][]byte, k int, se
 	return out
 }
 
-// BitFieldKind is the kind of a BITFIELD operation.
-type BitFieldKind uint8
+// FieldKind is the kind of a BITFIELD operation.
+type FieldKind uint8
 
 // BITFIELD's operations.
 const (
-	BitFieldGet BitFieldKind = iota
-	BitFieldSet
-	BitFieldIncrBy
+	FieldGet FieldKind = iota
+	FieldSet
+	FieldIncrBy
 )
 
 // Overflow is BITFIELD's overflow behaviour.
@@ -207,10 +198,10 @@ const (
 
 var overflowNames = [...]string{"WRAP", "SAT", "FAIL"}
 
-// BitFieldOp is one operation of BITFIELD: a field of Bits (1..64 signed,
+// FieldOp is one operation of BITFIELD: a field of Bits (1..64 signed,
 // 1..63 unsigned) at bit Offset, with Value for SET and INCRBY.
-type BitFieldOp struct {
-	Kind     BitFieldKind
+type FieldOp struct {
+	Kind     FieldKind
 	Signed   bool
 	Bits     uint
 	Offset   uint64
@@ -218,9 +209,9 @@ type BitFieldOp struct {
 	Overflow Overflow
 }
 
-// BitFieldResult is the reply to one operation: a value, or Nil when
+// FieldResult is the reply to one operation: a value, or Nil when
 // OVERFLOW FAIL refused it.
-type BitFieldResult struct {
+type FieldResult struct {
 	Value int64
 	Nil   bool
 }
@@ -280,55 +271,55 @@ func (s *segmentBits) setBit(n uint64, v uint64) {
 	}
 }
 
-// BitField runs BITFIELD's operations in order and returns their replies.
+// Field runs BITFIELD's operations in order and returns their replies.
 // With no SET or INCRBY it only reads (a missing key reads as zeros);
 // otherwise the value first grows to hold the farthest field written, as
 // in Redis, an absent key becoming a new bitmap.
-func (db DB) BitField(key []byte, ops []BitFieldOp) ([]BitFieldResult, error) {
+func Field(db storage.DB, key []byte, ops []FieldOp) ([]FieldResult, error) {
 	var highest uint64 // one past the last bit written
 	for _, op := range ops {
-		if op.Kind != BitFieldGet {
+		if op.Kind != FieldGet {
 			highest = max(highest, op.Offset+uint64(op.Bits))
 		}
 	}
 	if highest == 0 {
-		return db.bitFieldRead(key, ops)
+		return bitFieldRead(db, key, ops)
 	}
-	t, err := db.bitsForWrite(key)
+	t, err := bitsForWrite(db, key)
 	if err != nil {
 		return nil, err
 	}
 	need := int64((highest-1)/8 + 1)
-	out := make([]BitFieldResult, len(ops))
+	out := make([]FieldResult, len(ops))
 	if t.bm == nil {
-		value := make([]byte, max(int64(len(t.rec.rest)), need))
-		copy(value, t.rec.rest)
+		value := make([]byte, max(int64(len(t.Ext())), need))
+		copy(value, t.Ext())
 		// As in Redis 7, fields set to the values they had change nothing.
-		if runBitField(stringBits(value), ops, out) || len(value) > len(t.rec.rest) {
-			err = db.put(typeLog(metadata.TypeString), CFMetadata, t.nsKey, encodeString(value, t.rec.meta.Expire))
+		if runBitField(stringBits(value), ops, out) || len(value) > len(t.Ext()) {
+			err = t.putString(db, value)
 		}
 		return out, err
 	}
 	bm := t.bm
-	space, err := bm.touched(ops, t.found)
+	space, err := bm.touched(ops, t.Exists())
 	if err != nil {
 		return nil, err
 	}
 	runBitField(space, ops, out)
-	b := db.newBatch(bitFieldLog(ops))
+	b := db.NewBatch(bitFieldLog(ops))
 	for seg := range space.dirty {
-		b.put(CFDefault, bm.segKey(seg), space.segs[seg])
+		b.Put(storage.CFDefault, bm.segKey(seg), space.segs[seg])
 	}
 	if need > bm.size() {
-		bm.meta.Size = uint64(need)
-		b.put(CFMetadata, t.nsKey, bm.meta.AppendTo(nil))
+		bm.Meta().Size = uint64(need)
+		b.Put(storage.CFMetadata, t.NSKey(), bm.Meta().AppendTo(nil))
 	}
-	return out, b.commit()
+	return out, b.Commit()
 }
 
 // touched reads the segments the operations' fields lie in (none of a
 // bitmap not yet stored).
-func (bm *bitmap) touched(ops []BitFieldOp, stored bool) (*segmentBits, error) {
+func (bm *bitmap) touched(ops []FieldOp, stored bool) (*segmentBits, error) {
 	space := &segmentBits{segs: map[uint64][]byte{}, dirty: map[uint64]bool{}}
 	var segs []uint64
 	for _, op := range ops {
@@ -354,9 +345,9 @@ func (bm *bitmap) touched(ops []BitFieldOp, stored bool) (*segmentBits, error) {
 }
 
 // bitFieldRead runs operations that are all GETs.
-func (db DB) bitFieldRead(key []byte, ops []BitFieldOp) ([]BitFieldResult, error) {
-	out := make([]BitFieldResult, len(ops))
-	r, err := db.ReadBits(key)
+func bitFieldRead(db storage.DB, key []byte, ops []FieldOp) ([]FieldResult, error) {
+	out := make([]FieldResult, len(ops))
+	r, err := Read(db, key)
 	if err != nil {
 		return nil, err
 	}
@@ -377,11 +368,11 @@ func (db DB) bitFieldRead(key []byte, ops []BitFieldOp) ([]BitFieldResult, error
 // bitFieldLog is the LogData Kvrocks writes for BITFIELD on a bitmap: its
 // SET and INCRBY operations, each preceded by OVERFLOW when the behaviour
 // differs from the previous one's (WRAP at first).
-func bitFieldLog(ops []BitFieldOp) logData {
+func bitFieldLog(ops []FieldOp) storage.LogData {
 	var args [][]byte
 	last := OverflowWrap
 	for _, op := range ops {
-		if op.Kind == BitFieldGet {
+		if op.Kind == FieldGet {
 			continue
 		}
 		if op.Overflow != last {
@@ -389,7 +380,7 @@ func bitFieldLog(ops []BitFieldOp) logData {
 			last = op.Overflow
 		}
 		name := "SET"
-		if op.Kind == BitFieldIncrBy {
+		if op.Kind == FieldIncrBy {
 			name = "INCRBY"
 		}
 		sign := byte('u')
@@ -399,15 +390,15 @@ func bitFieldLog(ops []BitFieldOp) logData {
 		args = append(args, []byte(name), strconv.AppendUint([]byte{sign}, uint64(op.Bits), 10),
 			strconv.AppendUint(nil, op.Offset, 10), strconv.AppendInt(nil, op.Value, 10))
 	}
-	return bitmapLog(LogBitField, args...)
+	return bitmapLog(storage.LogBitField, args...)
 }
 
 // runBitField applies ops to space as Redis's bitfieldGeneric does,
 // filling out; it reports whether a SET or INCRBY changed its field's
 // value (Redis 7 counts those only as changes of the key).
-func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) (changed bool) {
+func runBitField(space bitSpace, ops []FieldOp, out []FieldResult) (changed bool) {
 	for i, op := range ops {
-		if op.Kind == BitFieldGet {
+		if op.Kind == FieldGet {
 			if op.Signed {
 				out[i].Value = getSignedField(space, op.Offset, op.Bits)
 			} else {
@@ -421,7 +412,7 @@ func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) (change
 			old := getSignedField(space, op.Offset, op.Bits)
 			var nv int64
 			var wrapped int64
-			if op.Kind == BitFieldIncrBy {
+			if op.Kind == FieldIncrBy {
 				overflow, wrapped = signedOverflow(old, op.Value, op.Bits, op.Overflow)
 				nv = old + op.Value
 				if overflow {
@@ -439,7 +430,7 @@ func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) (change
 		} else {
 			old := getUnsignedField(space, op.Offset, op.Bits)
 			var wrapped uint64
-			if op.Kind == BitFieldIncrBy {
+			if op.Kind == FieldIncrBy {
 				newVal = old + uint64(op.Value)
 				if overflow, wrapped = unsignedOverflow(old, op.Value, op.Bits, op.Overflow); overflow {
 					newVal = wrapped
@@ -454,7 +445,7 @@ func runBitField(space bitSpace, ops []BitFieldOp, out []BitFieldResult) (change
 			}
 		}
 		if overflow && op.Overflow == OverflowFail {
-			out[i] = BitFieldResult{Nil: true}
+			out[i] = FieldResult{Nil: true}
 			continue
 		}
 		if getUnsignedField(space, op.Offset, op.Bits) != newVal&(^uint64(0)>>(64-op.Bits)) {

@@ -1,4 +1,4 @@
-package storage
+package hyperloglog
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/basaltdb/basalt/metadata"
-	"github.com/linxGnu/grocksdb"
+	"github.com/basaltdb/basalt/storage"
 )
 
 // HyperLogLogs keep Redis's dense registers in 16 segments of 768 bytes
@@ -17,60 +17,57 @@ import (
 
 // ErrNotHLL refuses a HyperLogLog command on a string: Redis's
 // HyperLogLogs are strings, and no string Basalt holds is one.
-var ErrNotHLL = errors.New("storage: key is not a valid HyperLogLog string value")
+var ErrNotHLL = errors.New("hyperloglog: key is not a valid HyperLogLog string value")
 
-// hllCollection decodes the metadata record raw of key (nil: absent) as a
-// HyperLogLog; the collection is nil when the key does not exist.
-func (db DB) hllCollection(nsKey, key, raw []byte) (*collection, error) {
-	if raw == nil {
-		return nil, nil
+// check checks that o (nil: absent) is a HyperLogLog.
+func check(o *storage.Object) error {
+	if o == nil {
+		return nil
 	}
-	rec, found, err := decodeRecord(raw, db.now())
-	if err != nil || !found {
-		return nil, err
-	}
-	switch rec.meta.Type {
+	switch o.Meta().Type {
 	case metadata.TypeHyperLogLog:
 	case metadata.TypeString, metadata.TypeBitmap:
-		return nil, ErrNotHLL
+		return ErrNotHLL
 	default:
-		return nil, ErrWrongType
+		return storage.ErrWrongType
 	}
-	if len(rec.rest) < 1 || rec.rest[0] != metadata.HLLDense {
-		return nil, fmt.Errorf("%w: HyperLogLog %q of encoding %x", ErrCorrupt, key, rec.rest)
+	if ext := o.Ext(); len(ext) < 1 || ext[0] != metadata.HLLDense {
+		return fmt.Errorf("%w: HyperLogLog %q of encoding %x", storage.ErrCorrupt, o.Key(), ext)
 	}
-	return &collection{db: db, nsKey: nsKey, key: key, meta: rec.meta, stored: rec.meta, exists: true}, nil
+	return nil
 }
 
 // hllSegment checks a segment read from disk: absent (nil) or 768 bytes.
 func hllSegment(key []byte, seg int, v []byte) ([]byte, error) {
 	if v != nil && len(v) != metadata.HLLSegmentBytes {
-		return nil, fmt.Errorf("%w: HyperLogLog %q segment %d of %d bytes", ErrCorrupt, key, seg, len(v))
+		return nil, fmt.Errorf("%w: HyperLogLog %q segment %d of %d bytes", storage.ErrCorrupt, key, seg, len(v))
 	}
 	return v, nil
 }
 
 // newHLLMeta returns the metadata value of a new HyperLogLog.
-func newHLLMeta(m metadata.Metadata) []byte {
+func newHLLMeta(m *metadata.Metadata) []byte {
 	return append(m.AppendTo(nil), metadata.HLLDense)
 }
 
-// PFAdd adds elements to the HyperLogLog at key, creating it, and reports
-// whether a register changed or the key was created.
-func (db DB) PFAdd(key []byte, elems [][]byte) (bool, error) {
-	nsKey := db.nsKey(key)
-	raw, _, err := db.get(CFMetadata, nsKey, nil)
+// segKey returns the key of segment seg of c.
+func segKey(c *storage.Object, seg int) []byte {
+	var buf [2]byte
+	return c.Subkey(metadata.AppendHLLSegment(buf[:0], seg))
+}
+
+// Add adds elements to the HyperLogLog at key, creating it, and reports
+// whether a register changed or the key was created (PFADD).
+func Add(db storage.DB, key []byte, elems [][]byte) (bool, error) {
+	c, err := db.LookupOrNew(key, metadata.TypeHyperLogLog)
 	if err != nil {
 		return false, err
 	}
-	c, err := db.hllCollection(nsKey, key, raw)
-	if err != nil {
-		return false, err
-	}
-	created := c == nil
-	if created {
-		m := metadata.New(metadata.TypeHyperLogLog, db.s.versions.Next(nowTime()))
-		c = &collection{db: db, nsKey: nsKey, key: key, meta: m}
+	created := !c.Exists()
+	if !created {
+		if err := check(c); err != nil {
+			return false, err
+		}
 	}
 	type position struct {
 		reg  int
@@ -91,10 +88,9 @@ func (db DB) PFAdd(key []byte, elems [][]byte) (bool, error) {
 	if !created && len(want) > 0 {
 		keys := make([][]byte, len(want))
 		for i, s := range want {
-			var buf [2]byte
-			keys[i] = c.subkey(metadata.AppendHLLSegment(buf[:0], s))
+			keys[i] = segKey(c, s)
 		}
-		vals, err := db.getElements(keys)
+		vals, err := c.GetElements(keys)
 		if err != nil {
 			return false, err
 		}
@@ -115,52 +111,36 @@ func (db DB) PFAdd(key []byte, elems [][]byte) (bool, error) {
 			dirty[seg] = true
 		}
 	}
-	b := db.newBatch(typeLog(metadata.TypeHyperLogLog))
+	b := db.NewBatch(storage.TypeLog(metadata.TypeHyperLogLog))
 	changed := created
 	for _, s := range want {
 		if dirty[s] {
-			var buf [2]byte
-			b.put(CFDefault, c.subkey(metadata.AppendHLLSegment(buf[:0], s)), segs[s])
+			b.Put(storage.CFDefault, segKey(c, s), segs[s])
 			changed = true
 		}
 	}
 	if created {
-		b.put(CFMetadata, nsKey, newHLLMeta(c.meta))
+		b.Put(storage.CFMetadata, c.NSKey(), newHLLMeta(c.Meta()))
 	}
 	if changed {
-		db.s.hllCards.forget(nsKey)
+		cards(db).forget(c.NSKey())
 	}
-	return changed, b.commit()
+	return changed, b.Commit()
 }
 
-// hllSources reads the metadata of keys and returns the HyperLogLogs among
-// them (absent keys are left out), checking them in order as Redis does.
-func (db DB) hllSources(ro *grocksdb.ReadOptions, keys [][]byte) ([]*collection, error) {
-	nsKeys := make([][]byte, len(keys))
-	for i, k := range keys {
-		nsKeys[i] = db.nsKey(k)
-	}
-	var raws [][]byte
-	var err error
-	if ro != nil {
-		raws, err = db.s.multiGetWith(ro, CFMetadata, nsKeys)
-	} else {
-		raws, err = db.multiGet(CFMetadata, nsKeys)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []*collection
-	for i, raw := range raws {
-		c, err := db.hllCollection(nsKeys[i], keys[i], raw)
-		if err != nil {
-			return nil, err
+// sources reads the metadata of keys as of rv (nil: the latest) and
+// returns the HyperLogLogs among them (absent keys are left out),
+// checking them in order as Redis does.
+func sources(db storage.DB, rv *storage.ReadView, keys [][]byte) ([]*storage.Object, error) {
+	out := make([]*storage.Object, 0, len(keys))
+	err := db.LookupMany(rv, keys, func(_ int, o *storage.Object) error {
+		if err := check(o); err != nil || o == nil {
+			return err
 		}
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+		out = append(out, o)
+		return nil
+	})
+	return out, err
 }
 
 // hllRegisters are the registers of a whole HyperLogLog, one a byte.
@@ -172,19 +152,15 @@ func (r *hllRegisters) segment(seg int) *[metadata.HLLSegmentRegisters]uint8 {
 }
 
 // mergeHLL raises the registers of regs to those of the HyperLogLog c,
-// read as of snap (nil: the latest) by one walk over its segments, merged
+// read as of rv (nil: the latest) by one walk over its segments, merged
 // one at a time as they come; present marks the segments c has. raw, when
 // not nil, receives copies of the segments as stored.
-func (db DB) mergeHLL(snap *grocksdb.Snapshot, c *collection, regs *hllRegisters, present *[metadata.HLLSegments]bool, raw *[metadata.HLLSegments][]byte) error {
-	lower, upper := c.prefix()
-	it := db.newIterator(CFDefault, lower, upper, snap)
-	defer it.close()
-	it.SeekToFirst()
+func mergeHLL(rv *storage.ReadView, c *storage.Object, regs *hllRegisters, present *[metadata.HLLSegments]bool, raw *[metadata.HLLSegments][]byte) error {
 	var bad error
-	err := it.walk(false, metadata.HLLSegments, func(key, value []byte) bool {
-		seg, ok := metadata.ParseHLLSegment(key[len(lower):])
+	err := c.Each(rv, storage.CFDefault, nil, metadata.HLLSegments, func(sub, value []byte) bool {
+		seg, ok := metadata.ParseHLLSegment(sub)
 		if !ok || len(value) != metadata.HLLSegmentBytes {
-			bad = fmt.Errorf("%w: HyperLogLog %q segment %q of %d bytes", ErrCorrupt, c.key, key[len(lower):], len(value))
+			bad = fmt.Errorf("%w: HyperLogLog %q segment %q of %d bytes", storage.ErrCorrupt, c.Key(), sub, len(value))
 			return false
 		}
 		metadata.HLLMerge(value, regs.segment(seg))
@@ -200,64 +176,60 @@ func (db DB) mergeHLL(snap *grocksdb.Snapshot, c *collection, regs *hllRegisters
 	return err
 }
 
-// PFCount returns the estimated cardinality of the union of the
+// Count returns the estimated cardinality of the union of the
 // HyperLogLogs at keys (absent keys count as empty) as of one snapshot:
 // each key's segments are merged into one set of registers as they are
-// read, one key after the other.
-func (db DB) PFCount(keys [][]byte) (int64, error) {
-	if len(keys) == 1 && db.g == nil {
+// read, one key after the other (PFCOUNT).
+func Count(db storage.DB, keys [][]byte) (int64, error) {
+	if len(keys) == 1 && !db.InWrite() {
 		// Under the key's lock, so that no PFADD of it is half applied
-		// while its cached cardinality is read or filled (hllcard.go).
+		// while its cached cardinality is read or filled (card.go).
 		var card int64
 		var cerr error
-		err := db.s.Update(&Write{NS: db.ns, Keys: keys, Joint: db.joint()}, func(in DB) { card, cerr = in.pfCountOne(keys[0]) })
+		err := db.Storage().Update(&storage.Write{NS: db.Namespace(), Keys: keys}, func(in storage.DB) { card, cerr = countOne(in, keys[0]) })
 		if err == nil {
 			err = cerr
 		}
 		return card, err
 	}
-	return db.pfCountUnion(keys)
+	return countUnion(db, keys)
 }
 
-// pfCountOne is PFCOUNT of one key, answered from the cached cardinality
+// countOne is PFCOUNT of one key, answered from the cached cardinality
 // when the key's segments did not change since it was counted. The caller
 // holds the key's lock.
-func (db DB) pfCountOne(key []byte) (int64, error) {
-	nsKey := db.nsKey(key)
-	raw, _, err := db.get(CFMetadata, nsKey, nil)
-	if err != nil {
-		return 0, err
+func countOne(db storage.DB, key []byte) (int64, error) {
+	c, err := db.Lookup(key)
+	if err == nil {
+		err = check(c)
 	}
-	c, err := db.hllCollection(nsKey, key, raw)
 	if err != nil || c == nil {
 		return 0, err
 	}
-	if card, ok := db.s.hllCards.get(nsKey, c.meta.Version); ok {
+	cache := cards(db)
+	if card, ok := cache.get(db, c.NSKey(), c.Meta().Version); ok {
 		return card, nil
 	}
-	gen := db.s.hllCards.generation()
-	card, err := db.pfCountUnion([][]byte{key})
+	gen := db.Storage().LocklessWrites()
+	card, err := countUnion(db, [][]byte{key})
 	if err == nil {
-		db.s.hllCards.put(nsKey, c.meta.Version, gen, card)
+		cache.put(db, c.NSKey(), c.Meta().Version, gen, card)
 	}
 	return card, err
 }
 
-// pfCountUnion counts the union of the HyperLogLogs at keys.
-func (db DB) pfCountUnion(keys [][]byte) (int64, error) {
-	snap := db.snapshot()
-	defer db.s.db.ReleaseSnapshot(snap)
-	ro := grocksdb.NewDefaultReadOptions()
-	ro.SetSnapshot(snap)
-	defer ro.Destroy()
-	srcs, err := db.hllSources(ro, keys)
+// countUnion counts the union of the HyperLogLogs at keys.
+func countUnion(db storage.DB, keys [][]byte) (int64, error) {
+	rv := db.ReadView()
+	defer rv.Release()
+	srcs, err := sources(db, &rv, keys)
 	if err != nil || len(srcs) == 0 {
 		return 0, err
 	}
 	var regs hllRegisters
 	var present [metadata.HLLSegments]bool
 	for _, c := range srcs {
-		if err := db.mergeHLL(snap, c, &regs, &present, nil); err != nil {
+		if err := mergeHLL(&rv, c, &regs, &present, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -272,35 +244,34 @@ func (db DB) pfCountUnion(keys [][]byte) (int64, error) {
 	return hllEstimate(&histo), nil
 }
 
-// PFMerge merges the HyperLogLogs at srcs into the one at dst, which is a
+// Merge merges the HyperLogLogs at srcs into the one at dst, which is a
 // source too and keeps its version and expiry, as in Redis; an absent dst
-// is created. Only changed segments are written.
-func (db DB) PFMerge(dst []byte, srcs [][]byte) error {
+// is created. Only changed segments are written (PFMERGE).
+func Merge(db storage.DB, dst []byte, srcs [][]byte) error {
 	keys := append([][]byte{dst}, srcs...)
-	cs, err := db.hllSources(nil, keys)
+	cs, err := sources(db, nil, keys)
 	if err != nil {
 		return err
 	}
-	var d *collection
+	var d *storage.Object
 	var old [metadata.HLLSegments][]byte
 	var regs hllRegisters
 	var present [metadata.HLLSegments]bool
-	if len(cs) > 0 && string(cs[0].key) == string(dst) {
+	if len(cs) > 0 && string(cs[0].Key()) == string(dst) {
 		d = cs[0] // dst exists: it is the first source found
-		if err := db.mergeHLL(nil, d, &regs, &present, &old); err != nil {
+		if err := mergeHLL(nil, d, &regs, &present, &old); err != nil {
 			return err
 		}
 		cs = cs[1:]
 	} else {
-		m := metadata.New(metadata.TypeHyperLogLog, db.s.versions.Next(nowTime()))
-		d = &collection{db: db, nsKey: db.nsKey(dst), key: dst, meta: m}
+		d = db.NewObject(dst, metadata.TypeHyperLogLog)
 	}
 	for _, c := range cs {
-		if err := db.mergeHLL(nil, c, &regs, &present, nil); err != nil {
+		if err := mergeHLL(nil, c, &regs, &present, nil); err != nil {
 			return err
 		}
 	}
-	b := db.newBatch(typeLog(metadata.TypeHyperLogLog))
+	b := db.NewBatch(storage.TypeLog(metadata.TypeHyperLogLog))
 	for seg := range present {
 		if !present[seg] {
 			continue
@@ -310,14 +281,13 @@ func (db DB) PFMerge(dst []byte, srcs [][]byte) error {
 		if string(old[seg]) == string(merged) {
 			continue
 		}
-		var buf [2]byte
-		b.put(CFDefault, d.subkey(metadata.AppendHLLSegment(buf[:0], seg)), merged)
+		b.Put(storage.CFDefault, segKey(d, seg), merged)
 	}
 	// The metadata is written even when no register changed, so that the
 	// write is seen (WATCH), as Redis signals it.
-	b.put(CFMetadata, d.nsKey, newHLLMeta(d.meta))
-	db.s.hllCards.forget(d.nsKey)
-	return b.commit()
+	b.Put(storage.CFMetadata, d.NSKey(), newHLLMeta(d.Meta()))
+	cards(db).forget(d.NSKey())
+	return b.Commit()
 }
 
 func addHistogram(histo *[64]int, regs *[metadata.HLLSegmentRegisters]uint8) {

@@ -1,48 +1,47 @@
-package storage
+package bitmap
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/storage/storagetest"
 )
 
-// rawRecord reads a record as stored, failing the test when absent.
-func rawRecord(t *testing.T, s *Storage, cf CF, key []byte) []byte {
+func b(s string) []byte { return []byte(s) }
+
+// mustLookup returns the live key's Object.
+func mustLookup(t testing.TB, db storage.DB, key string) *storage.Object {
 	t.Helper()
-	v, found, err := s.get(cf, key, nil)
-	if err != nil || !found {
-		t.Fatalf("%s record %x: found %v, %v", cf, key, found, err)
+	o, err := db.Lookup(b(key))
+	if err != nil || o == nil {
+		t.Fatalf("lookup %s: %v %v", key, o, err)
 	}
-	return v
+	return o
 }
 
-// withVersion writes a FORMAT.md §10 vector with the version the test key
-// got instead of V = 305120c0f2000001.
-func withVersion(t *testing.T, vector string, version uint64) []byte {
+// countSegments counts the records of keys' segments as stored.
+func countSegments(t testing.TB, db storage.DB, keys ...string) int {
 	t.Helper()
-	var v [8]byte
-	for i := range v {
-		v[i] = byte(version >> (56 - 8*i))
+	n := 0
+	for _, k := range keys {
+		if err := mustLookup(t, db, k).Each(nil, storage.CFDefault, nil, 0, func(_, _ []byte) bool { n++; return true }); err != nil {
+			t.Fatal(err)
+		}
 	}
-	raw, err := hex.DecodeString(strings.ReplaceAll(strings.ReplaceAll(vector, " ", ""), "305120c0f2000001", hex.EncodeToString(v[:])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return n
 }
 
 // bitmapVersion returns the version in key's bitmap metadata.
-func bitmapVersion(t *testing.T, s *Storage, key string) uint64 {
+func bitmapVersion(t testing.TB, db storage.DB, key string) uint64 {
 	t.Helper()
-	m, _, err := metadata.Decode(rawRecord(t, s, CFMetadata, s.DB(metadata.DefaultNamespace).nsKey(b(key))))
+	m, _, err := metadata.Decode(storagetest.Record(t, db, storage.CFMetadata, mustLookup(t, db, key).NSKey()))
 	if err != nil || m.Type != metadata.TypeBitmap {
 		t.Fatalf("metadata of %s: %+v %v", key, m, err)
 	}
@@ -53,18 +52,17 @@ func bitmapVersion(t *testing.T, s *Storage, key string) uint64 {
 // records, and segments grow as Kvrocks grows them (the lengths its WAL
 // shows for the same commands).
 func TestSetBitFormat(t *testing.T) {
-	s := openTest(t, t.TempDir(), false)
-	defer s.Close()
+	s := storagetest.Open(t)
 	db := s.DB(metadata.DefaultNamespace)
-	if old, err := db.SetBit(b("b"), 10, true); err != nil || old != 0 {
+	if old, err := SetBit(db, b("b"), 10, true); err != nil || old != 0 {
 		t.Fatalf("SetBit = %d %v", old, err)
 	}
-	v := bitmapVersion(t, s, "b")
-	meta := rawRecord(t, s, CFMetadata, withVersion(t, "0b5f5f6e616d657370616365 62", v))
-	if want := withVersion(t, "86 0000000000000000 305120c0f2000001 0000000000000002", v); !bytes.Equal(meta, want) {
+	v := bitmapVersion(t, db, "b")
+	meta := storagetest.Record(t, db, storage.CFMetadata, storagetest.WithVersion(t, "0b5f5f6e616d657370616365 62", v))
+	if want := storagetest.WithVersion(t, "86 0000000000000000 305120c0f2000001 0000000000000002", v); !bytes.Equal(meta, want) {
 		t.Errorf("metadata %x, want %x", meta, want)
 	}
-	seg := rawRecord(t, s, CFDefault, withVersion(t, "0b5f5f6e616d657370616365 00000001 62 305120c0f2000001 30", v))
+	seg := storagetest.Record(t, db, storage.CFDefault, storagetest.WithVersion(t, "0b5f5f6e616d657370616365 00000001 62 305120c0f2000001 30", v))
 	if want := []byte{0x00, 0x04}; !bytes.Equal(seg, want) {
 		t.Errorf("segment %x, want %x", seg, want)
 	}
@@ -81,15 +79,15 @@ func TestSetBitFormat(t *testing.T) {
 		{0, "0", 1, 1}, {8, "0", 2, 2}, {16, "0", 4, 3}, {24, "0", 4, 4}, {40, "0", 8, 6},
 		{20000, "2048", 453, 2501}, {2748 * 8, "2048", 906, 2749}, {3048 * 8, "2048", 1024, 3049}, {1<<32 - 1, "536869888", 1024, 1 << 29},
 	} {
-		if _, err := db.SetBit(b("g"), tt.offset, true); err != nil {
+		if _, err := SetBit(db, b("g"), tt.offset, true); err != nil {
 			t.Fatal(err)
 		}
-		v := bitmapVersion(t, s, "g")
+		v := bitmapVersion(t, db, "g")
 		sub := metadata.Layout{}.AppendInternalKey(nil, metadata.DefaultNamespace, b("g"), v, b(tt.segment))
-		if got := rawRecord(t, s, CFDefault, sub); len(got) != tt.length {
+		if got := storagetest.Record(t, db, storage.CFDefault, sub); len(got) != tt.length {
 			t.Errorf("after SETBIT g %d: segment %s has %d bytes, want %d", tt.offset, tt.segment, len(got), tt.length)
 		}
-		if m, _, _ := metadata.Decode(rawRecord(t, s, CFMetadata, db.nsKey(b("g")))); m.Size != tt.size {
+		if m := mustLookup(t, db, "g").Meta(); m.Size != tt.size {
 			t.Errorf("after SETBIT g %d: size %d, want %d", tt.offset, m.Size, tt.size)
 		}
 	}
@@ -98,16 +96,16 @@ func TestSetBitFormat(t *testing.T) {
 // TestBitsOnStringsAndBitmaps: the same writes through a string and a
 // bitmap read back as the same Redis string, and a string stays a string.
 func TestBitsOnStringsAndBitmaps(t *testing.T) {
-	db := newTestDB(t)
-	db.Set(b("s"), b(""), SetArgs{})
+	db := storagetest.DB(t)
+	db.Set(b("s"), b(""), storage.SetArgs{})
 	offsets := []uint64{3, 9, 8191, 8192, 8200, 70000, 5}
 	for _, k := range []string{"s", "m"} {
 		for _, off := range offsets {
-			if _, err := db.SetBit(b(k), off, true); err != nil {
+			if _, err := SetBit(db, b(k), off, true); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if old, _ := db.SetBit(b(k), 9, false); old != 1 {
+		if old, _ := SetBit(db, b(k), 9, false); old != 1 {
 			t.Fatalf("%s: SetBit 9 returned %d", k, old)
 		}
 	}
@@ -126,7 +124,7 @@ func TestBitsOnStringsAndBitmaps(t *testing.T) {
 		t.Errorf("string bytes %x", sv[:2])
 	}
 	for _, k := range []string{"s", "m"} {
-		r, err := db.ReadBits(b(k))
+		r, err := Read(db, b(k))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,14 +136,14 @@ func TestBitsOnStringsAndBitmaps(t *testing.T) {
 			t.Errorf("%s: count %d, first set bit from byte 2 %d, bit 8192 %d", k, n, p, bit)
 		}
 	}
-	if _, err := db.SetBit(b("h"), 1, true); err != nil {
+	if _, err := SetBit(db, b("h"), 1, true); err != nil {
 		t.Fatal(err)
 	}
 	db.HSet(b("hash"), [][]byte{b("f"), b("v")}, false)
-	if _, err := db.SetBit(b("hash"), 1, true); !errors.Is(err, ErrWrongType) {
+	if _, err := SetBit(db, b("hash"), 1, true); !errors.Is(err, storage.ErrWrongType) {
 		t.Errorf("SetBit on a hash: %v", err)
 	}
-	if _, err := db.ReadBits(b("hash")); !errors.Is(err, ErrWrongType) {
+	if _, err := Read(db, b("hash")); !errors.Is(err, storage.ErrWrongType) {
 		t.Errorf("ReadBits of a hash: %v", err)
 	}
 }
@@ -153,18 +151,17 @@ func TestBitsOnStringsAndBitmaps(t *testing.T) {
 // TestBitmapTooLargeForGet: GET renders a bitmap up to
 // max-bitmap-to-string-mb and refuses a longer one, as Kvrocks.
 func TestBitmapTooLargeForGet(t *testing.T) {
-	s := openTest(t, t.TempDir(), false)
-	defer s.Close()
+	s := storagetest.Open(t)
 	db := s.DB(metadata.DefaultNamespace)
-	if err := s.cfg.Set("max-bitmap-to-string-mb", "1"); err != nil {
+	if err := s.Config().Set("max-bitmap-to-string-mb", "1"); err != nil {
 		t.Fatal(err)
 	}
-	db.SetBit(b("fits"), 8<<20-1, true)
-	db.SetBit(b("over"), 8<<20, true)
+	SetBit(db, b("fits"), 8<<20-1, true)
+	SetBit(db, b("over"), 8<<20, true)
 	if v, found, err := db.Get(b("fits")); err != nil || !found || len(v) != 1<<20 || v[len(v)-1] != 1 {
 		t.Fatalf("GET of a 1 MB bitmap: %d bytes, %v %v", len(v), found, err)
 	}
-	if _, _, err := db.Get(b("over")); !errors.Is(err, ErrBitmapTooLarge) {
+	if _, _, err := db.Get(b("over")); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("GET of a bitmap over the limit: %v", err)
 	}
 	// StrLen reads no segment: it has no limit.
@@ -174,7 +171,7 @@ func TestBitmapTooLargeForGet(t *testing.T) {
 		}
 	}
 	db.HSet(b("h"), [][]byte{b("f"), b("v")}, false)
-	if _, err := db.StrLen(b("h")); !errors.Is(err, ErrWrongType) {
+	if _, err := db.StrLen(b("h")); !errors.Is(err, storage.ErrWrongType) {
 		t.Errorf("StrLen of a hash: %v", err)
 	}
 }
@@ -182,35 +179,33 @@ func TestBitmapTooLargeForGet(t *testing.T) {
 // TestBigBitmapReadsBySegment: BITCOUNT and BITPOS over a 100 MB bitmap
 // read it one segment at a time: they allocate a small fraction of it.
 func TestBigBitmapReadsBySegment(t *testing.T) {
-	s := openTest(t, t.TempDir(), false)
-	defer s.Close()
+	s := storagetest.Open(t)
 	db := s.DB(metadata.DefaultNamespace)
 	const size = 100 << 20
-	if _, err := db.SetBit(b("big"), size*8-1, true); err != nil {
+	if _, err := SetBit(db, b("big"), size*8-1, true); err != nil {
 		t.Fatal(err)
 	}
-	bm := &bitmap{collection: &collection{db: db, nsKey: db.nsKey(b("big")), key: b("big")}}
-	bm.meta.Version = bitmapVersion(t, s, "big")
+	bm := &bitmap{Object: mustLookup(t, db, "big"), db: db}
 	seg := bytes.Repeat([]byte{0xff}, metadata.BitmapSegmentBytes)
 	start := time.Now()
 	for from := uint64(0); from < size/metadata.BitmapSegmentBytes-1; from += 4096 {
-		wb := s.newBatch(nil)
+		wb := db.NewBatch(nil)
 		for i := from; i < min(from+4096, size/metadata.BitmapSegmentBytes-1); i++ {
-			wb.put(CFDefault, bm.segKey(i), seg)
+			wb.Put(storage.CFDefault, bm.segKey(i), seg)
 		}
-		if err := wb.commit(); err != nil {
+		if err := wb.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A clear bit in the middle, and the last segment as SETBIT made it.
 	mid := uint64(size / 2 * 8)
-	db.SetBit(b("big"), mid+3, false)
+	SetBit(db, b("big"), mid+3, false)
 	t.Logf("wrote 100 MB in %s", time.Since(start).Round(time.Millisecond))
 
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	r, err := db.ReadBits(b("big"))
+	r, err := Read(db, b("big"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,35 +234,34 @@ func TestBigBitmapReadsBySegment(t *testing.T) {
 // is dropped by compaction (FORMAT.md §6), and nothing a client reads
 // changes.
 func TestBitmapZeroSegmentsCompacted(t *testing.T) {
-	s := openTest(t, t.TempDir(), false)
-	defer s.Close()
+	s := storagetest.Open(t)
 	db := s.DB(metadata.DefaultNamespace)
-	db.SetBit(b("z"), 5, true)
-	db.SetBit(b("z"), 9000, true)
-	db.SetBit(b("z"), 20000, true)
-	db.SetBit(b("z"), 9000, false) // segment "1024" is all zeros now
-	db.SetBit(b("keep"), 9000, true)
-	db.SetBit(b("keep"), 9000, false)
-	db.SetBit(b("keep"), 9001, true)
+	SetBit(db, b("z"), 5, true)
+	SetBit(db, b("z"), 9000, true)
+	SetBit(db, b("z"), 20000, true)
+	SetBit(db, b("z"), 9000, false) // segment "1024" is all zeros now
+	SetBit(db, b("keep"), 9000, true)
+	SetBit(db, b("keep"), 9000, false)
+	SetBit(db, b("keep"), 9001, true)
 	read := func() string {
 		v, _, err := db.Get(b("z"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _ := db.ReadBits(b("z"))
+		r, _ := Read(db, b("z"))
 		defer r.Close()
 		n, _ := r.Count(0, r.Len()-1, 0, 0)
 		p, _ := r.Pos(1, 1, r.Len()-1, 0, 0)
 		return fmt.Sprintf("%x count %d first %d", v, n, p)
 	}
 	before := read()
-	if got := countRecords(t, s, CFDefault); got != 4 {
+	if got := countSegments(t, db, "z", "keep"); got != 4 {
 		t.Fatalf("%d segments before compaction", got)
 	}
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
-	if got := countRecords(t, s, CFDefault); got != 3 {
+	if got := countSegments(t, db, "z", "keep"); got != 3 {
 		t.Errorf("%d segments after compaction, want 3 (the zero one dropped)", got)
 	}
 	if after := read(); after != before {
@@ -275,22 +269,62 @@ func TestBitmapZeroSegmentsCompacted(t *testing.T) {
 	}
 }
 
+// TestValue: DUMP's whole value of a bitmap is the Redis string of its
+// bits.
+func TestValue(t *testing.T) {
+	db := storagetest.DB(t)
+	if _, err := SetBit(db, b("bm"), 9, true); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := db.ReadValue(b("bm"))
+	if err != nil || v.Type != metadata.TypeString || string(v.Str) != "\x00\x40" {
+		t.Fatalf("ReadValue(bitmap) = %+v, %v", v, err)
+	}
+}
+
+// TestSetBitReadsCached: a SETBIT of a segment read before finds its
+// metadata and its segment in the caches.
+func TestSetBitReadsCached(t *testing.T) {
+	s := storagetest.Open(t)
+	db := s.DB(metadata.DefaultNamespace)
+	misses := func() uint64 {
+		for _, st := range s.MemoryStats() {
+			if st.Name == "metadata_cache_misses" {
+				return st.Value
+			}
+		}
+		t.Fatal("no metadata_cache_misses")
+		return 0
+	}
+	for i, want := range []int{0, 1} {
+		if old, err := SetBit(db, b("bits"), 7, true); err != nil || old != want {
+			t.Fatalf("SETBIT %d: %d %v", i, old, err)
+		}
+	}
+	before := misses()
+	if old, err := SetBit(db, b("bits"), 6, true); err != nil || old != 0 {
+		t.Fatalf("SETBIT: %d %v", old, err)
+	}
+	if n := misses() - before; n != 0 {
+		t.Fatalf("SETBIT missed the caches %d times", n)
+	}
+}
+
 // BenchmarkBits: SETBIT and GETBIT on one bitmap of 64 KB, at offsets
 // spread over its segments, and BITCOUNT of the whole of it.
 func BenchmarkBits(b *testing.B) {
-	s := openTest(b, b.TempDir(), false)
-	defer s.Close()
+	s := storagetest.Open(b)
 	db := s.DB(metadata.DefaultNamespace)
 	const bits = 64 << 13
 	for off := uint64(0); off < bits; off += 4099 {
-		if _, err := db.SetBit([]byte("bm"), off, true); err != nil {
+		if _, err := SetBit(db, []byte("bm"), off, true); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Run("SetBit", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := db.SetBit([]byte("bm"), uint64(i*7919)%bits, i&1 == 0); err != nil {
+			if _, err := SetBit(db, []byte("bm"), uint64(i*7919)%bits, i&1 == 0); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -298,7 +332,7 @@ func BenchmarkBits(b *testing.B) {
 	b.Run("SetBitNewKey", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := db.SetBit([]byte("new:"+strconv.Itoa(i)), 7, true); err != nil {
+			if _, err := SetBit(db, []byte("new:"+strconv.Itoa(i)), 7, true); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -306,7 +340,7 @@ func BenchmarkBits(b *testing.B) {
 	b.Run("GetBit", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			r, err := db.ReadBits([]byte("bm"))
+			r, err := Read(db, []byte("bm"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -319,7 +353,7 @@ func BenchmarkBits(b *testing.B) {
 	b.Run("BitCount", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			r, err := db.ReadBits([]byte("bm"))
+			r, err := Read(db, []byte("bm"))
 			if err != nil {
 				b.Fatal(err)
 			}

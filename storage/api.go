@@ -1,0 +1,295 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/linxGnu/grocksdb"
+)
+
+// The engine API: what a data type's package (types/...) builds its type
+// from, and all it sees of the engine. It reads a key's metadata (Lookup,
+// LookupMany), names the key's elements (Object.Subkey), reads them
+// (Object.GetElements, GetMany, Object.Each), and writes what a command
+// changes as one Batch, which begins with the command's LogData record and
+// goes through the write door (write.go). Reads of several records that
+// must agree are made in a ReadView. RocksDB, the write groups and the
+// caches stay behind these calls; doc.go says how to add a type.
+
+// An Object is one key as a type package reads or writes it: its metadata
+// record, decoded, and the keys of its elements, the subkeys of its
+// version (FORMAT.md §2.3). It is used by one goroutine.
+type Object struct {
+	collection
+	ext []byte // what follows the common header in the record read
+}
+
+// Lookup reads the metadata of key, through the write's pending records
+// and the metadata cache; the Object is nil when the key is absent or
+// dead (expired, or an emptied collection). A record that does not decode
+// is ErrCorrupt. Which types the caller accepts is its own check: a live
+// key of another type is WRONGTYPE (ErrWrongType) to most commands.
+func (db DB) Lookup(key []byte) (*Object, error) {
+	o := &Object{collection: collection{db: db, nsKey: db.nsKey(key), key: key}}
+	if err := o.lookup(); err != nil || !o.exists {
+		return nil, err
+	}
+	return o, nil
+}
+
+// LookupOrNew is Lookup for a write: an absent or dead key comes back as
+// NewObject would make it (Exists false), of type t.
+func (db DB) LookupOrNew(key []byte, t metadata.Type) (*Object, error) {
+	o := &Object{collection: collection{db: db, nsKey: db.nsKey(key), key: key, writer: true}}
+	if err := o.lookup(); err != nil {
+		return nil, err
+	}
+	if !o.exists {
+		o.meta = metadata.New(t, db.s.versions.Next(nowTime()))
+	}
+	return o, nil
+}
+
+func (o *Object) lookup() error {
+	rec, found, err := o.db.lookup(o.nsKey)
+	if err == nil && found {
+		o.meta, o.stored, o.exists, o.ext = rec.meta, rec.meta, true, rec.rest
+	}
+	return err
+}
+
+// NewObject returns a new incarnation of key, of type t, without reading
+// what key holds: fresh metadata with a new version, no expiry and size
+// 0. Writing its metadata record replaces whatever the key held, and the
+// elements of any earlier incarnation are invisible to it (they are
+// another version's).
+func (db DB) NewObject(key []byte, t metadata.Type) *Object {
+	m := metadata.New(t, db.s.versions.Next(nowTime()))
+	return &Object{collection: collection{db: db, nsKey: db.nsKey(key), key: key, meta: m, writer: true}}
+}
+
+// LookupMany reads the metadata of keys in one round trip, as of rv (nil:
+// the latest, through the write's pending records), and calls fn with each
+// key's Object in order: nil when the key is absent or dead. It returns
+// fn's first error, or ErrCorrupt at the first record that does not
+// decode, after fn had the keys before it. The records are read around
+// the metadata cache: keys read together once need not crowd it.
+func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) error) error {
+	nsKeys := make([][]byte, len(keys))
+	for i, k := range keys {
+		nsKeys[i] = db.nsKey(k)
+	}
+	raws, err := db.GetMany(rv, CFMetadata, nsKeys)
+	if err != nil {
+		return err
+	}
+	for i, raw := range raws {
+		var o *Object
+		if raw != nil {
+			rec, found, err := decodeRecord(raw, db.now())
+			if err != nil {
+				return err
+			}
+			if found {
+				o = &Object{collection: collection{db: db, nsKey: nsKeys[i], key: keys[i], meta: rec.meta, stored: rec.meta, exists: true}, ext: rec.rest}
+			}
+		}
+		if err := fn(i, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Key is the user key. It is the slice Lookup or NewObject was given.
+func (o *Object) Key() []byte { return o.key }
+
+// NSKey is the key of the metadata record: unique per namespace and user
+// key, what a type package's caches are keyed by. The caller must not
+// modify it.
+func (o *Object) NSKey() []byte { return o.nsKey }
+
+// Meta is the key's metadata: as stored for a live key, fresh for a new
+// one. A writer changes it (Size, say) and writes it back in its Batch
+// (Meta().AppendTo, then the type's extension, under NSKey in
+// CFMetadata).
+func (o *Object) Meta() *metadata.Metadata { return &o.meta }
+
+// Ext is what follows the common header in the record read: the type's
+// extension (a HyperLogLog's encoding byte), or a string's value; nil for
+// a new incarnation. It is valid as long as o and must not be modified.
+func (o *Object) Ext() []byte { return o.ext }
+
+// Exists reports whether the key was live when it was read; false for a
+// new incarnation.
+func (o *Object) Exists() bool { return o.exists }
+
+// Subkey returns the key of element sub of o's version (the default and
+// the other element column families share the layout) in a new slice,
+// which a Batch may keep. sub may be modified once it returns.
+func (o *Object) Subkey(sub []byte) []byte { return o.subkey(sub) }
+
+// GetElements reads elements of o by their keys (Subkey) in the default
+// column family, latest, through the write's pending records and the
+// elements cache, which keeps the elements commands read by name (see
+// DB.getElement); absent ones are nil. The values are the caller's.
+func (o *Object) GetElements(keys [][]byte) ([][]byte, error) {
+	return o.db.getElements(keys)
+}
+
+// Each calls fn with o's elements in cf, in key order, from the subkey
+// from (nil: the first) until fn returns false or they end. want, when not
+// 0, is how many fn is expected to take: no more are read ahead. rv nil
+// reads the latest, the write's pending records included; else as of rv.
+// sub and value are valid only during the call.
+func (o *Object) Each(rv *ReadView, cf CF, from []byte, want int, fn func(sub, value []byte) bool) error {
+	lower, upper := o.prefix()
+	it := o.db.newIterator(cf, lower, upper, rv.snapshot())
+	defer it.close()
+	if from != nil {
+		it.Seek(append(lower[:len(lower):len(lower)], from...))
+	} else {
+		it.SeekToFirst()
+	}
+	return it.walk(false, want, func(key, value []byte) bool {
+		return fn(key[len(lower):], value)
+	})
+}
+
+// GetMany reads keys of cf in one round trip, as of rv (nil: the latest,
+// through the write's pending records), around the caches: for the many
+// records a command reads once (BITOP's segments). Absent ones are nil;
+// the values are the caller's.
+func (db DB) GetMany(rv *ReadView, cf CF, keys [][]byte) ([][]byte, error) {
+	if rv != nil {
+		return db.s.multiGetWith(rv.ro, cf, keys)
+	}
+	return db.multiGet(cf, keys)
+}
+
+// A ReadView reads the database as of one moment (a RocksDB snapshot):
+// records read through it agree with each other whatever is written
+// meanwhile. Release must be called when done.
+type ReadView struct {
+	s    *Storage
+	snap *grocksdb.Snapshot
+	ro   *grocksdb.ReadOptions
+}
+
+// ReadView takes a ReadView that sees every write applied so far and the
+// pending records of the write db belongs to, which it applies first.
+func (db DB) ReadView() ReadView {
+	rv := ReadView{s: db.s, snap: db.snapshot(), ro: grocksdb.NewDefaultReadOptions()}
+	rv.ro.SetSnapshot(rv.snap)
+	return rv
+}
+
+// Release frees the view.
+func (rv ReadView) Release() {
+	rv.ro.Destroy()
+	rv.s.db.ReleaseSnapshot(rv.snap)
+}
+
+// snapshot is rv's snapshot; nil (the latest) for a nil rv.
+func (rv *ReadView) snapshot() *grocksdb.Snapshot {
+	if rv == nil {
+		return nil
+	}
+	return rv.snap
+}
+
+// A Batch is one command's write: its records apply together or not at
+// all, after the command's LogData record (write.go, rules 1 and 2), and
+// are visible once Commit returns. Keys and values given to it must stay
+// unmodified until then. A Batch with no record but its LogData writes
+// nothing.
+type Batch struct{ b *batch }
+
+// NewBatch starts the batch of a command's write through db, whose first
+// record is log (nil: none, for a write Kvrocks logs nothing for).
+func (db DB) NewBatch(log LogData) Batch { return Batch{db.newBatch(log)} }
+
+// Put writes value under key in cf.
+func (b Batch) Put(cf CF, key, value []byte) { b.b.put(cf, key, value) }
+
+// Delete deletes key in cf.
+func (b Batch) Delete(cf CF, key []byte) { b.b.del(cf, key) }
+
+// Commit applies the batch (see batch.commit); ErrBatchTooLarge refuses
+// one larger than rocksdb.write_options.write_batch_max_bytes.
+func (b Batch) Commit() error { return b.b.commit() }
+
+// CommandLog returns the LogData Kvrocks writes for command cmd on a key
+// of type t, with its arguments (FORMAT.md §8.3), in a new slice.
+func CommandLog(t metadata.Type, cmd LogCommand, args ...[]byte) LogData {
+	b := strconv.AppendInt([]byte(strconv.Itoa(int(t))+" "), int64(cmd), 10)
+	for _, a := range args {
+		b = append(append(b, ' '), a...)
+	}
+	return b
+}
+
+// InWrite reports whether db is the view of a write in progress: the fn
+// of Update, or a Joint's. Its reads see that write's pending records,
+// and its goroutine may hold lock stripes: it must not take any itself
+// (Storage.Update).
+func (db DB) InWrite() bool { return db.g != nil }
+
+// Storage returns the database db is a view of.
+func (db DB) Storage() *Storage { return db.s }
+
+// Config returns the configuration the database was opened with.
+func (s *Storage) Config() *config.Config { return s.cfg }
+
+// Shared returns the value a type package keeps with the database, one
+// per Storage for all its namespaces (a cache of values derived from
+// keys' records), made by make at first use. key identifies it: a value
+// of a type of the package's own.
+func (s *Storage) Shared(key any, make func() any) any {
+	if v, ok := s.shared.Load(key); ok {
+		return v
+	}
+	v, _ := s.shared.LoadOrStore(key, make())
+	return v
+}
+
+// LocklessWrites counts the writes that change keys without taking their
+// locks (a replica's and APPLYBATCH's raw batches, each counted before
+// and after it is applied) and the reopenings of the database. A cache
+// of values derived from a key's records, kept right by the commands
+// that change them under the key's lock, may serve an entry only while
+// the count is what it was before the entry's records were read.
+func (s *Storage) LocklessWrites() uint64 { return s.lockless.Load() }
+
+// TypeHooks are what the engine's paths over keys of any type need of a
+// type whose package lives above it (types/...).
+type TypeHooks struct {
+	// String reads key, of the type, as the Redis string it stands for
+	// (a bitmap's bits): GET, MGET, GETEX and DUMP then take it for a
+	// string. found is false when the key is gone meanwhile; the value is
+	// the caller's. nil: the type is no string to Redis.
+	String func(db DB, key []byte) (value []byte, found bool, err error)
+	// ReadValue fills v, whose Type is set, with the whole value of o as
+	// of rv (DUMP). nil: the type cannot be dumped, unless it has String.
+	ReadValue func(rv *ReadView, o *Object, v *Value) error
+	// WriteValue writes v as a new incarnation whose metadata is m (a new
+	// version, the expiry set): it calls put with each element's subkey
+	// and value, which put may keep, may change m, and returns the type's
+	// extension of the metadata record (RESTORE, RDB LOAD).
+	WriteValue func(v *Value, m *metadata.Metadata, put func(sub, value []byte)) (ext []byte, err error)
+}
+
+// typeHooks are the registered hooks by type; written only by the init
+// functions of type packages, before any Storage is opened.
+var typeHooks = map[metadata.Type]TypeHooks{}
+
+// RegisterType registers the hooks of type t; a type package calls it
+// from its init function, once.
+func RegisterType(t metadata.Type, h TypeHooks) {
+	if _, dup := typeHooks[t]; dup {
+		panic(fmt.Sprintf("storage: type %v registered twice", t))
+	}
+	typeHooks[t] = h
+}
