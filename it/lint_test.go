@@ -57,6 +57,61 @@ func TestImportLayering(t *testing.T) {
 	}
 }
 
+// leafPackages are the utility packages of ours that import none of ours
+// above metadata, which type packages may use besides storage's own.
+var leafPackages = []string{"num", "glob", "geohash"}
+
+// TestTypePackages: a data type's package (types/...) is built on the
+// engine API of storage (storage/doc.go): it depends on storage, on what
+// storage depends on, on leaf packages and on other type packages, never
+// on anything above (commands, the executor, sessions, the server,
+// cluster, replication, scripting) nor on RocksDB itself; and storage
+// depends on no type package.
+func TestTypePackages(t *testing.T) {
+	const module = "github.com/basaltdb/basalt/"
+	deps := func(pkg string) []string {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	allowed := map[string]bool{}
+	for _, p := range deps("../storage") {
+		allowed[p] = true
+		if strings.HasPrefix(p, module+"types/") {
+			t.Errorf("storage depends on %s", p)
+		}
+	}
+	for _, p := range leafPackages {
+		allowed[module+p] = true
+	}
+	out, err := exec.Command("go", "list", "../types/...").Output()
+	if err != nil {
+		t.Fatalf("go list types: %v", err)
+	}
+	typePkgs := strings.Fields(string(out))
+	if len(typePkgs) < 2 {
+		t.Fatalf("type packages: %q", typePkgs)
+	}
+	for _, pkg := range typePkgs {
+		for _, p := range deps(pkg) {
+			if strings.HasPrefix(p, module) && !allowed[p] && !strings.HasPrefix(p, module+"types/") {
+				t.Errorf("%s depends on %s", pkg, p)
+			}
+		}
+		out, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, imp := range strings.Fields(string(out)) {
+			if strings.HasPrefix(imp, "github.com/linxGnu/grocksdb") {
+				t.Errorf("%s imports %s: RocksDB is storage's", pkg, imp)
+			}
+		}
+	}
+}
+
 // notImported lists, per package, what its own files must not import
 // (other packages may bring it in below): command handlers know nothing
 // of sockets or RESP bytes, and sessions render nothing.
