@@ -30,7 +30,8 @@ type Object struct {
 // and the metadata cache; the Object is nil when the key is absent or
 // dead (expired, or an emptied collection). A record that does not decode
 // is ErrCorrupt. Which types the caller accepts is its own check: a live
-// key of another type is WRONGTYPE (ErrWrongType) to most commands.
+// key of another type is WRONGTYPE (ErrWrongType) to most commands. The
+// Object keeps key: it must stay unmodified while the Object is used.
 func (db DB) Lookup(key []byte) (*Object, error) {
 	o := &Object{collection: collection{db: db, nsKey: db.nsKey(key), key: key}}
 	if err := o.lookup(); err != nil || !o.exists {
@@ -40,7 +41,8 @@ func (db DB) Lookup(key []byte) (*Object, error) {
 }
 
 // LookupOrNew is Lookup for a write: an absent or dead key comes back as
-// NewObject would make it (Exists false), of type t.
+// NewObject would make it (Exists false), of type t. The Object keeps
+// key, as Lookup's.
 func (db DB) LookupOrNew(key []byte, t metadata.Type) (*Object, error) {
 	o := &Object{collection: collection{db: db, nsKey: db.nsKey(key), key: key, writer: true}}
 	if err := o.lookup(); err != nil {
@@ -64,7 +66,7 @@ func (o *Object) lookup() error {
 // what key holds: fresh metadata with a new version, no expiry and size
 // 0. Writing its metadata record replaces whatever the key held, and the
 // elements of any earlier incarnation are invisible to it (they are
-// another version's).
+// another version's). The Object keeps key, as Lookup's.
 func (db DB) NewObject(key []byte, t metadata.Type) *Object {
 	m := metadata.New(t, db.s.versions.Next(nowTime()))
 	return &Object{collection: collection{db: db, nsKey: db.nsKey(key), key: key, meta: m, writer: true}}
@@ -75,7 +77,8 @@ func (db DB) NewObject(key []byte, t metadata.Type) *Object {
 // key's Object in order: nil when the key is absent or dead. It returns
 // fn's first error, or ErrCorrupt at the first record that does not
 // decode, after fn had the keys before it. The records are read around
-// the metadata cache: keys read together once need not crowd it.
+// the metadata cache: keys read together once need not crowd it. The
+// Objects keep keys' slices, as Lookup's.
 func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) error) error {
 	nsKeys := make([][]byte, len(keys))
 	for i, k := range keys {
@@ -245,13 +248,13 @@ func (s *Storage) Config() *config.Config { return s.cfg }
 
 // Shared returns the value a type package keeps with the database, one
 // per Storage for all its namespaces (a cache of values derived from
-// keys' records), made by make at first use. key identifies it: a value
-// of a type of the package's own.
-func (s *Storage) Shared(key any, make func() any) any {
+// keys' records), made by newValue at first use. key identifies it: a
+// value of a type of the package's own.
+func (s *Storage) Shared(key any, newValue func() any) any {
 	if v, ok := s.shared.Load(key); ok {
 		return v
 	}
-	v, _ := s.shared.LoadOrStore(key, make())
+	v, _ := s.shared.LoadOrStore(key, newValue())
 	return v
 }
 
