@@ -112,9 +112,10 @@ func (db DB) readTypeValue(rv *ReadView, o *Object, v *Value) (found bool, err e
 // (absolute ms, 0: none), in one batch: a collection gets a new version,
 // so the elements of what it replaces vanish at once. A collection v must
 // have elements (sets, hashes and sorted sets distinct ones), but for a
-// stream, whose entries must be in ID order, and a HyperLogLog's Str
-// HLLDenseBytes bytes; v's slices must stay unmodified until PutValue
-// returns.
+// stream, whose entries must be in ID order, and a HyperLogLog, whose Str
+// holds its registers (types/hyperloglog.DenseBytes of them), as any type
+// whose package writes its value (TypeHooks.WriteValue); v's slices must
+// stay unmodified until PutValue returns.
 func (db DB) PutValue(key []byte, v *Value, expire int64) error {
 	c := &collection{db: db, nsKey: db.nsKey(key), key: key, writer: true}
 	c.meta = metadata.New(v.Type, db.s.versions.Next(nowTime()))
