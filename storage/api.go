@@ -28,7 +28,8 @@ type Object struct {
 
 // Lookup reads the metadata of key, through the write's pending records
 // and the metadata cache; the Object is nil when the key is absent or
-// dead (expired, or an emptied collection). A record that does not decode
+// dead: expired at the view's time (DB.At: a script's commands see time
+// stand still), or an emptied collection. A record that does not decode
 // is ErrCorrupt. Which types the caller accepts is its own check: a live
 // key of another type is WRONGTYPE (ErrWrongType) to most commands. The
 // Object keeps key: it must stay unmodified while the Object is used.
@@ -117,7 +118,8 @@ func (o *Object) NSKey() []byte { return o.nsKey }
 // Meta is the key's metadata: as stored for a live key, fresh for a new
 // one. A writer changes it (Size, say) and writes it back in its Batch
 // (Meta().AppendTo, then the type's extension, under NSKey in
-// CFMetadata).
+// CFMetadata), keeping Expire and Version: a command that changes a
+// key's elements keeps its TTL, and its elements stay its version's.
 func (o *Object) Meta() *metadata.Metadata { return &o.meta }
 
 // Ext is what follows the common header in the record read: the type's
