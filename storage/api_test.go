@@ -1,0 +1,79 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// TestEngineAPI: what a type package does through the engine API: write
+// a new key's records in one batch, look it up, walk its elements from a
+// subkey and within a bound, read in a ReadView that later writes do not
+// change, and look up several keys in order up to a corrupt record.
+func TestEngineAPI(t *testing.T) {
+	db := newTestDB(t)
+	o := db.NewObject(b("k"), metadata.TypeSortedint)
+	wb := db.NewBatch(TypeLog(metadata.TypeSortedint))
+	for i := range 5 {
+		wb.Put(CFDefault, o.Subkey(b(fmt.Sprint("e", i))), b(fmt.Sprint("v", i)))
+	}
+	o.Meta().Size = 5
+	wb.Put(CFMetadata, o.NSKey(), o.Meta().AppendTo(nil))
+	if err := wb.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Lookup(b("k"))
+	if err != nil || got == nil || !got.Exists() || got.Meta().Version != o.Meta().Version || got.Meta().Size != 5 {
+		t.Fatalf("Lookup = %+v %v", got, err)
+	}
+	var seen []string
+	err = got.Each(nil, CFDefault, b("e1"), 2, func(sub, value []byte) bool {
+		seen = append(seen, string(sub)+"="+string(value))
+		return len(seen) < 2
+	})
+	if err != nil || fmt.Sprint(seen) != "[e1=v1 e2=v2]" {
+		t.Fatalf("Each from e1 = %v %v", seen, err)
+	}
+
+	rv := db.ReadView()
+	defer rv.Release()
+	key := o.Subkey(b("e0"))
+	wb = db.NewBatch(TypeLog(metadata.TypeSortedint))
+	wb.Put(CFDefault, key, b("new"))
+	if err := wb.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	then, err1 := db.GetMany(&rv, CFDefault, [][]byte{key})
+	now, err2 := db.GetMany(nil, CFDefault, [][]byte{key})
+	if err1 != nil || err2 != nil || string(then[0]) != "v0" || string(now[0]) != "new" {
+		t.Fatalf("GetMany in the view %q, latest %q (%v %v)", then, now, err1, err2)
+	}
+
+	bad := db.NewBatch(nil)
+	bad.Put(CFMetadata, db.nsKey(b("bad")), []byte{0})
+	if err := bad.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	err = db.LookupMany(nil, [][]byte{b("k"), b("none"), b("bad"), b("k")}, func(i int, o *Object) error {
+		order = append(order, fmt.Sprint(i, o != nil))
+		return nil
+	})
+	if !errors.Is(err, ErrCorrupt) || fmt.Sprint(order) != "[0 true 1 false]" {
+		t.Fatalf("LookupMany: %v, %v", order, err)
+	}
+}
+
+// TestInWrite: a plain view is in no write; Update's is.
+func TestInWrite(t *testing.T) {
+	db := newTestDB(t)
+	if db.InWrite() {
+		t.Fatal("a plain view is in a write")
+	}
+	var in bool
+	if err := db.Storage().Update(&Write{NS: db.Namespace(), Keys: [][]byte{b("k")}}, func(w DB) { in = w.InWrite() }); err != nil || !in {
+		t.Fatalf("Update's view: InWrite %v, %v", in, err)
+	}
+}
