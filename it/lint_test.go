@@ -58,8 +58,9 @@ func TestImportLayering(t *testing.T) {
 }
 
 // leafPackages are the utility packages of ours that import none of ours
-// above metadata, which type packages may use besides storage's own.
-var leafPackages = []string{"num", "glob", "geohash"}
+// above metadata, which type packages may use besides storage's own;
+// reply gives them the typed values a command's reply is made of.
+var leafPackages = []string{"num", "glob", "geohash", "reply"}
 
 // TestTypePackages: a data type's package (types/...) is built on the
 // engine API of storage (storage/doc.go): it depends on storage, on what
