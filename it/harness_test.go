@@ -109,6 +109,9 @@ type proc struct {
 	Output *lockedBuffer
 	done   chan struct{}
 	err    error
+	// hungAfterBye is set when Stop killed a Kvrocks that hung in its exit
+	// after its shutdown ended.
+	hungAfterBye bool
 }
 
 // Addr returns host:port of the server.
@@ -226,24 +229,56 @@ func (p *proc) Stop() {
 	default:
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(60 * time.Second):
-		// A Go server prints every goroutine's stack on SIGQUIT: where
-		// the shutdown hangs.
-		p.cmd.Process.Signal(syscall.SIGQUIT)
+	if p.exitsWithin(60 * time.Second) {
+		return
+	}
+	// Kvrocks at times hangs in its exit after its shutdown ended ("Bye
+	// Bye", its data closed), on a loaded machine: not a failure of
+	// Basalt's, and no reason to wait longer.
+	if p.keptKvrocksBye() {
+		p.hungAfterBye = true
+		p.Kill()
+		return
+	}
+	// A Go server prints every goroutine's stack on SIGQUIT: where the
+	// shutdown hangs.
+	p.cmd.Process.Signal(syscall.SIGQUIT)
+	if !p.exitsWithin(10 * time.Second) {
+		p.Kill()
+	}
+	p.t.Errorf("server did not stop on SIGTERM\n%s", p.Output)
+}
+
+// exitsWithin waits up to d for the server to exit, or less once Kvrocks
+// said goodbye and lingered 5 s more.
+func (p *proc) exitsWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	var bye time.Time
+	for time.Now().Before(deadline) {
 		select {
 		case <-p.done:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.done
+			return true
+		case <-time.After(100 * time.Millisecond):
 		}
-		// Kvrocks at times hangs in its exit after its shutdown ended
-		// ("Bye Bye"), on a loaded machine: not a failure of Basalt's.
-		if !strings.Contains(p.Output.String(), "Bye Bye") {
-			p.t.Errorf("server did not stop on SIGTERM\n%s", p.Output)
+		switch {
+		case bye.IsZero() && p.keptKvrocksBye():
+			bye = time.Now()
+		case !bye.IsZero() && time.Since(bye) > 5*time.Second:
+			return false
 		}
 	}
+	return false
+}
+
+// keptKvrocksBye reports whether the server is a Kvrocks that ended its
+// shutdown ("Bye Bye") and is still running.
+func (p *proc) keptKvrocksBye() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	return strings.Contains(p.Output.String(), "Bye Bye")
 }
 
 // Kill ends the server with SIGKILL and waits.
