@@ -224,8 +224,10 @@ func TestKvrocksClusterMigrateSyncTimeout(t *testing.T) {
 		text := src + " 127.0.0.1 " + strconv.Itoa(s.Port) + " master - 0-8000\n" + dst + " 127.0.0.1 " + strconv.Itoa(d.Port) + " master - 8001-16383"
 		pushTopology(t, []*proc{s, d}, text, 1)
 		c := s.client(t, 2)
-		// 40 keys of slot 3300 ("{b}"): two seconds at 20 keys a second.
-		for k := 0; k < 40; k++ {
+		// 100 keys of slot 3300 ("{b}"): five seconds at 20 keys a
+		// second, so that a loaded machine's delay in answering after the
+		// 1 s timeout is not taken for the end of the migration.
+		for k := 0; k < 100; k++ {
 			if err := c.Set(ctx, "{b}"+strconv.Itoa(k), k, 0).Err(); err != nil {
 				t.Fatal(err)
 			}
@@ -236,14 +238,14 @@ func TestKvrocksClusterMigrateSyncTimeout(t *testing.T) {
 		if err != redis.Nil {
 			t.Errorf("%s: SYNC migration past its timeout replied %v, want nil", name, err)
 		}
-		if took := time.Since(start); took < time.Second || took > 1900*time.Millisecond {
+		if took := time.Since(start); took < time.Second || took > 4500*time.Millisecond {
 			t.Errorf("%s: SYNC 1 replied after %v", name, took)
 		}
 		if state := waitMigration(t, c, time.Minute); state != "success" {
 			t.Errorf("%s: the migration ended in %s", name, state)
 		}
-		if n := d.client(t, 2).ClusterCountKeysInSlot(ctx, 3300).Val(); n != 40 {
-			t.Errorf("%s: the destination holds %d keys of slot 3300, want 40", name, n)
+		if n := d.client(t, 2).ClusterCountKeysInSlot(ctx, 3300).Val(); n != 100 {
+			t.Errorf("%s: the destination holds %d keys of slot 3300, want 100", name, n)
 		}
 	}
 }
