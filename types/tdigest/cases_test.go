@@ -22,7 +22,7 @@ type tdCase struct {
 }
 
 // readCases parses the corpus (its syntax is in the file's header).
-func readCases(t *testing.T) []tdCase {
+func readCases(t testing.TB) []tdCase {
 	t.Helper()
 	data, err := os.ReadFile(casesFile)
 	if err != nil {

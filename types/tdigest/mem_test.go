@@ -25,7 +25,10 @@ func (s *memStore) Buffer() ([]byte, error) {
 	return bytes.Clone(s.recs[string(BufferSubkey)]), nil
 }
 
-func (s *memStore) Centroids(_ uint64, fn func(sub, value []byte) bool) error {
+func (s *memStore) Centroids(want uint64, fn func(sub, value []byte) bool) error {
+	if want > 4096 {
+		panic("read-ahead hint sized by the metadata")
+	}
 	s.centroidWalks++
 	for _, sub := range s.sorted() {
 		if sub[0] == SegmentCentroid && !fn([]byte(sub), s.recs[sub]) {

@@ -18,9 +18,9 @@ type Store interface {
 	Buffer() ([]byte, error)
 	// Centroids calls fn with each centroid record (segment
 	// SegmentCentroid), subkey and value, in key order, until fn returns
-	// false or they end. want, the number the metadata counts, is a
-	// read-ahead hint that corrupt metadata may get wrong. sub and value
-	// are valid during the call only.
+	// false or they end. want, the number the metadata counts (at most
+	// 4096), is a read-ahead hint that corrupt metadata may get wrong.
+	// sub and value are valid during the call only.
 	Centroids(want uint64, fn func(sub, value []byte) bool) error
 }
 
@@ -77,7 +77,7 @@ func (sk *Sketch) digest() (*digest, error) {
 	if sk.loaded {
 		return &sk.d, nil
 	}
-	cs, subs, err := readCentroids(sk.store, sk.meta.MergedNodes)
+	cs, subs, err := readCentroids(sk.store, readAhead(sk.meta.MergedNodes))
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +122,15 @@ func readBuffer(s Store, unmerged uint64, extra []float64) ([]float64, error) {
 	return append(values, extra...), err
 }
 
+// readAhead bounds the centroids a walk expects by what the metadata
+// counts, which is never trusted to size anything.
+func readAhead(count uint64) uint64 { return min(count, 4096) }
+
 // readCentroids reads every centroid record: the centroids and copies of
-// their subkeys.
+// their subkeys. want is the read-ahead hint (readAhead).
 func readCentroids(s Store, want uint64) ([]Centroid, [][]byte, error) {
-	hint := min(want, 4*MaxCapacity) // never sized by the metadata alone
-	cs := make([]Centroid, 0, hint)
-	subs := make([][]byte, 0, hint)
+	cs := make([]Centroid, 0, want)
+	subs := make([][]byte, 0, want)
 	var bad error
 	err := s.Centroids(want, func(sub, value []byte) bool {
 		c, err := ParseCentroid(sub, value)
@@ -184,7 +187,7 @@ func Add(m Meta, s Store, values []float64) (Change, error) {
 // counters zeroed, compression and capacity kept.
 func Reset(m Meta, s Store) (Change, error) {
 	del := [][]byte{BufferSubkey}
-	err := s.Centroids(m.MergedNodes, func(sub, _ []byte) bool {
+	err := s.Centroids(readAhead(m.MergedNodes), func(sub, _ []byte) bool {
 		del = append(del, bytes.Clone(sub))
 		return true
 	})
