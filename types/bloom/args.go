@@ -2,6 +2,7 @@ package bloom
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -256,7 +257,7 @@ const cSpace = " \t\n\v\f\r"
 // white space allowed, nothing after the number, decimal or hexadecimal
 // (with or without a binary exponent), inf and infinity; out of range
 // (overflow, or a result below the smallest normal double) is not a
-// number. strtod reads nan and nan(chars) too, which Kvrocks accepts as
+// number, but an exact one is not. strtod reads nan and nan(chars) too, which Kvrocks accepts as
 // an error rate and sizes a useless 32-byte filter for: they parse here
 // as NaN, which parseErrorRate refuses.
 func parseDouble(b []byte) (float64, bool) {
@@ -276,10 +277,22 @@ func parseDouble(b []byte) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	if abs := math.Abs(f); abs < 0x1p-1022 && (abs != 0 || hasNonZeroDigit(digits)) {
-		return 0, false // strtod's underflow
+	if abs := math.Abs(f); abs < 0x1p-1022 && (abs != 0 || hasNonZeroDigit(digits)) && !exact(s, f) {
+		return 0, false // strtod's underflow: a result below 2^-1022 that is not exact
 	}
 	return f, true
+}
+
+// exact reports whether the number s is exactly f, for a subnormal f: the
+// one case where strtod does not report an underflow. The exact decimal
+// form of a subnormal has at most 767 significant digits; a longer s is
+// taken as inexact rather than weighed in big numbers.
+func exact(s string, f float64) bool {
+	if f == 0 || len(s) > 1100 {
+		return false
+	}
+	r, ok := new(big.Rat).SetString(s)
+	return ok && r.Cmp(new(big.Rat).SetFloat64(f)) == 0
 }
 
 // trimSign drops one leading sign.

@@ -99,6 +99,18 @@ func (s *store) insert(key string, o Options, noCreate bool, items [][]byte) ([]
 	return in.Results, nil
 }
 
+func (s *store) exists(key string, items [][]byte) ([]bool, error) {
+	m, c, ok, err := s.load(key)
+	if err != nil || !ok {
+		return make([]bool, len(items)), err
+	}
+	hashes := make([]uint64, len(items))
+	for i, it := range items {
+		hashes[i] = Hash(it)
+	}
+	return Exists(&c, hashes, storeReader{s, key, m.Version})
+}
+
 // do runs one BF command and writes its reply to w.
 func (s *store) do(w reply.Sink, args [][]byte) error {
 	key := string(args[1])
@@ -135,6 +147,22 @@ func (s *store) do(w reply.Sink, args [][]byte) error {
 			return err
 		}
 		WriteResults(w, rs)
+	case "BF.EXISTS", "BF.MEXISTS":
+		found, err := s.exists(key, args[2:])
+		if err != nil {
+			return err
+		}
+		if strings.EqualFold(string(args[0]), "BF.EXISTS") {
+			w.Int(boolInt(found[0]))
+		} else {
+			WriteExists(w, found)
+		}
+	case "BF.CARD":
+		m, _, _, err := s.load(key)
+		if err != nil {
+			return err
+		}
+		w.Int(int64(m.Size)) // 0 for a missing key
 	case "BF.INFO":
 		f, err := ParseInfo(args[2:])
 		if err != nil {
@@ -254,7 +282,8 @@ var differences = map[string]struct {
 // directory: the metadata (chain extension and size), every sub-filter's
 // bits, scaling past capacity with expansions 1, 2, 3 and 300, a full
 // non-scaling filter, a NaN error rate, binary items, 2000 items with
-// their false positives.
+// their false positives; then lookups in all of them, the false
+// positives of 200 absent items included.
 func TestKvrocksSession(t *testing.T) {
 	sess := readSession(t, "testdata/kvrocks_session.txt")
 	s := &store{meta: map[string][]byte{}, sub: map[string][]byte{}, versions: map[string]uint64{}}
