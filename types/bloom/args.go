@@ -37,7 +37,7 @@ const (
 	// ErrExhausted is Basalt's reply for an item that needs a 65536th
 	// sub-filter (Result Exhausted): Kvrocks's u16 count would wrap to 0
 	// and lose the chain.
-	ErrExhausted Error = "ERR the filter has the most sub-filters it can count (65535)"
+	ErrExhausted Error = "ERR the filter cannot open more than 65535 sub-filters"
 	// ErrTooLarge refuses an insertion that would open more than
 	// MaxOpenBytes of sub-filters; nothing is written.
 	ErrTooLarge Error = "ERR Operation aborted: Memory limit reached"

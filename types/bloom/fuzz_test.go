@@ -42,7 +42,7 @@ func FuzzStored(f *testing.F) {
 		}
 		w := reply.NewCapture(2)
 		WriteInfo(w, c.Info(m.Size), InfoAll)
-		if _, err := Exists(&c, hs, fs); err != nil {
+		if _, err := Exists(c, hs, fs); err != nil {
 			return
 		}
 		in, err := Insert(c, m.Size, hs, fs)
@@ -51,7 +51,7 @@ func FuzzStored(f *testing.F) {
 		}
 		WriteResults(w, in.Results)
 		fs.apply(in)
-		found, err := Exists(&in.Chain, hs, fs)
+		found, err := Exists(in.Chain, hs, fs)
 		if err != nil {
 			t.Fatalf("Exists after Insert: %v", err)
 		}

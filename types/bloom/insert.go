@@ -18,7 +18,7 @@ type Reader interface {
 // Exists answers BF.EXISTS and BF.MEXISTS: for each hash, whether some
 // sub-filter has all its bits. Sub-filters are read from the newest, each
 // at most once, and no further once every hash was found.
-func Exists(c *Chain, hashes []uint64, r Reader) ([]bool, error) {
+func Exists(c Chain, hashes []uint64, r Reader) ([]bool, error) {
 	found := make([]bool, len(hashes))
 	left := len(hashes)
 	for i := int(c.Filters) - 1; i >= 0 && left > 0; i-- {

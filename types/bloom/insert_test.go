@@ -60,7 +60,7 @@ func TestInsertAndExists(t *testing.T) {
 	}
 	fs.apply(in)
 	fs.reads = nil
-	found, err := Exists(&in.Chain, hashes("c", "a", "zzz"), fs)
+	found, err := Exists(in.Chain, hashes("c", "a", "zzz"), fs)
 	if err != nil || !slices.Equal(found, []bool{true, true, false}) {
 		t.Fatalf("Exists = %v %v", found, err)
 	}
@@ -123,7 +123,7 @@ func TestInsertCorrupt(t *testing.T) {
 		if _, err := Insert(c, 0, hashes("a"), fs); err == nil {
 			t.Errorf("%s: Insert: no error", name)
 		}
-		if _, err := Exists(&c, hashes("a"), fs); err == nil {
+		if _, err := Exists(c, hashes("a"), fs); err == nil {
 			t.Errorf("%s: Exists: no error", name)
 		}
 	}
@@ -131,7 +131,7 @@ func TestInsertCorrupt(t *testing.T) {
 		t.Errorf("no sub-filter: %v", err)
 	}
 	// Kvrocks's chain after the wrap above: no sub-filter, nothing found.
-	if found, err := Exists(&Chain{}, hashes("a"), &filters{}); err != nil || found[0] {
+	if found, err := Exists(Chain{}, hashes("a"), &filters{}); err != nil || found[0] {
 		t.Errorf("Exists with no sub-filter: %v %v", found, err)
 	}
 }

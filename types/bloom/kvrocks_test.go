@@ -108,7 +108,7 @@ func (s *store) exists(key string, items [][]byte) ([]bool, error) {
 	for i, it := range items {
 		hashes[i] = Hash(it)
 	}
-	return Exists(&c, hashes, storeReader{s, key, m.Version})
+	return Exists(c, hashes, storeReader{s, key, m.Version})
 }
 
 // do runs one BF command and writes its reply to w.

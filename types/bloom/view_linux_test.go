@@ -23,7 +23,7 @@ func TestBlockReadsOnly(t *testing.T) {
 	}
 	c := Chain{Filters: 1, Expansion: 2, BaseCapacity: 100, ErrorRate: 1e-300, Bytes: MaxFilterLen}
 	fs := &filters{f: [][]byte{view}}
-	found, err := Exists(&c, []uint64{h}, fs)
+	found, err := Exists(c, []uint64{h}, fs)
 	if err != nil || found[0] {
 		t.Fatalf("Exists = %v %v", found, err)
 	}
