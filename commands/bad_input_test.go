@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/basaltdb/basalt/executor"
 )
 
 // do runs one command as a fresh RESP2 client and returns its reply.
@@ -160,10 +162,10 @@ func TestBadInputReplies(t *testing.T) {
 			got := h.do(t, tt.call...)
 			if want, prefix := strings.CutSuffix(tt.want, "..."); prefix {
 				if !strings.HasPrefix(got, want) {
-					t.Fatalf("reply %q, want %q...", abbreviate([]byte(got)), want)
+					t.Fatalf("reply %q, want %q...", executor.Abbreviate([]byte(got)), want)
 				}
 			} else if got != tt.want {
-				t.Fatalf("reply %q, want %q", abbreviate([]byte(got)), tt.want)
+				t.Fatalf("reply %q, want %q", executor.Abbreviate([]byte(got)), tt.want)
 			}
 		})
 	}
@@ -178,7 +180,7 @@ func TestLCSTableBound(t *testing.T) {
 	h.do(t, "set", "a", a)
 	h.do(t, "set", "b", a[:200])
 	if got := h.do(t, "lcs", "a", "a"); got != "-ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len\r\n" {
-		t.Fatalf("LCS of two 600-byte strings: %q", abbreviate([]byte(got)))
+		t.Fatalf("LCS of two 600-byte strings: %q", executor.Abbreviate([]byte(got)))
 	}
 	if got := h.do(t, "lcs", "a", "b", "len"); got != ":200\r\n" {
 		t.Fatalf("LCS a b LEN = %q", got)
@@ -246,7 +248,7 @@ func TestRandomCountStreamsAndStops(t *testing.T) {
 				t.Fatalf("failed %v after %d spills", cl.W.Failed(), spills)
 			}
 			if !bytes.HasPrefix(first, []byte(tt.header)) {
-				t.Fatalf("reply starts %q, want %q", abbreviate(first), tt.header)
+				t.Fatalf("reply starts %q, want %q", executor.Abbreviate(first), tt.header)
 			}
 			if largest > 128<<10 || cl.W.Len() > 1<<10 {
 				t.Fatalf("the writer held %d bytes before a spill, %d after the failure", largest, cl.W.Len())
@@ -294,7 +296,7 @@ func TestRandomCountStreamIsWellFormed(t *testing.T) {
 			want = "*1100\r\n" // distinct: the whole set
 		}
 		if !bytes.HasPrefix(out, []byte(want)) {
-			t.Fatalf("%v: reply starts %q, want %q", call, abbreviate(out), want)
+			t.Fatalf("%v: reply starts %q, want %q", call, executor.Abbreviate(out), want)
 		}
 	}
 }
@@ -347,7 +349,7 @@ func TestRangeRepliesStream(t *testing.T) {
 				t.Fatalf("a reply of %d bytes, %d of them well-formed", len(out), n)
 			}
 			if !bytes.HasPrefix(out, []byte(tt.head)) {
-				t.Fatalf("reply starts %q, want %q", abbreviate(out), tt.head)
+				t.Fatalf("reply starts %q, want %q", executor.Abbreviate(out), tt.head)
 			}
 			if streamed := sends > 10; streamed != (tt.call[0] != "zrangebyscore") {
 				t.Fatalf("%d sends during the reply", sends)
@@ -363,7 +365,7 @@ func TestReplyStreamCutShort(t *testing.T) {
 	cl := h.client()
 	defer h.env.Disconnected(cl.Session)
 	c := cl.Ctx
-	c.cmd = lookup([]byte("lrange"))
+	c.Cmd = executor.Lookup([]byte("lrange"))
 	out := newReplyStream(c, 1)
 	out.begin(5)
 	c.W.BulkString("a")

@@ -3,6 +3,8 @@ package commands
 import (
 	"strings"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/types/bitmap"
 )
@@ -12,21 +14,29 @@ import (
 // does, so that every error is the one it gives.
 
 func init() {
-	register(
-		&Command{Name: "setbit", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdSetBit},
-		&Command{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetBit},
-		&Command{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitCount},
-		&Command{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitPos},
-		&Command{Name: "bitop", Arity: -4, Flags: Write, FirstKey: 2, LastKey: -1, Handler: cmdBitOp},
-		&Command{Name: "bitfield", Arity: -2, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdBitField},
-		&Command{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdBitFieldRO},
+	executor.Register(
+		&executor.Command{Name: "setbit", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSetBit,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "setbit", Shape: executor.OnEach}},
+		&executor.Command{Name: "getbit", Arity: 3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetBit},
+		&executor.Command{Name: "bitcount", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitCount},
+		&executor.Command{Name: "bitpos", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitPos},
+		&executor.Command{Name: "bitop", Arity: -4, Flags: executor.Write, FirstKey: 2, LastKey: -1, Handler: cmdBitOp,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
+		&executor.Command{Name: "bitfield", Arity: -2, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdBitField, KeyFlags: bitfieldKeyFlags,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "setbit", Shape: executor.OnEach}},
+		&executor.Command{Name: "bitfield_ro", Arity: -2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdBitFieldRO},
 	)
-	errorReplies = append(errorReplies,
-		struct {
-			err   error
-			reply string
-		}{bitmap.ErrTooLarge, "ERR Operation aborted: The size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb"},
-	)
+	executor.AddErrorReply(bitmap.ErrTooLarge, "ERR Operation aborted: The size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb")
+}
+
+// bitfieldKeyFlags are BITFIELD's key flags: SET and INCRBY write.
+func bitfieldKeyFlags(args [][]byte) []string {
+	for _, a := range args[2:] {
+		if strings.EqualFold(string(a), "set") || strings.EqualFold(string(a), "incrby") {
+			return []string{"RW", "access", "update"}
+		}
+	}
+	return []string{"RO", "access"}
 }
 
 const (
@@ -38,7 +48,7 @@ const (
 // bitOffset parses argument i as a bit offset (Redis's
 // getBitOffsetFromArgument): with hash, "#n" means n fields of width bits.
 // Offsets whose byte lies past proto-max-bulk-len are refused.
-func (c *Ctx) bitOffset(i int, hash bool, bits uint) (uint64, bool) {
+func bitOffset(c *executor.Ctx, i int, hash bool, bits uint) (uint64, bool) {
 	p := c.Args[i]
 	useHash := hash && bits > 0 && len(p) > 0 && p[0] == '#'
 	if useHash {
@@ -56,8 +66,8 @@ func (c *Ctx) bitOffset(i int, hash bool, bits uint) (uint64, bool) {
 }
 
 // SETBIT key offset value
-func cmdSetBit(c *Ctx) {
-	offset, ok := c.bitOffset(2, false, 0)
+func cmdSetBit(c *executor.Ctx) {
+	offset, ok := bitOffset(c, 2, false, 0)
 	if !ok {
 		return
 	}
@@ -67,19 +77,19 @@ func cmdSetBit(c *Ctx) {
 		return
 	}
 	old, err := bitmap.SetBit(c.DB, c.Args[1], offset, on == 1)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(int64(old))
 	}
 }
 
 // GETBIT key offset
-func cmdGetBit(c *Ctx) {
-	offset, ok := c.bitOffset(2, false, 0)
+func cmdGetBit(c *executor.Ctx) {
+	offset, ok := bitOffset(c, 2, false, 0)
 	if !ok {
 		return
 	}
 	r, err := bitmap.Read(c.DB, c.Args[1])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if r == nil {
@@ -88,7 +98,7 @@ func cmdGetBit(c *Ctx) {
 	}
 	defer r.Close()
 	bit, err := r.Bit(offset)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(int64(bit))
 	}
 }
@@ -129,22 +139,22 @@ func resolveBitRange(start, end, n int64, isBit bool) bitRange {
 
 // unit parses BYTE or BIT at argument i; false after replying a syntax
 // error.
-func (c *Ctx) unit(i int) (isBit, ok bool) {
+func unit(c *executor.Ctx, i int) (isBit, ok bool) {
 	switch {
-	case c.is(i, "bit"):
+	case c.Is(i, "bit"):
 		return true, true
-	case c.is(i, "byte"):
+	case c.Is(i, "byte"):
 		return false, true
 	}
-	c.ErrorString(errSyntax)
+	c.ErrorString(executor.ErrSyntax)
 	return false, false
 }
 
 // BITCOUNT key [start end [BYTE | BIT]]
-func cmdBitCount(c *Ctx) {
+func cmdBitCount(c *executor.Ctx) {
 	// Redis 7.0 looks the key up before it reads the range.
 	r, err := bitmap.Read(c.DB, c.Args[1])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if r == nil {
@@ -171,7 +181,7 @@ func cmdBitCount(c *Ctx) {
 		}
 		isBit := false
 		if len(c.Args) == 5 {
-			if isBit, ok = c.unit(4); !ok {
+			if isBit, ok = unit(c, 4); !ok {
 				return
 			}
 		}
@@ -179,17 +189,17 @@ func cmdBitCount(c *Ctx) {
 	case 2:
 		rg = bitRange{start: 0, end: r.Len() - 1}
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	n, err := r.Count(rg.start, rg.end, rg.firstNeg, rg.lastNeg)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // BITPOS key bit [start [end [BYTE | BIT]]]
-func cmdBitPos(c *Ctx) {
+func cmdBitPos(c *executor.Ctx) {
 	bit, ok := c.Int(2)
 	if !ok {
 		return
@@ -199,7 +209,7 @@ func cmdBitPos(c *Ctx) {
 		return
 	}
 	r, err := bitmap.Read(c.DB, c.Args[1])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if r == nil {
@@ -218,7 +228,7 @@ func cmdBitPos(c *Ctx) {
 		}
 		isBit := false
 		if n == 6 {
-			if isBit, ok = c.unit(5); !ok {
+			if isBit, ok = unit(c, 5); !ok {
 				return
 			}
 		}
@@ -233,7 +243,7 @@ func cmdBitPos(c *Ctx) {
 	case 3:
 		rg = bitRange{start: 0, end: r.Len() - 1}
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	if rg.start > rg.end {
@@ -241,7 +251,7 @@ func cmdBitPos(c *Ctx) {
 		return
 	}
 	pos, err := r.Pos(int(bit), rg.start, rg.end, rg.firstNeg, rg.lastNeg)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if pos < 0 && bit == 0 && !endGiven {
@@ -253,7 +263,7 @@ func cmdBitPos(c *Ctx) {
 }
 
 // BITOP <AND | OR | XOR | NOT> destkey key [key ...]
-func cmdBitOp(c *Ctx) {
+func cmdBitOp(c *executor.Ctx) {
 	var op bitmap.OpKind
 	switch strings.ToLower(string(c.Args[1])) {
 	case "and":
@@ -265,7 +275,7 @@ func cmdBitOp(c *Ctx) {
 	case "not":
 		op = bitmap.Not
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	if op == bitmap.Not && len(c.Args) != 4 {
@@ -273,19 +283,19 @@ func cmdBitOp(c *Ctx) {
 		return
 	}
 	n, err := bitmap.Op(c.DB, op, c.Args[1], c.Args[2], c.Args[3:])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]
-func cmdBitField(c *Ctx) { bitField(c, false) }
+func cmdBitField(c *executor.Ctx) { bitField(c, false) }
 
 // BITFIELD_RO key [GET encoding offset ...]
-func cmdBitFieldRO(c *Ctx) { bitField(c, true) }
+func cmdBitFieldRO(c *executor.Ctx) { bitField(c, true) }
 
-func bitField(c *Ctx, readOnly bool) {
-	ops, ok := c.bitFieldOps()
+func bitField(c *executor.Ctx, readOnly bool) {
+	ops, ok := bitFieldOps(c)
 	if !ok {
 		return
 	}
@@ -298,7 +308,7 @@ func bitField(c *Ctx, readOnly bool) {
 		}
 	}
 	res, err := bitmap.Field(c.DB, c.Args[1], ops)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(res))
@@ -313,27 +323,27 @@ func bitField(c *Ctx, readOnly bool) {
 
 // bitFieldOps parses BITFIELD's operations as Redis's bitfieldGeneric
 // does, replying the first error.
-func (c *Ctx) bitFieldOps() ([]bitmap.FieldOp, bool) {
+func bitFieldOps(c *executor.Ctx) ([]bitmap.FieldOp, bool) {
 	var ops []bitmap.FieldOp
 	overflow := bitmap.OverflowWrap
 	for j := 2; j < len(c.Args); j++ {
 		rem := len(c.Args) - j - 1
 		var kind bitmap.FieldKind
 		switch {
-		case c.is(j, "get") && rem >= 2:
+		case c.Is(j, "get") && rem >= 2:
 			kind = bitmap.FieldGet
-		case c.is(j, "set") && rem >= 3:
+		case c.Is(j, "set") && rem >= 3:
 			kind = bitmap.FieldSet
-		case c.is(j, "incrby") && rem >= 3:
+		case c.Is(j, "incrby") && rem >= 3:
 			kind = bitmap.FieldIncrBy
-		case c.is(j, "overflow") && rem >= 1:
+		case c.Is(j, "overflow") && rem >= 1:
 			j++
 			switch {
-			case c.is(j, "wrap"):
+			case c.Is(j, "wrap"):
 				overflow = bitmap.OverflowWrap
-			case c.is(j, "sat"):
+			case c.Is(j, "sat"):
 				overflow = bitmap.OverflowSat
-			case c.is(j, "fail"):
+			case c.Is(j, "fail"):
 				overflow = bitmap.OverflowFail
 			default:
 				c.ErrorString("ERR Invalid OVERFLOW type specified")
@@ -341,7 +351,7 @@ func (c *Ctx) bitFieldOps() ([]bitmap.FieldOp, bool) {
 			}
 			continue
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return nil, false
 		}
 		op := bitmap.FieldOp{Kind: kind, Overflow: overflow}
@@ -358,7 +368,7 @@ func (c *Ctx) bitFieldOps() ([]bitmap.FieldOp, bool) {
 			c.ErrorString(errBitfield)
 			return nil, false
 		}
-		if op.Offset, ok = c.bitOffset(j+2, true, op.Bits); !ok {
+		if op.Offset, ok = bitOffset(c, j+2, true, op.Bits); !ok {
 			return nil, false
 		}
 		if kind != bitmap.FieldGet {

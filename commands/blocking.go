@@ -5,21 +5,30 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/reply"
-	"github.com/basaltdb/basalt/session"
 )
 
 func init() {
-	register(
-		&Command{Name: "blpop", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -2, Handler: cmdBLPop},
-		&Command{Name: "brpop", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -2, Handler: cmdBRPop},
-		&Command{Name: "blmove", Arity: 6, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdBLMove},
-		&Command{Name: "brpoplpush", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdBRPopLPush},
-		&Command{Name: "blmpop", Arity: -5, Flags: Write, Keys: numkeysKeys(2), Handler: cmdBLMPop},
-		&Command{Name: "bzpopmin", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -2, Handler: cmdBZPopMin},
-		&Command{Name: "bzpopmax", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -2, Handler: cmdBZPopMax},
-		&Command{Name: "bzmpop", Arity: -5, Flags: Write, Keys: numkeysKeys(2), Handler: cmdBZMPop},
+	executor.Register(
+		&executor.Command{Name: "blpop", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -2, Handler: cmdBLPop,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "lpop", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "brpop", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -2, Handler: cmdBRPop,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "rpop", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "blmove", Arity: 6, Flags: executor.Write, FirstKey: 1, LastKey: 2, Handler: cmdBLMove,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Shape: executor.OnListMove}},
+		&executor.Command{Name: "brpoplpush", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 2, Handler: cmdBRPopLPush,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Shape: executor.OnListMove}},
+		&executor.Command{Name: "blmpop", Arity: -5, Flags: executor.Write, Keys: numkeysKeys(2), Handler: cmdBLMPop,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Pick: pickWord("left", "lpop", "rpop"), Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "bzpopmin", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -2, Handler: cmdBZPopMin,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zpopmin", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "bzpopmax", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -2, Handler: cmdBZPopMax,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zpopmax", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "bzmpop", Arity: -5, Flags: executor.Write, Keys: numkeysKeys(2), Handler: cmdBZMPop,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Pick: pickWord("min", "zpopmin", "zpopmax"), Shape: executor.OnEachThenDel}},
 	)
 }
 
@@ -45,17 +54,17 @@ func init() {
 // keeps its waiters waiting.
 
 // BLPOP key [key ...] timeout
-func cmdBLPop(c *Ctx) { blpop(c, true) }
+func cmdBLPop(c *executor.Ctx) { blpop(c, true) }
 
 // BRPOP key [key ...] timeout
-func cmdBRPop(c *Ctx) { blpop(c, false) }
+func cmdBRPop(c *executor.Ctx) { blpop(c, false) }
 
-func blpop(c *Ctx, left bool) {
+func blpop(c *executor.Ctx, left bool) {
 	keys := c.Args[1 : len(c.Args)-1]
 	blockingTry(c, keys, c.Args[len(c.Args)-1], metadata.TypeList, nullArray, lastArgServe, func() {
 		for _, k := range keys {
 			values, err := c.DB.Pop(k, left, 1)
-			if !c.ok(err) {
+			if !c.OK(err) {
 				return
 			}
 			if len(values) > 0 {
@@ -69,25 +78,25 @@ func blpop(c *Ctx, left bool) {
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
-func cmdBLMove(c *Ctx) {
-	if srcLeft, dstLeft, ok := c.sides(3); ok {
+func cmdBLMove(c *executor.Ctx) {
+	if srcLeft, dstLeft, ok := sides(c, 3); ok {
 		blockingTry(c, c.Args[1:2], c.Args[5], metadata.TypeList, nullBulk, sameServe, func() { lmove(c, srcLeft, dstLeft) })
 	}
 }
 
 // BRPOPLPUSH source destination timeout
-func cmdBRPopLPush(c *Ctx) {
+func cmdBRPopLPush(c *executor.Ctx) {
 	blockingTry(c, c.Args[1:2], c.Args[3], metadata.TypeList, nullBulk, sameServe, func() { lmove(c, false, true) })
 }
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
-func cmdBLMPop(c *Ctx) { blockingMPop(c, metadata.TypeList, cmdLMPop) }
+func cmdBLMPop(c *executor.Ctx) { blockingMPop(c, metadata.TypeList, cmdLMPop) }
 
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
-func cmdBZMPop(c *Ctx) { blockingMPop(c, metadata.TypeZSet, cmdZMPop) }
+func cmdBZMPop(c *executor.Ctx) { blockingMPop(c, metadata.TypeZSet, cmdZMPop) }
 
 // blockingMPop runs LMPOP or ZMPOP on the arguments after the timeout.
-func blockingMPop(c *Ctx, t metadata.Type, handler func(*Ctx)) {
+func blockingMPop(c *executor.Ctx, t metadata.Type, handler func(*executor.Ctx)) {
 	timeout, keys := c.Args[1], numkeysKeys(2)(c.Args)
 	all := c.Args
 	c.Args = append([][]byte{all[0]}, all[2:]...)
@@ -114,17 +123,17 @@ func mpopServe(args [][]byte, key []byte) [][]byte {
 }
 
 // BZPOPMIN key [key ...] timeout
-func cmdBZPopMin(c *Ctx) { bzpop(c, false) }
+func cmdBZPopMin(c *executor.Ctx) { bzpop(c, false) }
 
 // BZPOPMAX key [key ...] timeout
-func cmdBZPopMax(c *Ctx) { bzpop(c, true) }
+func cmdBZPopMax(c *executor.Ctx) { bzpop(c, true) }
 
-func bzpop(c *Ctx, max bool) {
+func bzpop(c *executor.Ctx, max bool) {
 	keys := c.Args[1 : len(c.Args)-1]
 	blockingTry(c, keys, c.Args[len(c.Args)-1], metadata.TypeZSet, nullArray, lastArgServe, func() {
 		for _, k := range keys {
 			popped, err := c.DB.ZPop(k, max, 1)
-			if !c.ok(err) {
+			if !c.OK(err) {
 				return
 			}
 			if len(popped) > 0 {
@@ -148,13 +157,13 @@ func nullBulk(w reply.Sink)  { w.Null() }
 // block and replies null at once. Serving a waiter (serveBlocked), it
 // runs on keys[0], the key that became ready, only if that key holds a t,
 // and never blocks: a null then means not served.
-func blockingTry(c *Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
+func blockingTry(c *executor.Ctx, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	blockingTryAs(c, c.Args, keys, timeoutArg, t, null, serve, try)
 }
 
 // blockingTryAs is blockingTry for a handler that changed c.Args: args is
 // the command as sent.
-func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
+func blockingTryAs(c *executor.Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, try func()) {
 	if timeout, ok := parseTimeout(c, timeoutArg); ok {
 		blockingRun(c, args, keys, timeout, t, null, serve, "", try)
 	}
@@ -164,7 +173,7 @@ func blockingTryAs(c *Ctx, args, keys [][]byte, timeoutArg []byte, t metadata.Ty
 // a waiter of pool (session.Waiter). args is what the waiter runs again
 // when a write comes while it gets ready to wait, and what serve makes
 // its served form of.
-func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, pool string, try func()) {
+func blockingRun(c *executor.Ctx, args, keys [][]byte, timeout time.Duration, t metadata.Type, null func(reply.Sink), serve func(args [][]byte, key []byte) [][]byte, pool string, try func()) {
 	w := c.Session.Waiter()
 	if w != nil && w.Serving() {
 		if typ, err := c.DB.Type(keys[0]); err != nil || (typ != metadata.TypeNone && typ != t) {
@@ -188,7 +197,7 @@ func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.
 		return
 	}
 	c.W.Truncate(mark)
-	if c.inExec {
+	if c.InExec {
 		null(c.W)
 		return
 	}
@@ -196,7 +205,7 @@ func blockingRun(c *Ctx, args, keys [][]byte, timeout time.Duration, t metadata.
 }
 
 // parseTimeout reads a timeout in seconds (decimals allowed, 0: none).
-func parseTimeout(c *Ctx, arg []byte) (time.Duration, bool) {
+func parseTimeout(c *executor.Ctx, arg []byte) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(string(arg), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		c.ErrorString("ERR timeout is not a float or out of range")
@@ -212,71 +221,4 @@ func parseTimeout(c *Ctx, arg []byte) (time.Duration, bool) {
 		return 0, true // centuries: the same as forever
 	}
 	return time.Duration(f * float64(time.Second)), true
-}
-
-// serveBlocked serves the waiters on the keys s's command made ready,
-// and on the keys their own commands make ready in turn. Dispatch calls
-// it when a command is done, before its reply is sent.
-func (e *Env) serveBlocked(s *session.Session) {
-	e.serveKeys(e.Sessions.Blocking.TakeReady(s))
-}
-
-// serveKeys serves the waiters on the ready keys of queue, in turn, and
-// on the keys their own commands make ready.
-func (e *Env) serveKeys(queue []session.ReadyKey) {
-	b := &e.Sessions.Blocking
-	for len(queue) > 0 {
-		rk := queue[0]
-		queue = queue[1:]
-		var spent []string // the pools that found nothing
-		for {
-			w := b.Claim(rk, spent)
-			if w == nil {
-				break
-			}
-			served := e.serveOne(w, []byte(rk.Key))
-			// Its writes are taken before it goes: the next
-			// command of its connection must not find them.
-			more := b.TakeReady(w.Session)
-			for b.Served(w, served) {
-				// Another write came: the pools that found
-				// nothing before it may find something now.
-				spent = nil
-				served = e.serveOne(w, []byte(rk.Key))
-				more = append(more, b.TakeReady(w.Session)...)
-			}
-			queue = append(queue, more...)
-			if !served {
-				spent = append(spent, w.Pool)
-			}
-		}
-	}
-}
-
-// serveOne runs w's command from key for it, as its own connection would
-// have, and reports whether that served it: a reply other than null.
-func (e *Env) serveOne(w *session.Waiter, key []byte) bool {
-	s := w.Session
-	args := w.Serve(w.Args, key)
-	cmd := lookup(args[0])
-	mark := s.W.Len()
-	if e.Cluster != nil {
-		e.Cluster.BeginWrite()
-		defer e.Cluster.EndWrite()
-		// The slot may have moved, or be in the last phase of a
-		// migration, since the client blocked: it gets the redirect.
-		// A slot being imported is served, as Redis serves it (the
-		// client blocked on it after ASKING, and the import's writes
-		// woke it).
-		if err := e.route(s, cmd, args, true); err != nil {
-			s.W.Error(err.Error())
-			return true
-		}
-	}
-	e.gate.RLock()
-	c := e.NewContext(s)
-	e.execute(c, cmd, args)
-	e.gate.RUnlock()
-	c.sendHeldInvalidations()
-	return s.W.Len() > mark
 }

@@ -105,8 +105,8 @@ func TestBlockedClientWaitsForABusyScript(t *testing.T) {
 		h.env.Dispatch(runner.Ctx, args("eval", "while true do end", "0"))
 	}()
 	for {
-		changed := h.env.scripts.Changed()
-		if h.env.scripts.Busy() != "" {
+		changed := h.env.Scripts.Changed()
+		if h.env.Scripts.Busy() != "" {
 			break
 		}
 		<-changed

@@ -3,23 +3,26 @@ package commands
 import (
 	"errors"
 	"math"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/basaltdb/basalt/cluster"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
-	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "cluster", Arity: -2, Flags: Admin, Handler: cmdCluster},
-		&Command{Name: "clusterx", Arity: -2, Flags: Admin | Exclusive | KvrocksOnly, Handler: cmdClusterX},
-		&Command{Name: "readonly", Arity: 1, Flags: Fast, Handler: cmdReadOnly},
-		&Command{Name: "readwrite", Arity: 1, Flags: Fast, Handler: cmdReadWrite},
-		&Command{Name: "asking", Arity: 1, Flags: Fast, Handler: cmdAsking},
+	executor.Register(
+		&executor.Command{Name: "cluster", Arity: -2, Flags: executor.Admin, Subcommands: clusterSubcommands, Handler: cmdCluster},
+		&executor.Command{Name: "clusterx", Arity: -2, Flags: executor.Admin | executor.Exclusive | executor.KvrocksOnly, Subcommands: clusterXSubcommands, Handler: cmdClusterX,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Sets the cluster topology and migrates slots, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE)",
+					"group", "cluster", "complexity", "Depends on subcommand.",
+					"arguments", docArgs(docString("subcommand"), optional(multiple(docString("arg"))))),
+			}},
+		&executor.Command{Name: "readonly", Arity: 1, Flags: executor.Fast, Handler: cmdReadOnly},
+		&executor.Command{Name: "readwrite", Arity: 1, Flags: executor.Fast, Handler: cmdReadWrite},
+		&executor.Command{Name: "asking", Arity: 1, Flags: executor.Fast, Handler: cmdAsking},
 	)
 }
 
@@ -27,7 +30,7 @@ const errClusterDisabled = "ERR Cluster mode is not enabled"
 
 // clusterError writes err: routing and CLUSTERDOWN replies as they are,
 // others after ERR.
-func (c *Ctx) clusterError(err error) {
+func clusterError(c *executor.Ctx, err error) {
 	var redirect cluster.Redirect
 	switch {
 	case errors.As(err, &redirect):
@@ -42,105 +45,108 @@ func (c *Ctx) clusterError(err error) {
 // CLUSTER INFO | NODES | SLOTS | SHARDS | KEYSLOT key | MYID |
 // COUNTKEYSINSLOT slot | GETKEYSINSLOT slot count | REPLICAS node-id |
 // RESET [HARD | SOFT] | IMPORT slot|a-b 0|1|2
-func cmdCluster(c *Ctx) {
-	cl, sub, ok := clusterSub(c)
-	if !ok {
+func cmdCluster(c *executor.Ctx) {
+	if c.Env.Cluster == nil {
+		c.ErrorString(errClusterDisabled)
 		return
 	}
-	switch {
-	case sub == "info" && len(c.Args) == 2:
-		c.clusterText(cl.Info())
-	case sub == "nodes" && len(c.Args) == 2:
-		c.clusterText(cl.NodesText())
-	case sub == "slots" && len(c.Args) == 2:
-		clusterSlots(c, cl)
-	case sub == "shards" && len(c.Args) == 2:
-		clusterShards(c, cl)
-	case sub == "keyslot" && len(c.Args) == 3:
+	executor.DispatchSubOr(c, "ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET|IMPORT")
+}
+
+var clusterSubcommands = map[string]*executor.Subcommand{
+	"info":   {Arity: 2, Handler: func(c *executor.Ctx) { text, err := c.Env.Cluster.Info(); clusterText(c, text, err) }},
+	"nodes":  {Arity: 2, Handler: func(c *executor.Ctx) { text, err := c.Env.Cluster.NodesText(); clusterText(c, text, err) }},
+	"slots":  {Arity: 2, Handler: clusterSlots},
+	"shards": {Arity: 2, Handler: clusterShards},
+	"keyslot": {Arity: 3, Handler: func(c *executor.Ctx) {
 		c.W.Int(int64(metadata.HashSlot(c.Args[2])))
-	case sub == "myid" && len(c.Args) == 2:
-		c.W.BulkString(cl.MyID())
-	case sub == "countkeysinslot" && len(c.Args) == 3:
-		if slot, ok := parseSlot(c, c.Args[2]); ok {
-			_, n, err := c.DB.KeysInSlot(slot, 0)
-			if c.ok(err) {
-				c.W.Int(n)
-			}
+	}},
+	"myid":            {Arity: 2, Handler: func(c *executor.Ctx) { c.W.BulkString(c.Env.Cluster.MyID()) }},
+	"countkeysinslot": {Arity: 3, Handler: clusterCountKeysInSlot},
+	"getkeysinslot":   {Arity: 4, Handler: clusterGetKeysInSlot},
+	"replicas":        {Arity: 3, Handler: clusterReplicas},
+	"reset":           {Arity: -2, Handler: clusterReset},
+	// Kvrocks's, which a migrating node sends.
+	"import": {Arity: -2, Handler: clusterImport},
+}
+
+// CLUSTER COUNTKEYSINSLOT slot
+func clusterCountKeysInSlot(c *executor.Ctx) {
+	if slot, ok := parseSlot(c, c.Args[2]); ok {
+		_, n, err := c.DB.KeysInSlot(slot, 0)
+		if c.OK(err) {
+			c.W.Int(n)
 		}
-	case sub == "getkeysinslot" && len(c.Args) == 4:
-		slot, ok := parseSlot(c, c.Args[2])
-		count, isInt := c.Int(3)
-		if !ok || !isInt {
-			return
-		}
-		if count < 0 {
-			c.ErrorString("ERR Invalid number of keys")
-			return
-		}
-		keys, _, err := c.DB.KeysInSlot(slot, count)
-		if c.ok(err) {
-			c.W.Array(len(keys))
-			for _, k := range keys {
-				c.W.Bulk(k)
-			}
-		}
-	case sub == "replicas" && len(c.Args) == 3:
-		text, err := cl.Replicas(string(c.Args[2]))
-		if err != nil {
-			c.clusterError(err)
-			return
-		}
-		c.W.BulkString(text)
-	case sub == "import" && len(c.Args) != 4:
-		c.ErrorString("ERR wrong number of arguments")
-	case sub == "import":
-		clusterImport(c, cl)
-	case sub == "reset" && len(c.Args) == 3 && !c.is(2, "hard") && !c.is(2, "soft"), sub == "reset" && len(c.Args) > 3:
-		c.ErrorString("ERR syntax error")
-	case sub == "reset":
-		if err := cl.Busy(); err != nil {
-			c.clusterError(err)
-			return
-		}
-		st, err := c.DB.Stats()
-		if !c.ok(err) {
-			return
-		}
-		if st.Keys > 0 {
-			c.ErrorString("ERR Can't reset cluster while database is not empty")
-			return
-		}
-		if !c.ok(cl.Reset()) {
-			return
-		}
-		// As Kvrocks, a slave reset is a master: it stops replicating.
-		c.Env.Repl.RemoveMaster()
-		c.W.OK()
-	default:
-		c.ErrorString("ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET|IMPORT")
 	}
 }
 
-// clusterSub returns the node's cluster state and the lower-cased
-// subcommand, or replies that cluster mode is off.
-func clusterSub(c *Ctx) (*cluster.Cluster, string, bool) {
-	if c.Env.Cluster == nil {
-		c.ErrorString(errClusterDisabled)
-		return nil, "", false
+// CLUSTER GETKEYSINSLOT slot count
+func clusterGetKeysInSlot(c *executor.Ctx) {
+	slot, ok := parseSlot(c, c.Args[2])
+	count, isInt := c.Int(3)
+	if !ok || !isInt {
+		return
 	}
-	return c.Env.Cluster, strings.ToLower(string(c.Args[1])), true
+	if count < 0 {
+		c.ErrorString("ERR Invalid number of keys")
+		return
+	}
+	keys, _, err := c.DB.KeysInSlot(slot, count)
+	if c.OK(err) {
+		c.W.Array(len(keys))
+		for _, k := range keys {
+			c.W.Bulk(k)
+		}
+	}
+}
+
+// CLUSTER REPLICAS node-id
+func clusterReplicas(c *executor.Ctx) {
+	text, err := c.Env.Cluster.Replicas(string(c.Args[2]))
+	if err != nil {
+		clusterError(c, err)
+		return
+	}
+	c.W.BulkString(text)
+}
+
+// CLUSTER RESET [HARD | SOFT]
+func clusterReset(c *executor.Ctx) {
+	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.Is(2, "hard") && !c.Is(2, "soft")) {
+		c.ErrorString("ERR syntax error")
+		return
+	}
+	cl := c.Env.Cluster
+	if err := cl.Busy(); err != nil {
+		clusterError(c, err)
+		return
+	}
+	st, err := c.DB.Stats()
+	if !c.OK(err) {
+		return
+	}
+	if st.Keys > 0 {
+		c.ErrorString("ERR Can't reset cluster while database is not empty")
+		return
+	}
+	if !c.OK(cl.Reset()) {
+		return
+	}
+	// As Kvrocks, a slave reset is a master: it stops replicating.
+	c.Env.Repl.RemoveMaster()
+	c.W.OK()
 }
 
 // clusterText replies with a text reply (CLUSTER INFO, NODES) or its error.
-func (c *Ctx) clusterText(text string, err error) {
+func clusterText(c *executor.Ctx, text string, err error) {
 	if err != nil {
-		c.clusterError(err)
+		clusterError(c, err)
 		return
 	}
 	c.W.Verbatim(text)
 }
 
-func parseSlot(c *Ctx, arg []byte) (uint16, bool) {
+func parseSlot(c *executor.Ctx, arg []byte) (uint16, bool) {
 	n, err := strconv.Atoi(string(arg))
 	if err != nil || n < 0 || n >= cluster.SlotCount {
 		c.ErrorString("ERR Invalid slot")
@@ -150,10 +156,10 @@ func parseSlot(c *Ctx, arg []byte) (uint16, bool) {
 }
 
 // clusterSlots writes CLUSTER SLOTS: [start, end, [host, port, id], replicas...].
-func clusterSlots(c *Ctx, cl *cluster.Cluster) {
-	groups, err := cl.Slots()
+func clusterSlots(c *executor.Ctx) {
+	groups, err := c.Env.Cluster.Slots()
 	if err != nil {
-		c.clusterError(err)
+		clusterError(c, err)
 		return
 	}
 	c.W.Array(len(groups))
@@ -171,10 +177,10 @@ func clusterSlots(c *Ctx, cl *cluster.Cluster) {
 }
 
 // clusterShards writes CLUSTER SHARDS: per master, its slots and nodes.
-func clusterShards(c *Ctx, cl *cluster.Cluster) {
-	t, _ := cl.Snapshot()
+func clusterShards(c *executor.Ctx) {
+	t, _ := c.Env.Cluster.Snapshot()
 	if t == nil {
-		c.clusterError(cluster.ErrNotInitialized)
+		clusterError(c, cluster.ErrNotInitialized)
 		return
 	}
 	var masters []*cluster.Node
@@ -221,71 +227,87 @@ func clusterShards(c *Ctx, cl *cluster.Cluster) {
 //
 // slots is a slot, a range a-b, or several of them separated by blanks in
 // one argument. Errors are worded as Kvrocks words them.
-func cmdClusterX(c *Ctx) {
-	cl, sub, ok := clusterSub(c)
-	if !ok {
+func cmdClusterX(c *executor.Ctx) {
+	if c.Env.Cluster == nil {
+		c.ErrorString(errClusterDisabled)
 		return
 	}
+	executor.DispatchSubOr(c, errClusterXUsage)
+}
+
+const errClusterXUsage = "ERR CLUSTERX command, CLUSTERX VERSION|MYID|SETNODEID|SETNODES|SETSLOT|MIGRATE"
+
+var clusterXSubcommands = map[string]*executor.Subcommand{
+	"version": {Arity: 2, Handler: func(c *executor.Ctx) {
+		c.W.BulkString(strconv.FormatInt(c.Env.Cluster.Version(), 10))
+	}},
+	"myid":      {Arity: 2, Handler: func(c *executor.Ctx) { c.W.BulkString(c.Env.Cluster.MyID()) }},
+	"setnodeid": {Arity: 3, Handler: clusterXSetNodeID},
+	"setnodes":  {Arity: -4, Handler: clusterXSetNodes},
+	"setslot":   {Arity: 6, Handler: clusterXSetSlot},
+	"migrate":   {Arity: -2, Handler: clusterMigrate},
+}
+
+// CLUSTERX SETNODEID id
+func clusterXSetNodeID(c *executor.Ctx) {
+	if len(c.Args[2]) != 40 {
+		c.ErrorString(errClusterXUsage)
+		return
+	}
+	err := c.Env.Cluster.SetNodeID(string(c.Args[2]))
+	if err == nil {
+		c.Env.FollowTopology()
+	}
+	clusterOK(c, err)
+}
+
+// CLUSTERX SETNODES "nodes" version [FORCE]
+func clusterXSetNodes(c *executor.Ctx) {
+	version, err := cluster.ParseInt(string(c.Args[3]), math.MinInt64, math.MaxInt64)
 	switch {
-	case sub == "version" && len(c.Args) == 2:
-		c.W.BulkString(strconv.FormatInt(cl.Version(), 10))
-	case sub == "myid" && len(c.Args) == 2:
-		c.W.BulkString(cl.MyID())
-	case sub == "setnodeid" && len(c.Args) == 3 && len(c.Args[2]) == 40:
-		err := cl.SetNodeID(string(c.Args[2]))
+	case err != nil:
+		c.ErrorString("ERR Invalid version")
+	case len(c.Args) > 5 || (len(c.Args) == 5 && !c.Is(4, "force")):
+		c.ErrorString("ERR Invalid setnodes options")
+	default:
+		gone, err := c.Env.Cluster.SetNodes(string(c.Args[2]), version, len(c.Args) == 5)
 		if err == nil {
 			c.Env.FollowTopology()
 		}
-		c.clusterOK(err)
-	case sub == "setnodes" && len(c.Args) >= 4:
-		version, err := cluster.ParseInt(string(c.Args[3]), math.MinInt64, math.MaxInt64)
-		switch {
-		case err != nil:
-			c.ErrorString("ERR Invalid version")
-		case len(c.Args) > 5 || (len(c.Args) == 5 && !c.is(4, "force")):
-			c.ErrorString("ERR Invalid setnodes options")
-		default:
-			gone, err := cl.SetNodes(string(c.Args[2]), version, len(c.Args) == 5)
-			if err == nil {
-				c.Env.FollowTopology()
-			}
-			c.dropMigrated(gone, err)
-		}
-	case sub == "setslot" && len(c.Args) == 6:
-		n := len(c.Args)
-		ranges, ok := parseSlotRanges(c, c.Args[2])
-		if !ok {
-			return
-		}
-		if !c.is(n-3, "node") {
-			c.ErrorString("ERR Invalid setslot options")
-			return
-		}
-		if len(c.Args[n-2]) != 40 {
-			c.ErrorString("ERR Invalid node id")
-			return
-		}
-		version, err := cluster.ParseInt(string(c.Args[n-1]), math.MinInt64, math.MaxInt64)
-		switch {
-		case err != nil:
-			c.ErrorString("ERR value is not an integer or out of range")
-		case version < 0:
-			c.ErrorString("ERR Invalid version")
-		default:
-			c.dropMigrated(cl.SetSlots(ranges, string(c.Args[n-2]), version))
-		}
-	case sub == "migrate" && (len(c.Args) < 4 || len(c.Args) > 6):
-		c.ErrorString("ERR wrong number of arguments")
-	case sub == "migrate":
-		clusterMigrate(c, cl)
+		dropMigrated(c, gone, err)
+	}
+}
+
+// CLUSTERX SETSLOT slots NODE id version
+func clusterXSetSlot(c *executor.Ctx) {
+	n := len(c.Args)
+	ranges, ok := parseSlotRanges(c, c.Args[2])
+	if !ok {
+		return
+	}
+	if !c.Is(n-3, "node") {
+		c.ErrorString("ERR Invalid setslot options")
+		return
+	}
+	if len(c.Args[n-2]) != 40 {
+		c.ErrorString("ERR Invalid node id")
+		return
+	}
+	version, err := cluster.ParseInt(string(c.Args[n-1]), math.MinInt64, math.MaxInt64)
+	switch {
+	case err != nil:
+		c.ErrorString("ERR value is not an integer or out of range")
+	case version < 0:
+		c.ErrorString("ERR Invalid version")
 	default:
-		c.ErrorString("ERR CLUSTERX command, CLUSTERX VERSION|MYID|SETNODEID|SETNODES|SETSLOT|MIGRATE")
+		gone, err := c.Env.Cluster.SetSlots(ranges, string(c.Args[n-2]), version)
+		dropMigrated(c, gone, err)
 	}
 }
 
 // parseSlotRanges parses slots as Kvrocks does (cluster.ParseSlotRanges)
 // and replies the error itself.
-func parseSlotRanges(c *Ctx, arg []byte) ([]cluster.Range, bool) {
+func parseSlotRanges(c *executor.Ctx, arg []byte) ([]cluster.Range, bool) {
 	ranges, err := cluster.ParseSlotRanges(string(arg))
 	if err != nil {
 		c.ErrorString("ERR " + err.Error())
@@ -306,23 +328,25 @@ func kvrocksInt(s string, min, max int64) (int64, string) {
 
 // dropMigrated deletes the data of the slots a new topology confirms this
 // node migrated away, then replies.
-func (c *Ctx) dropMigrated(gone []cluster.Range, err error) {
+func dropMigrated(c *executor.Ctx, gone []cluster.Range, err error) {
 	for _, r := range gone {
 		if err == nil {
-			err = c.Env.Storage.DeleteSlots(slotRange(r))
+			err = c.Env.Storage.DeleteSlots(executor.SlotRange(r))
 		}
 	}
-	c.clusterOK(err)
+	clusterOK(c, err)
 }
 
-func slotRange(r cluster.Range) storage.SlotRange {
-	return storage.SlotRange{From: uint16(r.From), To: uint16(r.To)}
-}
-
-// clusterMigrate starts CLUSTERX MIGRATE slot|a-b dst-id [ASYNC | SYNC
-// [timeout]]: ASYNC replies at once, SYNC when the job ends or timeout
+// CLUSTERX MIGRATE slot|a-b dst-id [ASYNC | SYNC [timeout]]
+//
+// It starts a migration: ASYNC replies at once, SYNC when the job ends or timeout
 // seconds pass (0 or none: no limit).
-func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
+func clusterMigrate(c *executor.Ctx) {
+	if len(c.Args) < 4 || len(c.Args) > 6 {
+		c.ErrorString("ERR wrong number of arguments")
+		return
+	}
+	cl := c.Env.Cluster
 	ranges, ok := parseSlotRanges(c, c.Args[2])
 	if !ok {
 		return
@@ -335,12 +359,12 @@ func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
 	sync, timeout := false, time.Duration(0)
 	switch {
 	case len(c.Args) == 4:
-	case c.is(4, "async"):
+	case c.Is(4, "async"):
 		if len(c.Args) == 6 {
 			c.ErrorString("ERR Async migration does not support timeout")
 			return
 		}
-	case c.is(4, "sync"):
+	case c.Is(4, "sync"):
 		sync = true
 		if len(c.Args) == 6 {
 			secs, err := strconv.ParseInt(string(c.Args[5]), 10, 32)
@@ -365,15 +389,15 @@ func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
 	}
 	job, err := cl.StartMigration(r, string(c.Args[3]))
 	if err != nil {
-		c.clusterError(err)
+		clusterError(c, err)
 		return
 	}
 	done := make(chan error, 1)
 	e := c.Env
-	e.background.Add(1)
+	e.Background.Add(1)
 	go func() {
-		defer e.background.Done()
-		done <- cl.Migrate(e.Storage, job, e.migrateOptions())
+		defer e.Background.Done()
+		done <- cl.Migrate(e.Storage, job, e.MigrateOptions())
 	}()
 	if !sync {
 		c.W.OK()
@@ -397,85 +421,22 @@ func clusterMigrate(c *Ctx, cl *cluster.Cluster) {
 	}
 }
 
-// stopMigration ends the slot migration running from this node, if any,
-// as Kvrocks does before FLUSHDB and FLUSHALL: the job fails at once
-// rather than copy keys that are being deleted.
-func (e *Env) stopMigration() {
-	if e.Cluster != nil {
-		e.Cluster.StopMigration()
-	}
-}
-
-// watchClusterPersist applies CONFIG SET persist-cluster-nodes-enabled in
-// cluster mode as Kvrocks does: yes writes <dir>/nodes.conf at once, no
-// removes it.
-func (e *Env) watchClusterPersist() {
-	e.Config.Hook("persist-cluster-nodes-enabled", func() error {
-		if e.Cluster == nil {
-			return nil
-		}
-		return e.Cluster.SetPersist(e.Config.PersistClusterNodes.Get(), filepath.Join(e.Config.Dir.Get(), "nodes.conf"))
-	})
-}
-
-// FollowTopology makes replication follow this node's role in the
-// cluster topology, as Kvrocks's SetMasterSlaveRepl: a master stops
-// replicating (a no-op when it is not), a slave replicates from its
-// master (a no-op when it already does), and a slave whose master the
-// topology does not name keeps the replication it had. A node that starts
-// to replicate releases its blocked clients, as REPLICAOF does (Redis's
-// cluster does the same; Kvrocks leaves them waiting). The server calls
-// it at start, for the topology of nodes.conf, and SETNODES and
-// SETNODEID after each change.
-func (e *Env) FollowTopology() {
-	if e.Cluster == nil {
-		return
-	}
-	topo, self := e.Cluster.Snapshot()
-	if topo == nil || self == nil {
-		return
-	}
-	if self.Role == cluster.Master {
-		e.Repl.RemoveMaster()
-		return
-	}
-	if master := topo.Node(self.MasterID); master != nil && e.Repl.AddMaster(master.Host, master.Port, false) {
-		e.Sessions.Blocking.Demoted()
-	}
-}
-
-// migrateOptions reads the migrate-* settings for a new job.
-func (e *Env) migrateOptions() cluster.MigrateOptions {
-	cfg := e.Config
-	return cluster.MigrateOptions{
-		RawKeyValue:         cfg.MigrateType.Get() == "raw-key-value",
-		Password:            cfg.RequirePass.Get(),
-		KeysPerSecond:       int(cfg.MigrateSpeed.Get()),
-		BatchBytesPerSecond: int(cfg.MigrateBatchRateLimitMB.Get()) << 20,
-		PipelineSize:        int(cfg.MigratePipelineSize.Get()),
-		SequenceGap:         uint64(cfg.MigrateSequenceGap.Get()),
-		BatchBytes:          int(cfg.MigrateBatchSizeKB.Get()) << 10,
-		Timeout:             10 * time.Second,
-		Stop:                e.stop,
-	}
-}
-
-func (c *Ctx) clusterOK(err error) {
+func clusterOK(c *executor.Ctx, err error) {
 	if err != nil {
-		c.clusterError(err)
+		clusterError(c, err)
 		return
 	}
 	c.W.OK()
 }
 
 // READONLY
-func cmdReadOnly(c *Ctx) {
+func cmdReadOnly(c *executor.Ctx) {
 	c.Session.ReadOnly = true
 	c.W.OK()
 }
 
 // READWRITE
-func cmdReadWrite(c *Ctx) {
+func cmdReadWrite(c *executor.Ctx) {
 	c.Session.ReadOnly = false
 	c.W.OK()
 }
@@ -483,7 +444,7 @@ func cmdReadWrite(c *Ctx) {
 // ASKING
 //
 // The next command may use the slots this node is importing.
-func cmdAsking(c *Ctx) {
+func cmdAsking(c *executor.Ctx) {
 	c.Session.Asking = true
 	c.W.OK()
 }

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/glob"
 )
 
 func init() {
-	register(&Command{Name: "command", Arity: -1, Flags: Loading, Handler: cmdCommand})
+	executor.Register(&executor.Command{Name: "command", Arity: -1, Flags: executor.Loading, Subcommands: commandSubcommands, Handler: cmdCommand})
 	// profiling-sample-commands names commands of this table.
-	config.CommandExists = func(name string) bool { return lookup([]byte(name)) != nil }
+	config.CommandExists = func(name string) bool { return executor.Lookup([]byte(name)) != nil }
 }
 
 // COMMAND | COMMAND COUNT | COMMAND INFO [name ...] | COMMAND DOCS [name ...] |
@@ -21,22 +22,22 @@ func init() {
 //
 // The replies are Redis 7's (see command_meta.go for where each part comes
 // from).
-func cmdCommand(c *Ctx) {
+func cmdCommand(c *executor.Ctx) {
 	if len(c.Args) == 1 {
 		writeAllCommandInfo(c)
 		return
 	}
-	dispatchSub(c, commandSubcommands)
+	executor.DispatchSub(c)
 }
 
-var commandSubcommands = map[string]subcommand{
-	"count":           {2, func(c *Ctx) { c.W.Int(int64(len(table.byName))) }},
-	"info":            {-2, commandInfo},
-	"docs":            {-2, commandDocs},
-	"list":            {-2, commandList},
-	"getkeys":         {-4, func(c *Ctx) { commandGetKeys(c, false) }},
-	"getkeysandflags": {-4, func(c *Ctx) { commandGetKeys(c, true) }},
-	"help": help(
+var commandSubcommands = map[string]*executor.Subcommand{
+	"count":           {Arity: 2, Handler: func(c *executor.Ctx) { c.W.Int(int64(len(executor.SortedCommands()))) }},
+	"info":            {Arity: -2, Handler: commandInfo},
+	"docs":            {Arity: -2, Handler: commandDocs},
+	"list":            {Arity: -2, Handler: commandList},
+	"getkeys":         {Arity: -4, Handler: func(c *executor.Ctx) { commandGetKeys(c, false) }},
+	"getkeysandflags": {Arity: -4, Handler: func(c *executor.Ctx) { commandGetKeys(c, true) }},
+	"help": executor.Help(
 		"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"(no subcommand)",
 		"    Return details about all Redis commands.",
@@ -63,9 +64,9 @@ var commandSubcommands = map[string]subcommand{
 
 // described is a command or subcommand as COMMAND shows it.
 type described struct {
-	cmd  *Command // the command, or the subcommand's container
-	name string   // "get", "config|get"
-	meta *commandMeta
+	cmd  *executor.Command // the command, or the subcommand's container
+	name string            // "get", "config|get"
+	meta *executor.Meta
 	sub  *subcommandInfo // set for a subcommand
 }
 
@@ -73,12 +74,12 @@ type described struct {
 // Basalt has no such thing.
 func describe(name []byte) *described {
 	base, subName, isSub := strings.Cut(strings.ToLower(string(name)), "|")
-	cmd := lookup([]byte(base))
+	cmd := executor.Lookup([]byte(base))
 	if cmd == nil {
 		return nil
 	}
 	if !isSub {
-		return &described{cmd: cmd, name: cmd.Name, meta: metaOf(cmd.Name)}
+		return &described{cmd: cmd, name: cmd.Name, meta: cmd.Description()}
 	}
 	for _, s := range subcommandsOf(cmd) {
 		if s.name == cmd.Name+"|"+subName {
@@ -89,7 +90,7 @@ func describe(name []byte) *described {
 }
 
 // COMMAND INFO [command-name ...]
-func commandInfo(c *Ctx) {
+func commandInfo(c *executor.Ctx) {
 	if len(c.Args) == 2 {
 		writeAllCommandInfo(c)
 		return
@@ -104,18 +105,18 @@ func commandInfo(c *Ctx) {
 	}
 }
 
-func writeAllCommandInfo(c *Ctx) {
-	cmds := sortedCommands()
+func writeAllCommandInfo(c *executor.Ctx) {
+	cmds := executor.SortedCommands()
 	c.W.Array(len(cmds))
 	for _, cmd := range cmds {
-		writeCommandInfo(c, &described{cmd: cmd, name: cmd.Name, meta: metaOf(cmd.Name)})
+		writeCommandInfo(c, &described{cmd: cmd, name: cmd.Name, meta: cmd.Description()})
 	}
 }
 
 // writeCommandInfo writes the ten fields of Redis 7's COMMAND INFO: name,
 // arity, flags, first key, last key, step, ACL categories, tips, key
 // specifications and subcommands.
-func writeCommandInfo(c *Ctx, d *described) {
+func writeCommandInfo(c *executor.Ctx, d *described) {
 	w, m := c.W, d.meta
 	w.Array(10)
 	w.BulkString(d.name)
@@ -137,7 +138,7 @@ func writeCommandInfo(c *Ctx, d *described) {
 	w.Int(int64(first))
 	w.Int(int64(last))
 	w.Int(int64(step))
-	acl := d.cmd.aclCategories()
+	acl := d.cmd.ACLCategories()
 	if m != nil && m.ACL != nil {
 		acl = m.ACL
 	}
@@ -146,7 +147,7 @@ func writeCommandInfo(c *Ctx, d *described) {
 		w.Simple(cat)
 	}
 	var tips []string
-	var specs []KeySpec
+	var specs []executor.KeySpec
 	if m != nil {
 		tips, specs = m.Tips, m.KeySpecs
 	}
@@ -170,11 +171,11 @@ func writeCommandInfo(c *Ctx, d *described) {
 }
 
 // COMMAND DOCS [command-name ...]
-func commandDocs(c *Ctx) {
+func commandDocs(c *executor.Ctx) {
 	var ds []*described
 	if len(c.Args) == 2 {
-		for _, cmd := range sortedCommands() {
-			ds = append(ds, &described{cmd: cmd, name: cmd.Name, meta: metaOf(cmd.Name)})
+		for _, cmd := range executor.SortedCommands() {
+			ds = append(ds, &described{cmd: cmd, name: cmd.Name, meta: cmd.Description()})
 		}
 	} else {
 		for _, name := range c.Args[2:] {
@@ -192,10 +193,10 @@ func commandDocs(c *Ctx) {
 
 // writeDocs writes the documentation map of a command: Redis's, with the
 // subcommands Basalt answers.
-func writeDocs(c *Ctx, d *described) {
+func writeDocs(c *executor.Ctx, d *described) {
 	var tree []any
 	if d.meta != nil {
-		tree = d.meta.docs
+		tree = d.meta.Doc
 	}
 	if len(tree) == 0 {
 		tree = doc("summary", "", "group", "server", "complexity", "")
@@ -223,13 +224,13 @@ func writeDocs(c *Ctx, d *described) {
 // COMMAND LIST [FILTERBY MODULE module-name | ACLCAT category | PATTERN pattern]
 //
 // Every command and subcommand, as in Redis 7.
-func commandList(c *Ctx) {
+func commandList(c *executor.Ctx) {
 	var filter func(name string, acl []string) bool
 	switch {
 	case len(c.Args) == 2:
-	case len(c.Args) == 5 && c.is(2, "filterby") && c.is(3, "module"):
+	case len(c.Args) == 5 && c.Is(2, "filterby") && c.Is(3, "module"):
 		filter = func(string, []string) bool { return false } // no modules
-	case len(c.Args) == 5 && c.is(2, "filterby") && c.is(3, "aclcat"):
+	case len(c.Args) == 5 && c.Is(2, "filterby") && c.Is(3, "aclcat"):
 		want := "@" + strings.ToLower(string(c.Args[4]))
 		filter = func(_ string, acl []string) bool {
 			for _, cat := range acl {
@@ -239,17 +240,17 @@ func commandList(c *Ctx) {
 			}
 			return false
 		}
-	case len(c.Args) == 5 && c.is(2, "filterby") && c.is(3, "pattern"):
+	case len(c.Args) == 5 && c.Is(2, "filterby") && c.Is(3, "pattern"):
 		pattern := c.Args[4]
 		filter = func(name string, _ []string) bool { return glob.Match(pattern, []byte(name), true) }
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	var names []string
-	for _, cmd := range sortedCommands() {
-		m := metaOf(cmd.Name)
-		acl := cmd.aclCategories()
+	for _, cmd := range executor.SortedCommands() {
+		m := cmd.Description()
+		acl := cmd.ACLCategories()
 		if m != nil && m.ACL != nil {
 			acl = m.ACL
 		}
@@ -269,14 +270,14 @@ func commandList(c *Ctx) {
 //
 // The keys are found as Redis 7 finds them, by the key specifications,
 // which TestKeySpecsMatchTable holds to the table's key positions.
-func commandGetKeys(c *Ctx, withFlags bool) {
+func commandGetKeys(c *executor.Ctx, withFlags bool) {
 	args := c.Args[2:]
-	cmd := lookup(args[0])
+	cmd := executor.Lookup(args[0])
 	if cmd == nil {
 		c.ErrorString("ERR Invalid command specified")
 		return
 	}
-	m, arity := metaOf(cmd.Name), cmd.Arity
+	m, arity := cmd.Description(), cmd.Arity
 	if subs := subcommandsOf(cmd); len(subs) > 0 && len(args) > 1 {
 		d := describe([]byte(cmd.Name + "|" + string(args[1])))
 		if d == nil {
@@ -285,11 +286,11 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 		}
 		m, arity = d.meta, d.sub.arity
 	}
-	var refs []keyRef
+	var refs []executor.KeyRef
 	var keys [][]byte
 	// Redis's commands have keys when their specifications say so;
 	// Basalt's own, when the table does.
-	hasKeys := cmd.hasKeys() && (m == nil || m.Flags == nil)
+	hasKeys := cmd.HasKeys() && (m == nil || m.Flags == nil)
 	if m != nil && len(m.KeySpecs) > 0 {
 		hasKeys = hasKeySpecs(m)
 	}
@@ -303,18 +304,18 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 	}
 	if m != nil && len(m.KeySpecs) > 0 {
 		var ok bool
-		switch refs, ok = keysBySpecs(m.KeySpecs, args, arity < 0, false); {
+		switch refs, ok = executor.KeysBySpecs(m.KeySpecs, args, arity < 0, false); {
 		case specsFallShort(m.KeySpecs):
 			keys, refs = tableKeyRefs(cmd, m.KeySpecs, args)
 		case ok:
 			for _, r := range refs {
-				keys = append(keys, args[r.pos])
+				keys = append(keys, args[r.Pos])
 			}
 		default:
 			refs = nil
 		}
 	} else {
-		keys = cmd.keys(args)
+		keys = cmd.KeysOf(args)
 	}
 	if len(keys) == 0 {
 		if m != nil && contains(m.Flags, "no_mandatory_keys") {
@@ -334,9 +335,9 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 		c.W.Bulk(k)
 		var flags []string
 		if i < len(refs) {
-			flags = refs[i].flags
-			if f := variableKeyFlags[cmd.Name]; f != nil && contains(flags, "variable_flags") {
-				flags = f(args)
+			flags = refs[i].Flags
+			if cmd.KeyFlags != nil && contains(flags, "variable_flags") {
+				flags = cmd.KeyFlags(args)
 			}
 		}
 		c.W.Set(len(flags))
@@ -351,15 +352,15 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 // Redis's own key function does: from the table. The first key takes the
 // first specification's flags, the others the last one's (SORT: the STORE
 // destination), but "incomplete".
-func tableKeyRefs(cmd *Command, specs []KeySpec, args [][]byte) ([][]byte, []keyRef) {
-	keys := cmd.keys(args)
-	refs := make([]keyRef, len(keys))
+func tableKeyRefs(cmd *executor.Command, specs []executor.KeySpec, args [][]byte) ([][]byte, []executor.KeyRef) {
+	keys := cmd.KeysOf(args)
+	refs := make([]executor.KeyRef, len(keys))
 	for i := range keys {
 		spec := &specs[0]
 		if i > 0 {
 			spec = &specs[len(specs)-1]
 		}
-		refs[i].flags = slices.DeleteFunc(slices.Clone(spec.Flags), func(f string) bool { return f == "incomplete" })
+		refs[i].Flags = slices.DeleteFunc(slices.Clone(spec.Flags), func(f string) bool { return f == "incomplete" })
 	}
 	return keys, refs
 }
@@ -367,9 +368,9 @@ func tableKeyRefs(cmd *Command, specs []KeySpec, args [][]byte) ([][]byte, []key
 // specsFallShort reports whether the specifications cannot find every
 // key: one's begin_search is "unknown" or it is flagged incomplete. Redis
 // then asks the command's own key function.
-func specsFallShort(specs []KeySpec) bool {
+func specsFallShort(specs []executor.KeySpec) bool {
 	for i := range specs {
-		if specs[i].BeginSearch == "unknown" || specs[i].has("incomplete") {
+		if specs[i].BeginSearch == "unknown" || specs[i].Has("incomplete") {
 			return true
 		}
 	}

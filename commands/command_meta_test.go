@@ -1,41 +1,48 @@
 package commands
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/internal/cmdsample"
 )
 
-// The file decodes with nothing left over: the generator and commandMeta
-// agree.
-func TestRedisCommandsJSONDecodes(t *testing.T) {
-	dec := json.NewDecoder(bytes.NewReader(redisCommandsJSON))
-	dec.DisallowUnknownFields()
-	var file struct {
-		Redis    string         `json:"redis"`
-		Commands []*commandMeta `json:"commands"`
-	}
-	if err := dec.Decode(&file); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(file.Redis, "7.0.") || len(file.Commands) < 200 {
-		t.Fatalf("redis %s, %d commands", file.Redis, len(file.Commands))
-	}
-	for _, m := range loadMeta() {
-		if len(m.docs) == 0 || m.docs[0] != "%" {
-			t.Errorf("%s: docs are not a map", m.Name)
+// allMeta returns every description: Redis's, of its commands and
+// subcommands, and Basalt's own, of the commands and subcommands of the
+// table, by name.
+func allMeta() map[string]*executor.Meta {
+	out := map[string]*executor.Meta{}
+	var add func(m *executor.Meta)
+	add = func(m *executor.Meta) {
+		out[m.Name] = m
+		for _, s := range m.Subcommands {
+			add(s)
 		}
 	}
+	for _, m := range executor.DecodeRedisMeta() {
+		add(m)
+	}
+	for _, cmd := range executor.SortedCommands() {
+		if cmd.Meta != nil {
+			out[cmd.Name] = cmd.Meta
+		}
+		for name, s := range cmd.Subcommands {
+			if s.Meta != nil {
+				out[cmd.Name+"|"+name] = s.Meta
+			}
+		}
+	}
+	return out
 }
 
 // Every command has a description: Redis's, or Basalt's own.
 func TestEveryCommandDescribed(t *testing.T) {
-	for _, cmd := range sortedCommands() {
-		if metaOf(cmd.Name) == nil {
-			t.Errorf("%s: no description for COMMAND (add it to basaltMeta)", cmd.Name)
+	for _, cmd := range executor.SortedCommands() {
+		if d := cmd.Description(); d == nil {
+			t.Errorf("%s: no description for COMMAND (give its registration a Meta)", cmd.Name)
+		} else if len(d.Doc) == 0 || d.Doc[0] != "%" {
+			t.Errorf("%s: docs are not a map", cmd.Name)
 		}
 	}
 }
@@ -43,7 +50,7 @@ func TestEveryCommandDescribed(t *testing.T) {
 // legacyRange, ported from Redis, gives back what Redis itself reports
 // from the same key specifications, for every Redis command.
 func TestLegacyRangeAsRedis(t *testing.T) {
-	for name, m := range loadMeta() {
+	for name, m := range allMeta() {
 		if m.Flags == nil || strings.HasPrefix(name, "client|setinfo") {
 			continue // Basalt's own
 		}
@@ -63,7 +70,7 @@ func TestFlagOrderAsRedis(t *testing.T) {
 	for i, f := range redisFlagOrder {
 		rank[f] = i + 1
 	}
-	for name, m := range loadMeta() {
+	for name, m := range allMeta() {
 		prev := 0
 		for _, f := range m.Flags {
 			if rank[f] == 0 {
@@ -105,16 +112,16 @@ func TestKeysBySpecs(t *testing.T) {
 		if name == "object" {
 			name += "|" + string(a[1])
 		}
-		m := metaOf(name)
+		m := allMeta()[name]
 		if m == nil {
 			t.Fatalf("no meta for %s", name)
 		}
-		refs, ok := keysBySpecs(m.KeySpecs, a, m.Arity < 0, false)
+		refs, ok := executor.KeysBySpecs(m.KeySpecs, a, m.Arity < 0, false)
 		got := "invalid"
 		if ok {
 			var keys []string
 			for _, r := range refs {
-				keys = append(keys, string(a[r.pos]))
+				keys = append(keys, string(a[r.Pos]))
 			}
 			got = strings.Join(keys, " ")
 		}
@@ -131,10 +138,10 @@ func TestKeysBySpecs(t *testing.T) {
 // that does not hold its keys.
 func TestKeySpecsMatchTable(t *testing.T) {
 	checked, skipped := 0, 0
-	for _, cmd := range sortedCommands() {
+	for _, cmd := range executor.SortedCommands() {
 		type target struct {
 			prefix []string
-			meta   *commandMeta
+			meta   *executor.Meta
 			arity  int
 		}
 		var targets []target
@@ -143,20 +150,20 @@ func TestKeySpecsMatchTable(t *testing.T) {
 				_, sub, _ := strings.Cut(s.name, "|")
 				targets = append(targets, target{[]string{cmd.Name, sub}, s.meta, s.arity})
 			}
-		} else if m := metaOf(cmd.Name); m != nil {
+		} else if m := cmd.Description(); m != nil {
 			targets = append(targets, target{[]string{cmd.Name}, m, cmd.Arity})
 		}
 		for _, tg := range targets {
-			samples := cmdsample.Samples(cmdsample.Parse(tg.meta.docs))
+			samples := cmdsample.Samples(cmdsample.Parse(tg.meta.Doc))
 			for _, sample := range samples {
 				a := args(append(append([]string{}, tg.prefix...), sample...)...)
-				if !cmd.arityOK(len(a)) || (tg.arity >= 0 && len(a) != tg.arity) || len(a) < -tg.arity {
+				if !cmd.ArityOK(len(a)) || (tg.arity >= 0 && len(a) != tg.arity) || len(a) < -tg.arity {
 					skipped++
 					continue
 				}
 				var want []string
 				if len(tg.meta.KeySpecs) > 0 {
-					refs, ok := keysBySpecs(tg.meta.KeySpecs, a, tg.arity < 0, true)
+					refs, ok := executor.KeysBySpecs(tg.meta.KeySpecs, a, tg.arity < 0, true)
 					// Where the specifications fall short, COMMAND GETKEYS
 					// asks the table too (TestCommandAgainstRedis).
 					if !ok || specsFallShort(tg.meta.KeySpecs) {
@@ -164,11 +171,11 @@ func TestKeySpecsMatchTable(t *testing.T) {
 						continue
 					}
 					for _, r := range refs {
-						want = append(want, string(a[r.pos]))
+						want = append(want, string(a[r.Pos]))
 					}
 				}
 				var got []string
-				for _, k := range cmd.keys(a) {
+				for _, k := range cmd.KeysOf(a) {
 					got = append(got, string(k))
 				}
 				checked++
@@ -201,8 +208,8 @@ func TestFlagsOf(t *testing.T) {
 		{"movex", "write"},
 	}
 	for _, tt := range tests {
-		cmd := table.byName[tt.cmd]
-		if got := strings.Join(flagsOf(cmd, metaOf(tt.cmd)), " "); got != tt.want {
+		cmd := executor.Lookup([]byte(tt.cmd))
+		if got := strings.Join(flagsOf(cmd, cmd.Description()), " "); got != tt.want {
 			t.Errorf("%s: flags %q, want %q", tt.cmd, got, tt.want)
 		}
 	}

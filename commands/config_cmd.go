@@ -5,23 +5,24 @@ import (
 	"strings"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 )
 
 func init() {
-	register(&Command{Name: "config", Arity: -2, Flags: Admin, Secret: configSecret, Handler: cmdConfig})
+	executor.Register(&executor.Command{Name: "config", Arity: -2, Flags: executor.Admin, Secret: configSecret, Subcommands: configSubcommands, Handler: cmdConfig})
 }
 
 // CONFIG GET parameter [parameter ...] | SET parameter value [parameter value ...] | REWRITE | RESETSTAT | HELP
-func cmdConfig(c *Ctx) {
-	dispatchSub(c, configSubcommands)
+func cmdConfig(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var configSubcommands = map[string]subcommand{
-	"get":       {-3, configGet},
-	"set":       {-4, configSet},
-	"rewrite":   {2, func(c *Ctx) { configRewrite(c) }},
-	"resetstat": {2, func(c *Ctx) { c.Env.resetStats(); c.W.OK() }},
-	"help": help(
+var configSubcommands = map[string]*executor.Subcommand{
+	"get":       {Arity: -3, Handler: configGet},
+	"set":       {Arity: -4, Handler: configSet},
+	"rewrite":   {Arity: 2, Handler: func(c *executor.Ctx) { configRewrite(c) }},
+	"resetstat": {Arity: 2, Handler: func(c *executor.Ctx) { c.Env.ResetStats(); c.W.OK() }},
+	"help": executor.Help(
 		"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
 		"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
@@ -31,7 +32,7 @@ var configSubcommands = map[string]subcommand{
 	),
 }
 
-func configGet(c *Ctx) {
+func configGet(c *executor.Ctx) {
 	// A key matched by several patterns is listed once (rename-command
 	// has a pair per line).
 	seen := map[[2]string]bool{}
@@ -55,7 +56,7 @@ func configGet(c *Ctx) {
 // are Redis 7's, all or nothing: at the first refused pair, the pairs set
 // before it get their old values back. Errors are worded as Kvrocks words
 // them.
-func configSet(c *Ctx) {
+func configSet(c *executor.Ctx) {
 	if len(c.Args)%2 != 0 {
 		c.ErrorString("ERR wrong number of arguments for 'config|set' command")
 		return
@@ -88,25 +89,13 @@ func configSet(c *Ctx) {
 	c.W.OK()
 }
 
-func configRewrite(c *Ctx) {
+func configRewrite(c *executor.Ctx) {
 	err := c.Env.Config.Rewrite()
 	if errors.Is(err, config.ErrNoFile) {
 		c.ErrorString("ERR the server is running without a config file") // Kvrocks's words
 		return
 	}
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.OK()
-	}
-}
-
-// resetStats zeroes the counters INFO stats, commandstats and errorstats
-// report.
-func (e *Env) resetStats() {
-	resetCommandStats()
-	for _, n := range []interface{ Store(int64) }{
-		&e.Stats.ConnectionsReceived, &e.Stats.RejectedConnections, &e.Stats.CommandsProcessed,
-		&e.Stats.NetInputBytes, &e.Stats.NetOutputBytes, &e.Stats.KeyspaceHits, &e.Stats.KeyspaceMisses,
-	} {
-		n.Store(0)
 	}
 }

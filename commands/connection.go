@@ -6,27 +6,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/session"
 )
 
 func init() {
-	register(
-		&Command{Name: "ping", Arity: -1, Flags: Fast | SubscriberOK, Handler: cmdPing},
-		&Command{Name: "echo", Arity: 2, Flags: Fast, Handler: cmdEcho},
-		&Command{Name: "quit", Arity: -1, Flags: NoAuth | Fast | SubscriberOK, Handler: cmdQuit},
-		&Command{Name: "select", Arity: 2, Flags: Fast, Handler: cmdSelect},
-		&Command{Name: "auth", Arity: -2, Flags: NoAuth | Fast | Loading, Secret: secretFrom(1), Handler: cmdAuth},
-		&Command{Name: "hello", Arity: -1, Flags: NoAuth | Fast | Loading, Secret: secretAfterWord("auth", 2), Handler: cmdHello},
-		&Command{Name: "client", Arity: -2, Handler: cmdClient},
+	executor.Register(
+		&executor.Command{Name: "ping", Arity: -1, Flags: executor.Fast | executor.SubscriberOK, Handler: cmdPing},
+		&executor.Command{Name: "echo", Arity: 2, Flags: executor.Fast, Handler: cmdEcho},
+		&executor.Command{Name: "quit", Arity: -1, Flags: executor.NoAuth | executor.Fast | executor.SubscriberOK, Handler: cmdQuit},
+		&executor.Command{Name: "select", Arity: 2, Flags: executor.Fast, Handler: cmdSelect},
+		&executor.Command{Name: "auth", Arity: -2, Flags: executor.NoAuth | executor.Fast | executor.Loading, Secret: secretFrom(1), Handler: cmdAuth},
+		&executor.Command{Name: "hello", Arity: -1, Flags: executor.NoAuth | executor.Fast | executor.Loading, Secret: secretAfterWord("auth", 2), Handler: cmdHello},
+		&executor.Command{Name: "client", Arity: -2, Flags: executor.NoPause | executor.KeepsCaching, Subcommands: clientSubcommands, Handler: cmdClient},
 	)
 }
 
 // PING [message]
 //
 // A RESP2 subscriber gets ["pong", message], as in Redis.
-func cmdPing(c *Ctx) {
+func cmdPing(c *executor.Ctx) {
 	if c.Session.Subscriptions() > 0 && c.W.Protocol() == 2 && len(c.Args) <= 2 {
 		c.W.Array(2)
 		c.W.BulkString("pong")
@@ -48,10 +49,10 @@ func cmdPing(c *Ctx) {
 }
 
 // ECHO message
-func cmdEcho(c *Ctx) { c.W.Bulk(c.Args[1]) }
+func cmdEcho(c *executor.Ctx) { c.W.Bulk(c.Args[1]) }
 
 // QUIT
-func cmdQuit(c *Ctx) {
+func cmdQuit(c *executor.Ctx) {
 	c.W.OK()
 	c.Session.CloseAfterReply = true
 }
@@ -60,7 +61,7 @@ func cmdQuit(c *Ctx) {
 //
 // As in Kvrocks, which has one database per namespace, any index is taken
 // and changes nothing; it must be an integer, as in Redis.
-func cmdSelect(c *Ctx) {
+func cmdSelect(c *executor.Ctx) {
 	if _, ok := c.Int(1); ok {
 		c.W.OK()
 	}
@@ -69,10 +70,10 @@ func cmdSelect(c *Ctx) {
 // authenticate checks a password: the admin password (requirepass) makes
 // the connection admin in the default namespace, a namespace token makes
 // it a user of that namespace. Comparisons take constant time.
-func (c *Ctx) authenticate(password []byte) error {
+func authenticate(c *executor.Ctx, password []byte) error {
 	requirepass := c.Env.Config.RequirePass.Get()
 	if requirepass == "" {
-		return replyError("ERR Client sent AUTH, but no password is set")
+		return executor.ReplyError("ERR Client sent AUTH, but no password is set")
 	}
 	if subtle.ConstantTimeCompare(password, []byte(requirepass)) == 1 {
 		c.Session.Authed, c.Session.Admin = true, true
@@ -84,8 +85,8 @@ func (c *Ctx) authenticate(password []byte) error {
 		c.Session.SetNamespace(ns)
 		return nil
 	}
-	c.authFailed()
-	return replyError(errWrongPass)
+	authFailed(c)
+	return executor.ReplyError(errWrongPass)
 }
 
 // errWrongPass is Redis 7's reply to a wrong password (Kvrocks says "ERR
@@ -94,26 +95,26 @@ func (c *Ctx) authenticate(password []byte) error {
 const errWrongPass = "WRONGPASS invalid username-password pair or user is disabled."
 
 // authFailed counts and logs a failed authentication.
-func (c *Ctx) authFailed() {
+func authFailed(c *executor.Ctx) {
 	c.Env.Stats.AuthFailures.Add(1)
-	c.Env.authLog.failed(c.Session.Addr)
+	c.Env.AuthLog.Failed(c.Session.Addr)
 }
 
 // AUTH [username] password
-func cmdAuth(c *Ctx) {
+func cmdAuth(c *executor.Ctx) {
 	switch len(c.Args) {
 	case 2:
 	case 3:
 		if string(c.Args[1]) != "default" {
-			c.authFailed()
+			authFailed(c)
 			c.ErrorString(errWrongPass)
 			return
 		}
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
-	if c.ok(c.authenticate(c.Args[len(c.Args)-1])) {
+	if c.OK(authenticate(c, c.Args[len(c.Args)-1])) {
 		c.W.OK()
 	}
 }
@@ -125,7 +126,7 @@ func cmdAuth(c *Ctx) {
 // INFO shows it. With resp3-enabled no, HELLO 3 is answered as HELLO 2,
 // as Kvrocks does, rather than refused. Without protover the protocol
 // stays what it is, as in Redis (Kvrocks goes back to RESP2).
-func cmdHello(c *Ctx) {
+func cmdHello(c *executor.Ctx) {
 	proto := c.W.Protocol()
 	if len(c.Args) >= 2 {
 		v, ok := num.ParseInt(c.Args[1])
@@ -146,10 +147,10 @@ func cmdHello(c *Ctx) {
 	for i := 2; i < len(c.Args); i++ {
 		more := len(c.Args) - 1 - i
 		switch {
-		case c.is(i, "auth") && more >= 2:
+		case c.Is(i, "auth") && more >= 2:
 			user, password = c.Args[i+1], c.Args[i+2]
 			i += 2
-		case c.is(i, "setname") && more >= 1:
+		case c.Is(i, "setname") && more >= 1:
 			name = c.Args[i+1]
 			i++
 		default:
@@ -159,11 +160,11 @@ func cmdHello(c *Ctx) {
 	}
 	if password != nil {
 		if string(user) != "default" {
-			c.authFailed()
+			authFailed(c)
 			c.ErrorString(errWrongPass)
 			return
 		}
-		if !c.ok(c.authenticate(password)) {
+		if !c.OK(authenticate(c, password)) {
 			return
 		}
 	}
@@ -171,7 +172,7 @@ func cmdHello(c *Ctx) {
 		c.ErrorString("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
-	if name != nil && !c.setName(name) {
+	if name != nil && !setName(c, name) {
 		return
 	}
 	c.Session.SetProtocol(proto)
@@ -183,7 +184,7 @@ func cmdHello(c *Ctx) {
 	c.W.BulkString("server")
 	c.W.BulkString("redis")
 	c.W.BulkString("version")
-	c.W.BulkString(RedisVersion)
+	c.W.BulkString(executor.RedisVersion)
 	c.W.BulkString("proto")
 	c.W.Int(int64(proto))
 	c.W.BulkString("mode")
@@ -199,7 +200,7 @@ func cmdHello(c *Ctx) {
 }
 
 // setName validates and sets the connection name, replying on error.
-func (c *Ctx) setName(name []byte) bool {
+func setName(c *executor.Ctx, name []byte) bool {
 	for _, ch := range name {
 		if ch < '!' || ch > '~' {
 			c.ErrorString("ERR Client names cannot contain spaces, newlines or special characters.")
@@ -212,28 +213,37 @@ func (c *Ctx) setName(name []byte) bool {
 
 // CLIENT LIST | INFO | ID | GETNAME | SETNAME | SETINFO | KILL | UNBLOCK |
 // PAUSE | UNPAUSE | HELP
-func cmdClient(c *Ctx) {
-	dispatchSub(c, clientSubcommands)
+func cmdClient(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var clientSubcommands = map[string]subcommand{
-	"id":       {2, func(c *Ctx) { c.W.Int(c.Session.ID) }},
-	"unblock":  {-3, clientUnblock},
-	"pause":    {-3, adminOnly(clientPause)},
-	"unpause":  {2, adminOnly(func(c *Ctx) { c.Env.Sessions.Pause.Start(0, false); c.W.OK() })},
-	"no-evict": {3, clientNoEvict},
-	"getname":  {2, func(c *Ctx) { name := c.Session.Name(); c.BulkOrNull([]byte(name), name != "") }},
-	"setname": {3, func(c *Ctx) {
-		if c.setName(c.Args[2]) {
+var clientSubcommands = map[string]*executor.Subcommand{
+	"id":       {Arity: 2, Handler: func(c *executor.Ctx) { c.W.Int(c.Session.ID) }},
+	"unblock":  {Arity: -3, Handler: clientUnblock},
+	"pause":    {Arity: -3, Handler: adminOnly(clientPause)},
+	"unpause":  {Arity: 2, Handler: adminOnly(func(c *executor.Ctx) { c.Env.Sessions.Pause.Start(0, false); c.W.OK() })},
+	"no-evict": {Arity: 3, Handler: clientNoEvict},
+	"getname":  {Arity: 2, Handler: func(c *executor.Ctx) { name := c.Session.Name(); c.BulkOrNull([]byte(name), name != "") }},
+	"setname": {Arity: 3, Handler: func(c *executor.Ctx) {
+		if setName(c, c.Args[2]) {
 			c.W.OK()
 		}
 	}},
-	"setinfo": {4, clientSetInfo},
-	"reply":   {3, clientReply},
-	"info":    {2, func(c *Ctx) { c.W.Verbatim(c.Session.Describe(time.Now(), c.argvMem())) }},
-	"list":    {-2, clientList},
-	"kill":    {-3, clientKill},
-	"help": help(
+	// Redis 7.2's.
+	"setinfo": {Arity: 4, Handler: clientSetInfo, Meta: &executor.Meta{
+		Flags: []string{"noscript", "loading", "stale"},
+		ACL:   []string{"@slow", "@connection"},
+		Doc: doc("summary", "Sets information specific to the client or connection.", "since", "7.2.0",
+			"group", "connection", "complexity", "O(1)",
+			"arguments", docArgs(append(doc("name", "attr", "type", "oneof"), "$arguments", docArgs(
+				doc("name", "libname", "type", "string", "token", "LIB-NAME"),
+				doc("name", "libver", "type", "string", "token", "LIB-VER"))))),
+	}},
+	"reply": {Arity: 3, Handler: clientReply},
+	"info":  {Arity: 2, Handler: func(c *executor.Ctx) { c.W.Verbatim(c.Session.Describe(time.Now(), argvMem(c))) }},
+	"list":  {Arity: -2, Handler: clientList},
+	"kill":  {Arity: -3, Handler: clientKill},
+	"help": executor.Help(
 		"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
@@ -254,7 +264,7 @@ var clientSubcommands = map[string]subcommand{
 }
 
 // CLIENT REPLY ON | OFF | SKIP
-func clientReply(c *Ctx) {
+func clientReply(c *executor.Ctx) {
 	m := &c.Session.Replies
 	switch strings.ToLower(string(c.Args[2])) {
 	case "on":
@@ -266,18 +276,18 @@ func clientReply(c *Ctx) {
 	case "skip":
 		m.SkipNext = !m.Off
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	// Redis leaves a hole in EXEC's array here, which desynchronises the
 	// client; Basalt fills it. (OFF then drops EXEC's whole reply.)
-	if c.inExec && !m.Suppressed() {
+	if c.InExec && !m.Suppressed() {
 		c.W.OK()
 	}
 }
 
 // CLIENT SETINFO LIB-NAME libname | LIB-VER libver
-func clientSetInfo(c *Ctx) {
+func clientSetInfo(c *executor.Ctx) {
 	for _, ch := range c.Args[3] {
 		if ch < '!' || ch > '~' {
 			c.ErrorString("ERR " + string(c.Args[2]) + " cannot contain spaces, newlines or special characters.")
@@ -297,19 +307,19 @@ func clientSetInfo(c *Ctx) {
 }
 
 // CLIENT LIST [TYPE normal] [ID client-id [client-id ...]]
-func clientList(c *Ctx) {
+func clientList(c *executor.Ctx) {
 	var ids map[int64]bool
 	kind := ""
 	for i := 2; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "type") && i+1 < len(c.Args):
+		case c.Is(i, "type") && i+1 < len(c.Args):
 			i++
 			var ok bool
 			if kind, ok = session.ParseKind(string(c.Args[i])); !ok {
 				c.ErrorString("ERR Unknown client type '" + string(c.Args[i]) + "'")
 				return
 			}
-		case c.is(i, "id") && i+1 < len(c.Args):
+		case c.Is(i, "id") && i+1 < len(c.Args):
 			ids = map[int64]bool{}
 			for i++; i < len(c.Args); i++ {
 				// Any integer, as Redis: one no client has matches none.
@@ -321,19 +331,19 @@ func clientList(c *Ctx) {
 				ids[id] = true
 			}
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
 	var b strings.Builder
 	now := time.Now()
-	for _, s := range c.visibleSessions() {
+	for _, s := range visibleSessions(c) {
 		if (ids == nil || ids[s.ID]) && (kind == "" || kind == s.Kind()) {
-			argvMem := int64(0)
+			mem := int64(0)
 			if s == c.Session {
-				argvMem = c.argvMem()
+				mem = argvMem(c)
 			}
-			b.WriteString(s.Describe(now, argvMem))
+			b.WriteString(s.Describe(now, mem))
 		}
 	}
 	c.W.Verbatim(b.String())
@@ -341,7 +351,7 @@ func clientList(c *Ctx) {
 
 // visibleSessions returns the sessions this connection may see and act
 // on: all of them for the admin, those of its own namespace for a tenant.
-func (c *Ctx) visibleSessions() []*session.Session {
+func visibleSessions(c *executor.Ctx) []*session.Session {
 	all := c.Env.Sessions.List()
 	if c.Session.Admin {
 		return all
@@ -357,7 +367,7 @@ func (c *Ctx) visibleSessions() []*session.Session {
 
 // argvMem returns the size of the running command's arguments (CLIENT
 // LIST's argv-mem).
-func (c *Ctx) argvMem() int64 {
+func argvMem(c *executor.Ctx) int64 {
 	n := int64(0)
 	for _, a := range c.Args {
 		n += int64(len(a))
@@ -367,10 +377,10 @@ func (c *Ctx) argvMem() int64 {
 
 // adminOnly refuses a subcommand to tenants, as Dispatch refuses Admin
 // commands.
-func adminOnly(handler func(c *Ctx)) func(c *Ctx) {
-	return func(c *Ctx) {
+func adminOnly(handler func(c *executor.Ctx)) func(c *executor.Ctx) {
+	return func(c *executor.Ctx) {
 		if !c.Session.Admin {
-			c.ErrorString(errAdminRequired)
+			c.ErrorString(executor.ErrAdminRequired)
 			return
 		}
 		handler(c)
@@ -378,14 +388,14 @@ func adminOnly(handler func(c *Ctx)) func(c *Ctx) {
 }
 
 // CLIENT NO-EVICT ON|OFF
-func clientNoEvict(c *Ctx) {
+func clientNoEvict(c *executor.Ctx) {
 	switch {
-	case c.is(2, "on"):
+	case c.Is(2, "on"):
 		c.Session.SetNoEvict(true)
-	case c.is(2, "off"):
+	case c.Is(2, "off"):
 		c.Session.SetNoEvict(false)
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	c.W.OK()
@@ -395,13 +405,13 @@ func clientNoEvict(c *Ctx) {
 //
 // MAXAGE is Redis 7.4's: the connections older than that many seconds (0:
 // any age).
-func clientKill(c *Ctx) {
+func clientKill(c *executor.Ctx) {
 	if len(c.Args) == 3 {
 		addr := string(c.Args[2])
-		for _, cl := range c.visibleSessions() {
+		for _, cl := range visibleSessions(c) {
 			if cl.Addr == addr {
 				c.W.OK()
-				c.killClient(cl)
+				killClient(c, cl)
 				return
 			}
 		}
@@ -409,7 +419,7 @@ func clientKill(c *Ctx) {
 		return
 	}
 	if len(c.Args)%2 != 0 {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	var id, maxAge int64
@@ -418,53 +428,53 @@ func clientKill(c *Ctx) {
 	for i := 2; i < len(c.Args); i += 2 {
 		v := string(c.Args[i+1])
 		switch {
-		case c.is(i, "id"):
+		case c.Is(i, "id"):
 			n, ok := num.ParseInt(c.Args[i+1])
 			if !ok || n <= 0 {
 				c.ErrorString("ERR client-id should be greater than 0")
 				return
 			}
 			id = n
-		case c.is(i, "maxage"):
+		case c.Is(i, "maxage"):
 			n, ok := num.ParseInt(c.Args[i+1])
 			if !ok || n < 0 {
 				c.ErrorString("ERR maxage is not an integer or out of range")
 				return
 			}
 			maxAge = n
-		case c.is(i, "addr"):
+		case c.Is(i, "addr"):
 			addr = v
-		case c.is(i, "laddr"):
+		case c.Is(i, "laddr"):
 			laddr = v
-		case c.is(i, "user"):
+		case c.Is(i, "user"):
 			if v != "default" {
 				c.ErrorString("ERR No such user '" + v + "'")
 				return
 			}
-		case c.is(i, "type"):
+		case c.Is(i, "type"):
 			var ok bool
 			if kind, ok = session.ParseKind(v); !ok {
 				c.ErrorString("ERR Unknown client type '" + v + "'")
 				return
 			}
-		case c.is(i, "skipme"):
+		case c.Is(i, "skipme"):
 			switch strings.ToLower(v) {
 			case "yes":
 				skipMe = true
 			case "no":
 				skipMe = false
 			default:
-				c.ErrorString(errSyntax)
+				c.ErrorString(executor.ErrSyntax)
 				return
 			}
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
 	var victims []*session.Session
 	now := time.Now()
-	for _, cl := range c.visibleSessions() {
+	for _, cl := range visibleSessions(c) {
 		if (id != 0 && cl.ID != id) || (addr != "" && cl.Addr != addr) || (laddr != "" && cl.LAddr != laddr) ||
 			(kind != "" && kind != cl.Kind()) || (skipMe && cl == c.Session) ||
 			(maxAge != 0 && int64(now.Sub(cl.Created).Seconds()) <= maxAge) {
@@ -480,12 +490,12 @@ func clientKill(c *Ctx) {
 	}
 	c.W.Int(int64(killed))
 	for _, cl := range victims {
-		c.killClient(cl)
+		killClient(c, cl)
 	}
 }
 
 // killClient closes another client at once, or this one after its reply.
-func (c *Ctx) killClient(cl *session.Session) {
+func killClient(c *executor.Ctx, cl *session.Session) {
 	if cl == c.Session {
 		cl.CloseAfterReply = true
 		return
@@ -495,16 +505,16 @@ func (c *Ctx) killClient(cl *session.Session) {
 
 // clientUnblock runs CLIENT UNBLOCK id [TIMEOUT | ERROR]: 1 if the client
 // was blocked (it then gets its timeout reply, or an UNBLOCKED error).
-func clientUnblock(c *Ctx) {
+func clientUnblock(c *executor.Ctx) {
 	id, ok := num.ParseInt(c.Args[2])
 	if !ok {
-		c.ErrorString(errNotInteger)
+		c.ErrorString(executor.ErrNotInteger)
 		return
 	}
 	withError := false
 	switch {
-	case len(c.Args) == 3 || (len(c.Args) == 4 && c.is(3, "timeout")):
-	case len(c.Args) == 4 && c.is(3, "error"):
+	case len(c.Args) == 3 || (len(c.Args) == 4 && c.Is(3, "timeout")):
+	case len(c.Args) == 4 && c.Is(3, "error"):
 		withError = true
 	default:
 		c.ErrorString("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
@@ -521,7 +531,7 @@ func clientUnblock(c *Ctx) {
 // clientPause runs CLIENT PAUSE timeout-ms [WRITE | ALL]: commands (or
 // only writes) from every client wait until the timeout or CLIENT
 // UNPAUSE. The Kvrocks controller pauses writes for a manual failover.
-func clientPause(c *Ctx) {
+func clientPause(c *executor.Ctx) {
 	ms, ok := num.ParseInt(c.Args[2])
 	switch {
 	case !ok:
@@ -533,14 +543,14 @@ func clientPause(c *Ctx) {
 	}
 	all := true
 	switch {
-	case len(c.Args) == 3 || (len(c.Args) == 4 && c.is(3, "all")):
-	case len(c.Args) == 4 && c.is(3, "write"):
+	case len(c.Args) == 3 || (len(c.Args) == 4 && c.Is(3, "all")):
+	case len(c.Args) == 4 && c.Is(3, "write"):
 		all = false
 	case len(c.Args) == 4:
 		c.ErrorString("ERR CLIENT PAUSE mode must be WRITE or ALL")
 		return
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	// Past what a Duration holds, the pause lasts as long as one can.

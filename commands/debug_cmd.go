@@ -5,12 +5,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/num"
 )
 
 func init() {
-	register(
-		&Command{Name: "debug", Arity: -2, Flags: Admin, Handler: cmdDebug},
+	executor.Register(
+		&executor.Command{Name: "debug", Arity: -2, Flags: executor.Admin, Handler: cmdDebug},
 	)
 }
 
@@ -24,7 +25,7 @@ const maxDebugSleep = 24 * time.Hour
 // OBJECT and RELOAD (debug_reload.go), and the two Redis's test suite sets
 // first, which change nothing here (Basalt has no active expiry cycle and
 // no quicklists).
-func cmdDebug(c *Ctx) {
+func cmdDebug(c *executor.Ctx) {
 	sub := strings.ToLower(string(c.Args[1]))
 	switch {
 	case sub == "help" && len(c.Args) == 2:
@@ -52,7 +53,7 @@ func cmdDebug(c *Ctx) {
 		// As Redis reads it (atoi): 0, or what is no number, stops
 		// active expiry; keys still expire when looked up.
 		n, _ := num.ParseInt(c.Args[2])
-		c.Env.notes.activeExpireOff.Store(n == 0)
+		c.Env.Notes.ActiveExpireOff.Store(n == 0)
 		c.W.OK()
 	case sub == "quicklist-packed-threshold" && len(c.Args) == 3:
 		c.W.OK()
@@ -61,7 +62,7 @@ func cmdDebug(c *Ctx) {
 	case sub == "reload":
 		debugReload(c)
 	default:
-		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + abbreviate(c.Args[1]) + "'. Try DEBUG HELP.")
+		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + executor.Abbreviate(c.Args[1]) + "'. Try DEBUG HELP.")
 	}
 }
 
@@ -88,19 +89,19 @@ var debugHelp = []string{
 }
 
 // debugSwitch reads a 0 or 1 argument.
-func debugSwitch(c *Ctx) (bool, bool) {
+func debugSwitch(c *executor.Ctx) (bool, bool) {
 	switch string(c.Args[2]) {
 	case "0":
 		return false, true
 	case "1":
 		return true, true
 	}
-	c.ErrorString(errSyntax)
+	c.ErrorString(executor.ErrSyntax)
 	return false, false
 }
 
 // debugProtocol replies with Redis 7.0's test value of each reply type.
-func debugProtocol(c *Ctx, name string) {
+func debugProtocol(c *executor.Ctx, name string) {
 	w := c.W
 	switch name {
 	case "string":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/rdb"
@@ -18,7 +19,7 @@ import (
 // Redis reloads its RDB file, change nothing here). Commands wait while
 // it runs. It refuses on a replica, and while a replica's link or a slot
 // migration reads the database.
-func debugReload(c *Ctx) {
+func debugReload(c *executor.Ctx) {
 	for _, a := range c.Args[2:] {
 		switch {
 		case equalFold(a, "merge"), equalFold(a, "noflush"), equalFold(a, "nosave"):
@@ -32,32 +33,16 @@ func debugReload(c *Ctx) {
 		c.ErrorString("ERR DEBUG RELOAD: this node is a replica, whose link to its master writes outside commands; SLAVEOF NO ONE first")
 		return
 	}
-	err := c.Env.exclusively(c, func() error {
-		c.Env.background.Wait()
+	err := c.Env.Exclusively(c, func() error {
+		c.Env.Background.Wait()
 		return c.Env.Storage.Reopen()
 	})
 	switch {
 	case errors.Is(err, storage.ErrInUse):
 		c.ErrorString("ERR DEBUG RELOAD: " + err.Error() + "; retry once it ends")
-	case c.ok(err):
+	case c.OK(err):
 		c.W.OK()
 	}
-}
-
-// exclusively runs fn while no other command runs. The command calling
-// it holds the gate shared, unless it runs inside EXEC, which holds it
-// alone already.
-func (e *Env) exclusively(c *Ctx, fn func() error) error {
-	if c.inExec {
-		return fn()
-	}
-	e.gate.RUnlock()
-	e.gate.Lock()
-	defer func() {
-		e.gate.Unlock()
-		e.gate.RLock()
-	}()
-	return fn()
 }
 
 // DEBUG OBJECT key
@@ -65,31 +50,31 @@ func (e *Env) exclusively(c *Ctx, fn func() error) error {
 // Redis 7.0's line about the key's value: the encoding Redis would give it
 // and the length of its serialization (DUMP's), a list's quicklist
 // figures; no address, reference count or access time is kept.
-func debugObject(c *Ctx) {
+func debugObject(c *executor.Ctx) {
 	key := c.Args[2]
 	t, err := c.DB.Type(key)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if t == metadata.TypeNone {
 		c.ErrorString("ERR no such key")
 		return
 	}
-	enc, ok := c.encodingOf(t)
+	enc, ok := encodingOf(c, t)
 	if !ok {
 		return
 	}
-	payload, found, err := c.dumpPayload(key)
+	payload, found, err := dumpPayload(c, key)
 	var length int
 	switch {
 	case errors.Is(err, storage.ErrNotDumpable):
 		// A stream or a type Redis lacks: what its records take.
 		n, _, err := c.DB.MemoryUsage(key, 0)
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return
 		}
 		length = int(n)
-	case !c.ok(err):
+	case !c.OK(err):
 		return
 	case !found:
 		c.ErrorString("ERR no such key")
@@ -105,21 +90,21 @@ func debugObject(c *Ctx) {
 		refcount, enc, length, time.Now().Unix()&(1<<24-1))
 	if nodes, bytes, ok := rdb.QuicklistSizes(payload); ok && t == metadata.TypeList {
 		n, err := c.DB.Len(key, t)
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return
 		}
 		compressed := 0
-		if c.configInt("list-compress-depth") != 0 {
+		if configInt(c, "list-compress-depth") != 0 {
 			compressed = 1
 		}
 		line += fmt.Sprintf(" ql_nodes:%d ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%d",
-			nodes, float64(n)/float64(nodes), c.configInt("list-max-listpack-size"), compressed, bytes)
+			nodes, float64(n)/float64(nodes), configInt(c, "list-max-listpack-size"), compressed, bytes)
 	}
 	c.W.Simple(line)
 }
 
 // payloadString returns a string key's value, nil for another type.
-func payloadString(c *Ctx, t metadata.Type, key []byte) []byte {
+func payloadString(c *executor.Ctx, t metadata.Type, key []byte) []byte {
 	if t != metadata.TypeString {
 		return nil
 	}

@@ -2,17 +2,32 @@ package commands
 
 import (
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
+
+	"github.com/basaltdb/basalt/executor"
 )
 
 func init() {
-	register(
-		&Command{Name: "perflog", Arity: -2, Flags: KvrocksOnly, Handler: cmdPerflog},
-		&Command{Name: "stats", Arity: 1, Flags: KvrocksOnly, Handler: cmdStats},
-		&Command{Name: "disk", Arity: 3, Flags: ReadOnly | KvrocksOnly, FirstKey: 2, LastKey: 2, Handler: cmdDisk},
-		&Command{Name: "memory", Arity: -2, Flags: ReadOnly | NoTouch, Keys: memoryKeys, Handler: cmdMemory},
+	executor.Register(
+		&executor.Command{Name: "perflog", Arity: -2, Flags: executor.KvrocksOnly, Handler: cmdPerflog,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Returns the RocksDB perf contexts of sampled commands (PERFLOG GET [count] | LEN | RESET)",
+					"group", "server", "complexity", "O(N) where N is the number of entries returned",
+					"arguments", docArgs(docString("subcommand"), optional(docString("count")))),
+			}},
+		&executor.Command{Name: "stats", Arity: 1, Flags: executor.KvrocksOnly, Handler: cmdStats,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Returns RocksDB's statistics as JSON: tickers and histograms",
+					"group", "server", "complexity", "O(1)"),
+			}},
+		&executor.Command{Name: "disk", Arity: 3, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 2, LastKey: 2, Handler: cmdDisk,
+			Meta: &executor.Meta{
+				KeySpecs: []executor.KeySpec{{Flags: []string{"RO", "access"}, BeginSearch: "index", Index: 2, FindKeys: "range", LastKey: 0, KeyStep: 1}},
+				Doc: doc("summary", "Returns RocksDB's estimate of the bytes a key takes on disk and in memtables (DISK USAGE key)",
+					"group", "server", "complexity", "O(1)",
+					"arguments", docArgs(docToken("usage", "USAGE"), docKey("key", 0))),
+			}},
+		&executor.Command{Name: "memory", Arity: -2, Flags: executor.ReadOnly | executor.NoTouch, Keys: memoryKeys, Subcommands: memorySubcommands, Handler: cmdMemory},
 	)
 }
 
@@ -21,10 +36,10 @@ func init() {
 // The RocksDB perf and I/O contexts of sampled commands, newest first, as
 // Kvrocks's: id, Unix time, command, microseconds, perf context, I/O
 // context. GET shows 10 by default, every one for * or a count <= 0.
-func cmdPerflog(c *Ctx) {
-	p := &c.Env.perflog
+func cmdPerflog(c *executor.Ctx) {
+	p := &c.Env.Perflog
 	switch {
-	case c.is(1, "get"):
+	case c.Is(1, "get"):
 		n := int64(10)
 		if len(c.Args) >= 3 {
 			if string(c.Args[2]) == "*" {
@@ -37,21 +52,21 @@ func cmdPerflog(c *Ctx) {
 				}
 			}
 		}
-		entries := p.latest(n)
+		entries := p.Latest(n)
 		c.W.Array(len(entries))
 		for _, e := range entries {
 			c.W.Array(6)
-			c.W.Int(e.id)
-			c.W.Int(e.at.Unix())
-			c.W.BulkString(e.name)
-			c.W.Int(e.duration.Microseconds())
-			c.W.BulkString(e.perf)
-			c.W.BulkString(e.iostats)
+			c.W.Int(e.ID)
+			c.W.Int(e.At.Unix())
+			c.W.BulkString(e.Name)
+			c.W.Int(e.Duration.Microseconds())
+			c.W.BulkString(e.Perf)
+			c.W.BulkString(e.IOStats)
 		}
-	case c.is(1, "len"):
-		c.W.Int(int64(p.len()))
-	case c.is(1, "reset"):
-		p.reset()
+	case c.Is(1, "len"):
+		c.W.Int(int64(p.Len()))
+	case c.Is(1, "reset"):
+		p.Reset()
 		c.W.OK()
 	default:
 		c.ErrorString("ERR PERFLOG subcommand must be one of RESET, LEN, GET")
@@ -62,7 +77,7 @@ func cmdPerflog(c *Ctx) {
 //
 // RocksDB's statistics as Kvrocks shows them: a JSON object of every
 // ticker's count and every histogram's [P50, P95, P99, P100, COUNT, SUM].
-func cmdStats(c *Ctx) {
+func cmdStats(c *executor.Ctx) {
 	c.W.BulkString(c.Env.Storage.StatisticsJSON())
 }
 
@@ -70,12 +85,12 @@ func cmdStats(c *Ctx) {
 //
 // RocksDB's estimate of the bytes key takes in its memtables and SST
 // files, as Kvrocks's; nil when key does not exist.
-func cmdDisk(c *Ctx) {
-	if !c.is(1, "usage") {
+func cmdDisk(c *executor.Ctx) {
+	if !c.Is(1, "usage") {
 		c.ErrorString("ERR Unknown operation")
 		return
 	}
-	c.intOrNull(c.DB.DiskUsage(c.Args[2]))
+	c.IntOrNull(c.DB.DiskUsage(c.Args[2]))
 }
 
 // memoryKeys is MEMORY USAGE's key.
@@ -88,17 +103,17 @@ func memoryKeys(args [][]byte) [][]byte {
 
 // MEMORY USAGE key [SAMPLES count] | STATS | DOCTOR | MALLOC-STATS |
 // PURGE | HELP
-func cmdMemory(c *Ctx) {
-	dispatchSub(c, memorySubcommands)
+func cmdMemory(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var memorySubcommands = map[string]subcommand{
-	"usage":        {-3, memoryUsage},
-	"stats":        {2, memoryStats},
-	"doctor":       {2, memoryDoctor},
-	"malloc-stats": {2, func(c *Ctx) { c.W.Verbatim("Stats not supported for the current allocator") }},
-	"purge":        {2, func(c *Ctx) { debug.FreeOSMemory(); c.W.OK() }},
-	"help": help(
+var memorySubcommands = map[string]*executor.Subcommand{
+	"usage":        {Arity: -3, Handler: memoryUsage},
+	"stats":        {Arity: 2, Handler: memoryStats},
+	"doctor":       {Arity: 2, Handler: memoryDoctor},
+	"malloc-stats": {Arity: 2, Handler: func(c *executor.Ctx) { c.W.Verbatim("Stats not supported for the current allocator") }},
+	"purge":        {Arity: 2, Handler: func(c *executor.Ctx) { debug.FreeOSMemory(); c.W.OK() }},
+	"help": executor.Help(
 		"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"DOCTOR",
 		"    Return memory problems reports.",
@@ -119,11 +134,11 @@ var memorySubcommands = map[string]subcommand{
 // MEMORY USAGE key [SAMPLES count]: the bytes of the key's records,
 // sampling count elements of a collection (default 5, 0: all); nil when
 // key does not exist.
-func memoryUsage(c *Ctx) {
+func memoryUsage(c *executor.Ctx) {
 	samples := int64(5)
 	for i := 3; i < len(c.Args); i++ {
-		if !c.is(i, "samples") || i+1 == len(c.Args) {
-			c.ErrorString(errSyntax)
+		if !c.Is(i, "samples") || i+1 == len(c.Args) {
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 		var ok bool
@@ -131,45 +146,12 @@ func memoryUsage(c *Ctx) {
 			return
 		}
 		if samples < 0 {
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 		i++
 	}
-	c.intOrNull(c.DB.MemoryUsage(c.Args[2], samples))
-}
-
-// memoryPeak is the most total.allocated MEMORY STATS has seen.
-var memoryPeak atomic.Int64
-
-// memoryFigures are the server's memory as MEMORY STATS and DOCTOR read
-// it: what the Go heap and RocksDB's memtables and block cache hold
-// (allocated), what the Go runtime holds from the system (active), and
-// the process's resident set.
-type memoryFigures struct {
-	allocated, active, rss, startup, peak int64
-}
-
-func (e *Env) memoryFigures() memoryFigures {
-	f := memoryFigures{rss: processRSS(), startup: e.startupMemory}
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
-	metrics.Read(samples)
-	heap, total := int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64())
-	var rocks int64
-	for _, st := range e.Storage.MemoryStats() {
-		if st.Name == "used_memory_memtables" || st.Name == "used_memory_block_cache" {
-			rocks += int64(st.Value)
-		}
-	}
-	f.allocated, f.active = heap+rocks, total+rocks
-	for {
-		peak := memoryPeak.Load()
-		if f.allocated <= peak || memoryPeak.CompareAndSwap(peak, f.allocated) {
-			f.peak = max(peak, f.allocated)
-			break
-		}
-	}
-	return f
+	c.IntOrNull(c.DB.MemoryUsage(c.Args[2], samples))
 }
 
 // MEMORY STATS: Redis 7.0's fields, from Basalt's figures: the Go heap
@@ -177,15 +159,15 @@ func (e *Env) memoryFigures() memoryFigures {
 // buffers Redis counts apart (replication backlog, AOF, Lua) are 0
 // here (the WAL is the backlog, on disk). The keys are counted as INFO
 // keyspace counts them.
-func memoryStats(c *Ctx) {
+func memoryStats(c *executor.Ctx) {
 	e := c.Env
-	f := e.memoryFigures()
-	st, _, err := e.keyspaceOf(c.DB.Namespace())
-	if !c.ok(err) {
+	f := e.MemoryFigures()
+	st, _, err := e.KeyspaceOf(c.DB.Namespace())
+	if !c.OK(err) {
 		return
 	}
-	overhead := f.startup
-	dataset := max(f.allocated-overhead, 0)
+	overhead := f.Startup
+	dataset := max(f.Allocated-overhead, 0)
 	ratio := func(a, b int64) float64 {
 		if b == 0 {
 			return 0
@@ -208,7 +190,7 @@ func memoryStats(c *Ctx) {
 			w.Int(pairs[i+1].(int64))
 		}
 	}
-	ints("peak.allocated", f.peak, "total.allocated", f.allocated, "startup.allocated", f.startup,
+	ints("peak.allocated", f.Peak, "total.allocated", f.Allocated, "startup.allocated", f.Startup,
 		"replication.backlog", int64(0), "clients.slaves", int64(0), "clients.normal", int64(0),
 		"cluster.links", int64(0), "aof.buffer", int64(0), "lua.caches", int64(0), "functions.caches", int64(0))
 	if st.Keys > 0 {
@@ -218,31 +200,31 @@ func memoryStats(c *Ctx) {
 	}
 	ints("overhead.total", overhead, "keys.count", st.Keys, "keys.bytes-per-key", perKey, "dataset.bytes", dataset)
 	w.BulkString("dataset.percentage")
-	w.Double(100 * ratio(dataset, f.allocated-f.startup))
+	w.Double(100 * ratio(dataset, f.Allocated-f.Startup))
 	w.BulkString("peak.percentage")
-	w.Double(100 * ratio(f.allocated, f.peak))
-	ints("allocator.allocated", f.allocated, "allocator.active", f.active, "allocator.resident", f.rss)
+	w.Double(100 * ratio(f.Allocated, f.Peak))
+	ints("allocator.allocated", f.Allocated, "allocator.active", f.Active, "allocator.resident", f.RSS)
 	w.BulkString("allocator-fragmentation.ratio")
-	w.Double(ratio(f.active, f.allocated))
-	ints("allocator-fragmentation.bytes", f.active-f.allocated)
+	w.Double(ratio(f.Active, f.Allocated))
+	ints("allocator-fragmentation.bytes", f.Active-f.Allocated)
 	w.BulkString("allocator-rss.ratio")
-	w.Double(ratio(f.rss, f.active))
-	ints("allocator-rss.bytes", f.rss-f.active)
+	w.Double(ratio(f.RSS, f.Active))
+	ints("allocator-rss.bytes", f.RSS-f.Active)
 	w.BulkString("rss-overhead.ratio")
-	w.Double(ratio(f.rss, f.rss))
+	w.Double(ratio(f.RSS, f.RSS))
 	ints("rss-overhead.bytes", int64(0))
 	w.BulkString("fragmentation")
-	w.Double(ratio(f.rss, f.allocated))
-	ints("fragmentation.bytes", f.rss-f.allocated)
+	w.Double(ratio(f.RSS, f.Allocated))
+	ints("fragmentation.bytes", f.RSS-f.Allocated)
 }
 
 // MEMORY DOCTOR: Redis's report, on Basalt's figures.
-func memoryDoctor(c *Ctx) {
-	f := c.Env.memoryFigures()
+func memoryDoctor(c *executor.Ctx) {
+	f := c.Env.MemoryFigures()
 	switch {
-	case f.allocated < 5<<20:
+	case f.Allocated < 5<<20:
 		c.W.Verbatim("Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting.")
-	case f.peak > f.allocated*3/2:
+	case f.Peak > f.Allocated*3/2:
 		c.W.Verbatim("Sam, I detected a few issues in this Redis instance memory implants:\n\n" +
 			" * Peak memory: In the past this instance used more than 150% the memory that is currently using. The allocator is normally not able to release memory after a peak, so you can expect to see a big fragmentation ratio, however this is actually harmless and is only due to the memory peak, and if the Redis instance Resident Set Size (RSS) is currently bigger than expected, the memory will be used as soon as you fill the Redis instance with more data. If the memory peak was only occasional and you want to try to reclaim memory, please try the MEMORY PURGE command, otherwise the only other option is to shutdown and restart the instance.\n\n" +
 			"I'm here to keep you safe, Sam. I want to help you.\n")

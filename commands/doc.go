@@ -1,20 +1,15 @@
-// Package commands holds the command table and every command handler.
+// Package commands holds the command handlers, one file per family
+// (string.go, hash.go, keys.go, server.go, ...).
 //
-// Each family file (string.go, keys.go, server.go, ...) registers its
-// commands in one table with their arity, typed flags and key positions.
-// Dispatch decides authentication, admin rights, key locking and statistics
-// from those entries in one place; handlers only parse arguments, run a
-// storage operation and write one reply to a reply.Sink (Ctx.W): values,
+// Each family file registers its commands in the executor's table from
+// init, one complete literal per command: arity, typed flags, key
+// positions, subcommands, keyspace events, its COMMAND description when
+// Redis 7.0 has none, and the handler. Handlers only parse arguments, run
+// a storage operation and write one reply to a reply.Sink (Ctx.W): values,
 // which the connection renders as RESP2 or RESP3, or which a consumer of
 // replies (a script's redis.call) keeps as values.
 //
-// What a connection is (its authentication and namespace, protocol,
-// MULTI queue, WATCH set, subscriptions, blocking wait, MONITOR mode) is
-// kept in session/; commands reads and changes it through a Ctx's Session
-// and Env.Sessions, and knows nothing of sockets or RESP bytes.
-//
-// commands imports session, storage, config, metadata and the pure helper
-// packages; it must never import server, net or resp (it/lint_test.go).
-// The server package owns connections and calls Env.Dispatch for each
-// request, with the Ctx Env.NewContext made for its session.
+// commands imports executor, session, storage, config, metadata and the
+// pure helper packages; nothing imports commands but cmd/basalt, which
+// links the handlers in (it/lint_test.go).
 package commands

@@ -4,15 +4,18 @@ import (
 	"math"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/rdb"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "dump", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdDump},
-		&Command{Name: "restore", Arity: -4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdRestore},
+	executor.Register(
+		&executor.Command{Name: "dump", Arity: 2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdDump},
+		&executor.Command{Name: "restore", Arity: -4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdRestore,
+			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Event: "restore", Shape: executor.OnReplace}},
 	)
 }
 
@@ -31,16 +34,16 @@ var rdbKinds = []struct {
 }
 
 // DUMP key
-func cmdDump(c *Ctx) {
-	payload, found, err := c.dumpPayload(c.Args[1])
-	if c.ok(err) {
+func cmdDump(c *executor.Ctx) {
+	payload, found, err := dumpPayload(c, c.Args[1])
+	if c.OK(err) {
 		c.BulkOrNull(payload, found)
 	}
 }
 
 // dumpPayload returns DUMP's payload of key; found is false when key
 // does not exist.
-func (c *Ctx) dumpPayload(key []byte) (payload []byte, found bool, err error) {
+func dumpPayload(c *executor.Ctx, key []byte) (payload []byte, found bool, err error) {
 	v, found, err := c.DB.ReadValue(key)
 	if err != nil || !found {
 		return nil, found, err
@@ -54,21 +57,21 @@ func (c *Ctx) dumpPayload(key []byte) (payload []byte, found bool, err error) {
 	if v.Type == metadata.TypeHyperLogLog {
 		out.Kind, out.Str = rdb.String, rdb.HLLString(v.Str)
 	}
-	return rdb.Encode(out, c.rdbLimits()), true, nil
+	return rdb.Encode(out, rdbLimits(c)), true, nil
 }
 
 // rdbLimits are the encoding thresholds of Redis's config keys, which
 // choose the encodings a DUMP writes, as they choose Redis's.
-func (c *Ctx) rdbLimits() rdb.Limits {
+func rdbLimits(c *executor.Ctx) rdb.Limits {
 	return rdb.Limits{
-		HashMaxListpackEntries: c.configInt("hash-max-listpack-entries"),
-		HashMaxListpackValue:   c.configInt("hash-max-listpack-value"),
-		ZSetMaxListpackEntries: c.configInt("zset-max-listpack-entries"),
-		ZSetMaxListpackValue:   c.configInt("zset-max-listpack-value"),
-		SetMaxIntsetEntries:    c.configInt("set-max-intset-entries"),
-		ListMaxListpackSize:    c.configInt("list-max-listpack-size"),
-		StreamNodeMaxBytes:     c.configInt("stream-node-max-bytes"),
-		StreamNodeMaxEntries:   c.configInt("stream-node-max-entries"),
+		HashMaxListpackEntries: configInt(c, "hash-max-listpack-entries"),
+		HashMaxListpackValue:   configInt(c, "hash-max-listpack-value"),
+		ZSetMaxListpackEntries: configInt(c, "zset-max-listpack-entries"),
+		ZSetMaxListpackValue:   configInt(c, "zset-max-listpack-value"),
+		SetMaxIntsetEntries:    configInt(c, "set-max-intset-entries"),
+		ListMaxListpackSize:    configInt(c, "list-max-listpack-size"),
+		StreamNodeMaxBytes:     configInt(c, "stream-node-max-bytes"),
+		StreamNodeMaxEntries:   configInt(c, "stream-node-max-entries"),
 	}
 }
 
@@ -81,17 +84,17 @@ func (c *Ctx) rdbLimits() rdb.Limits {
 // Basalt has no hash field TTLs (Redis 7.4's): of a hash that has some,
 // the fields whose time has come are dropped and the others kept for
 // good; a hash left without fields is an expired key.
-func cmdRestore(c *Ctx) {
+func cmdRestore(c *executor.Ctx) {
 	replace, absTTL := false, false
 	idle, freq := int64(-1), int64(-1)
 	for i := 4; i < len(c.Args); i++ {
 		more := i+1 < len(c.Args)
 		switch {
-		case c.is(i, "replace"):
+		case c.Is(i, "replace"):
 			replace = true
-		case c.is(i, "absttl"):
+		case c.Is(i, "absttl"):
 			absTTL = true
-		case c.is(i, "idletime") && more && freq == -1:
+		case c.Is(i, "idletime") && more && freq == -1:
 			var ok bool
 			if idle, ok = c.Int(i + 1); !ok {
 				return
@@ -101,7 +104,7 @@ func cmdRestore(c *Ctx) {
 				return
 			}
 			i++
-		case c.is(i, "freq") && more && idle == -1:
+		case c.Is(i, "freq") && more && idle == -1:
 			var ok bool
 			if freq, ok = c.Int(i + 1); !ok {
 				return
@@ -112,14 +115,14 @@ func cmdRestore(c *Ctx) {
 			}
 			i++
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
 	key := c.Args[1]
 	if !replace {
 		n, err := c.DB.Exists([][]byte{key})
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return
 		}
 		if n > 0 {
@@ -136,7 +139,7 @@ func cmdRestore(c *Ctx) {
 		return
 	}
 	in, err := rdb.Decode(c.Args[3])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	now := time.Now().UnixMilli()
@@ -156,7 +159,7 @@ func cmdRestore(c *Ctx) {
 		// Already expired: as in Redis, the key is gone (REPLACE deleted
 		// it) and the reply is OK.
 		if replace {
-			if _, err := c.DB.Del([][]byte{key}); !c.ok(err) {
+			if _, err := c.DB.Del([][]byte{key}); !c.OK(err) {
 				return
 			}
 		}
@@ -174,11 +177,11 @@ func cmdRestore(c *Ctx) {
 	if regs, isHLL := rdb.ParseHLL(in.Str); in.Kind == rdb.String && isHLL {
 		v.Type, v.Str = metadata.TypeHyperLogLog, regs
 	}
-	if !c.ok(c.DB.PutValue(key, v, ttl)) {
+	if !c.OK(c.DB.PutValue(key, v, ttl)) {
 		return
 	}
 	if idle >= 0 {
-		c.Env.access.setIdle(c.Session.Namespace, key, idle)
+		c.Env.Access.SetIdle(c.Session.Namespace, key, idle)
 	}
 	c.W.OK()
 }

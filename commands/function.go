@@ -2,13 +2,11 @@ package commands
 
 import (
 	"errors"
-	"log/slog"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/glob"
-	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/rdb"
 	"github.com/basaltdb/basalt/scripting"
-	"github.com/basaltdb/basalt/storage"
 )
 
 // Functions: FUNCTION and FCALL. A library is kept as Kvrocks keeps it in
@@ -19,19 +17,19 @@ import (
 // to a namespace (script_store.go).
 
 func init() {
-	register(
-		&Command{Name: "fcall", Arity: -3, Flags: Write | LocksItself | Exclusive | RunsScript, Keys: scriptKeys, Handler: func(c *Ctx) { fcallCommand(c, false) }},
-		&Command{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | Exclusive | RunsScript, Keys: scriptKeys, Handler: func(c *Ctx) { fcallCommand(c, true) }},
-		&Command{Name: "function", Arity: -2, Handler: cmdFunction},
+	executor.Register(
+		&executor.Command{Name: "fcall", Arity: -3, Flags: executor.Write | executor.LocksItself | executor.Exclusive | executor.RunsScript, Keys: scriptKeys, Handler: func(c *executor.Ctx) { fcallCommand(c, false) }},
+		&executor.Command{Name: "fcall_ro", Arity: -3, Flags: executor.ReadOnly | executor.Exclusive | executor.RunsScript, Keys: scriptKeys, Handler: func(c *executor.Ctx) { fcallCommand(c, true) }},
+		&executor.Command{Name: "function", Arity: -2, Subcommands: functionSubcommands, Handler: cmdFunction},
 	)
 }
 
 // FCALL function numkeys [key ...] [arg ...]
 // FCALL_RO, the same for read-only functions.
-func fcallCommand(c *Ctx, readOnly bool) {
+func fcallCommand(c *executor.Ctx, readOnly bool) {
 	// As Redis, the function is looked up before numkeys is read.
-	fn := c.Env.scripts.Function(string(c.Args[1]))
-	if fn == nil || !c.callable(fn) {
+	fn := c.Env.Scripts.Function(string(c.Args[1]))
+	if fn == nil || !c.Callable(fn) {
 		c.ErrorString("ERR Function not found")
 		return
 	}
@@ -39,91 +37,54 @@ func fcallCommand(c *Ctx, readOnly bool) {
 	if !ok {
 		return
 	}
-	if refusal := c.Env.declaredRefusal(fn.Flags, readOnly); refusal != "" {
+	if refusal := c.Env.DeclaredRefusal(fn.Flags, readOnly); refusal != "" {
 		c.ErrorString(refusal)
 		return
 	}
-	c.runScript(keys, readOnly || fn.ReadOnly(), fn.Flags&scripting.AllowCrossSlot != 0, func(inv scripting.Invocation) {
-		c.Env.scripts.FCall(fn, keys, args, inv, c.W)
+	c.RunScript(keys, readOnly || fn.ReadOnly(), fn.Flags&scripting.AllowCrossSlot != 0, func(inv scripting.Invocation) {
+		c.Env.Scripts.FCall(fn, keys, args, inv, c.W)
 	})
-}
-
-// reloadLibraries makes the engine's libraries those storage holds, each
-// in the namespace its note names (the default one without a note).
-func (e *Env) reloadLibraries() {
-	owners, err := e.libraryOwners()
-	if err != nil {
-		slog.Error("reading the namespaces of the function libraries", "err", err)
-	}
-	var libs []*scripting.Library
-	err = e.Storage.ScanPropagated(libraryCodePrefix, func(key, value []byte) error {
-		lib, err := e.scripts.Prepare(string(value), scripting.PolicyReplace, scripting.Scope{All: true})
-		if err != nil {
-			slog.Warn("a stored function library does not load", "library", string(key[len(libraryCodePrefix):]), "err", err)
-			return nil
-		}
-		lib.Owner = metadata.DefaultNamespace
-		if owner, ok := owners[lib.Name]; ok {
-			lib.Owner = owner
-		}
-		libs = append(libs, lib)
-		return nil
-	})
-	if err != nil {
-		slog.Error("reading the function libraries", "err", err)
-	}
-	e.scripts.Reset(libs)
-}
-
-// persistLibraries writes a change of the libraries to storage.
-func (e *Env) persistLibraries(ch scripting.Change) error {
-	var writes []storage.PropagatedWrite
-	for _, lib := range ch.Remove {
-		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryCodePrefix + lib.Name), Delete: true})
-		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryOwnerPrefix + lib.Name), Delete: true})
-		for _, f := range lib.Functions {
-			writes = append(writes, storage.PropagatedWrite{Key: []byte(functionLibPrefix + f.Name), Delete: true})
-		}
-	}
-	for _, lib := range ch.Add {
-		writes = append(writes, storage.PropagatedWrite{Key: []byte(libraryCodePrefix + lib.Name), Value: []byte(lib.Code)})
-		writes = append(writes, libraryOwnerWrite(lib))
-		for _, f := range lib.Functions {
-			writes = append(writes, storage.PropagatedWrite{Key: []byte(functionLibPrefix + f.Name), Value: []byte(lib.Name)})
-		}
-	}
-	if len(writes) == 0 {
-		return nil
-	}
-	return e.Storage.WritePropagated(writes)
 }
 
 // FUNCTION LOAD [REPLACE] code | DELETE library | LIST [LIBRARYNAME
 // pattern] [WITHCODE] | DUMP | RESTORE payload [FLUSH|APPEND|REPLACE] |
 // FLUSH [ASYNC|SYNC] | STATS | KILL | HELP
-func cmdFunction(c *Ctx) {
-	dispatchSub(c, functionSubcommands)
+func cmdFunction(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var functionSubcommands = map[string]subcommand{
-	"load":    {-3, functionLoad},
-	"delete":  {3, functionDelete},
-	"list":    {-2, functionList},
-	"dump":    {2, functionDump},
-	"restore": {-3, functionRestore},
-	"flush":   {-2, functionFlush},
-	"stats":   {2, functionStats},
+var functionSubcommands = map[string]*executor.Subcommand{
+	"load":    {Arity: -3, Handler: functionLoad},
+	"delete":  {Arity: 3, Handler: functionDelete},
+	"list":    {Arity: -2, Handler: functionList},
+	"dump":    {Arity: 2, Handler: functionDump},
+	"restore": {Arity: -3, Handler: functionRestore},
+	"flush":   {Arity: -2, Handler: functionFlush},
+	"stats":   {Arity: 2, Handler: functionStats},
 	// Kvrocks's own.
-	"listfunc": {-2, functionListFunc},
-	"listlib":  {-2, functionListLib},
-	"kill": {2, func(c *Ctx) {
-		if refusal := c.Env.scripts.Kill(true); refusal != "" {
+	// Kvrocks's.
+	"listfunc": {Arity: -2, Handler: functionListFunc, Meta: &executor.Meta{
+		Flags: []string{"noscript"},
+		ACL:   []string{"@slow", "@scripting"},
+		Doc: doc("summary", "Returns every function with its library, sorted by name, or those whose name starts with a prefix",
+			"group", "scripting", "complexity", "O(N) where N is the number of functions",
+			"arguments", docArgs(optional(doc("name", "prefix", "type", "string", "token", "FUNCNAME")))),
+	}},
+	"listlib": {Arity: -2, Handler: functionListLib, Meta: &executor.Meta{
+		Flags: []string{"noscript"},
+		ACL:   []string{"@slow", "@scripting"},
+		Doc: doc("summary", "Returns a library's name, engine and functions, in the order it registered them",
+			"group", "scripting", "complexity", "O(N) where N is the number of functions in the library",
+			"arguments", docArgs(docString("library_name"))),
+	}},
+	"kill": {Arity: 2, Handler: func(c *executor.Ctx) {
+		if refusal := c.Env.Scripts.Kill(true); refusal != "" {
 			c.ErrorString(refusal)
 			return
 		}
 		c.W.OK()
 	}},
-	"help": help(
+	"help": executor.Help(
 		"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"LOAD [REPLACE] <FUNCTION CODE>",
 		"    Create a new library with the given library name and code.",
@@ -168,11 +129,11 @@ var functionSubcommands = map[string]subcommand{
 }
 
 // FUNCTION LOAD [REPLACE] code
-func functionLoad(c *Ctx) {
+func functionLoad(c *executor.Ctx) {
 	policy := scripting.PolicyLoad
 	i := 2
 	for ; i < len(c.Args)-1; i++ {
-		if !c.is(i, "replace") {
+		if !c.Is(i, "replace") {
 			c.ErrorString("ERR Unknown option given: " + string(c.Args[i]))
 			return
 		}
@@ -182,61 +143,61 @@ func functionLoad(c *Ctx) {
 		c.ErrorString("ERR Function code was not given")
 		return
 	}
-	if refusal := c.scriptWriteRefusal(); refusal != "" {
+	if refusal := scriptWriteRefusal(c); refusal != "" {
 		c.ErrorString(refusal)
 		return
 	}
-	scope := c.scriptScope()
-	lib, err := c.Env.scripts.Prepare(string(c.Args[i]), policy, scope)
+	scope := c.ScriptScope()
+	lib, err := c.Env.Scripts.Prepare(string(c.Args[i]), policy, scope)
 	if err == nil {
-		err = c.Env.scripts.Install([]*scripting.Library{lib}, policy, scope, c.Env.persistLibraries)
+		err = c.Env.Scripts.Install([]*scripting.Library{lib}, policy, scope, c.Env.PersistLibraries)
 	}
-	if !c.ok(scriptError(err)) {
+	if !c.OK(scriptError(err)) {
 		return
 	}
 	c.W.BulkString(lib.Name)
 }
 
 // FUNCTION DELETE library
-func functionDelete(c *Ctx) {
-	if refusal := c.scriptWriteRefusal(); refusal != "" {
+func functionDelete(c *executor.Ctx) {
+	if refusal := scriptWriteRefusal(c); refusal != "" {
 		c.ErrorString(refusal)
 		return
 	}
-	err := c.Env.scripts.Delete(string(c.Args[2]), c.scriptScope(), c.Env.persistLibraries)
+	err := c.Env.Scripts.Delete(string(c.Args[2]), c.ScriptScope(), c.Env.PersistLibraries)
 	if errors.Is(err, scripting.ErrNoLibrary) {
 		c.ErrorString("ERR Library not found")
 		return
 	}
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.OK()
 	}
 }
 
 // FUNCTION FLUSH [ASYNC|SYNC]
-func functionFlush(c *Ctx) {
-	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.is(2, "async") && !c.is(2, "sync")) {
+func functionFlush(c *executor.Ctx) {
+	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.Is(2, "async") && !c.Is(2, "sync")) {
 		c.ErrorString("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 		return
 	}
-	if refusal := c.scriptWriteRefusal(); refusal != "" {
+	if refusal := scriptWriteRefusal(c); refusal != "" {
 		c.ErrorString(refusal)
 		return
 	}
-	if c.ok(c.Env.scripts.Flush(c.scriptScope(), c.Env.persistLibraries)) {
+	if c.OK(c.Env.Scripts.Flush(c.ScriptScope(), c.Env.PersistLibraries)) {
 		c.W.OK()
 	}
 }
 
 // FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE]
-func functionList(c *Ctx) {
+func functionList(c *executor.Ctx) {
 	var pattern []byte
 	withCode := false
 	for i := 2; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "withcode") && !withCode:
+		case c.Is(i, "withcode") && !withCode:
 			withCode = true
-		case c.is(i, "libraryname") && pattern == nil:
+		case c.Is(i, "libraryname") && pattern == nil:
 			if i+1 == len(c.Args) {
 				c.ErrorString("ERR library name argument was not given")
 				return
@@ -249,7 +210,7 @@ func functionList(c *Ctx) {
 		}
 	}
 	var libs []*scripting.Library
-	for _, lib := range c.Env.scripts.Libraries(c.scriptScope()) {
+	for _, lib := range c.Env.Scripts.Libraries(c.ScriptScope()) {
 		if pattern == nil || glob.Match(pattern, []byte(lib.Name), true) {
 			libs = append(libs, lib)
 		}
@@ -292,16 +253,16 @@ func functionList(c *Ctx) {
 }
 
 // FUNCTION DUMP
-func functionDump(c *Ctx) {
+func functionDump(c *executor.Ctx) {
 	var codes []string
-	for _, lib := range c.Env.scripts.Libraries(c.scriptScope()) {
+	for _, lib := range c.Env.Scripts.Libraries(c.ScriptScope()) {
 		codes = append(codes, lib.Code)
 	}
 	c.W.Bulk(rdb.EncodeFunctions(codes))
 }
 
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]
-func functionRestore(c *Ctx) {
+func functionRestore(c *executor.Ctx) {
 	if len(c.Args) > 4 {
 		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try FUNCTION HELP.")
 		return
@@ -309,17 +270,17 @@ func functionRestore(c *Ctx) {
 	policy := scripting.PolicyAppend
 	if len(c.Args) == 4 {
 		switch {
-		case c.is(3, "flush"):
+		case c.Is(3, "flush"):
 			policy = scripting.PolicyFlush
-		case c.is(3, "append"):
-		case c.is(3, "replace"):
+		case c.Is(3, "append"):
+		case c.Is(3, "replace"):
 			policy = scripting.PolicyReplace
 		default:
 			c.ErrorString("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
 			return
 		}
 	}
-	if refusal := c.scriptWriteRefusal(); refusal != "" {
+	if refusal := scriptWriteRefusal(c); refusal != "" {
 		c.ErrorString(refusal)
 		return
 	}
@@ -332,17 +293,17 @@ func functionRestore(c *Ctx) {
 		c.ErrorString("ERR DUMP payload version or checksum are wrong")
 		return
 	}
-	scope := c.scriptScope()
+	scope := c.ScriptScope()
 	libs := make([]*scripting.Library, 0, len(codes))
 	for _, code := range codes {
-		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace, scope)
+		lib, err := c.Env.Scripts.Prepare(code, scripting.PolicyReplace, scope)
 		if err != nil {
 			c.Error(scriptError(err))
 			return
 		}
 		libs = append(libs, lib)
 	}
-	if c.ok(scriptError(c.Env.scripts.Install(libs, policy, scope, c.Env.persistLibraries))) {
+	if c.OK(scriptError(c.Env.Scripts.Install(libs, policy, scope, c.Env.PersistLibraries))) {
 		c.W.OK()
 	}
 }
@@ -351,13 +312,13 @@ func functionRestore(c *Ctx) {
 //
 // A namespace sees the run of another as no run, and counts its own
 // libraries.
-func functionStats(c *Ctx) {
-	run, running := c.Env.scripts.RunningStats()
+func functionStats(c *executor.Ctx) {
+	run, running := c.Env.Scripts.RunningStats()
 	if running && !run.Function {
 		c.ErrorString("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 		return
 	}
-	scope := c.scriptScope()
+	scope := c.ScriptScope()
 	c.W.Map(2)
 	c.W.BulkString("running_script")
 	if running && scope.Sees(run.Owner) {
@@ -377,7 +338,7 @@ func functionStats(c *Ctx) {
 	c.W.BulkString("engines")
 	c.W.Map(1)
 	c.W.BulkString("LUA")
-	libraries, functions := c.Env.scripts.Counts(scope)
+	libraries, functions := c.Env.Scripts.Counts(scope)
 	c.W.Map(2)
 	c.W.BulkString("libraries_count")
 	c.W.Int(int64(libraries))

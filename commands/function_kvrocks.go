@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/scripting"
 )
 
@@ -16,9 +17,9 @@ import (
 // Every function, sorted by name, as a map of function_name and
 // from_library; FUNCNAME keeps the names that start with prefix (case
 // matters). Any other third argument is ignored.
-func functionListFunc(c *Ctx) {
+func functionListFunc(c *executor.Ctx) {
 	prefix := ""
-	if c.is(2, "funcname") {
+	if c.Is(2, "funcname") {
 		if len(c.Args) < 4 {
 			c.ErrorString("ERR no more item to parse")
 			return
@@ -26,7 +27,7 @@ func functionListFunc(c *Ctx) {
 		prefix = string(c.Args[3])
 	}
 	var funcs []*scripting.Function
-	for _, lib := range c.Env.scripts.Libraries(c.scriptScope()) {
+	for _, lib := range c.Env.Scripts.Libraries(c.ScriptScope()) {
 		for _, f := range lib.Functions {
 			if strings.HasPrefix(f.Name, prefix) {
 				funcs = append(funcs, f)
@@ -49,12 +50,12 @@ func functionListFunc(c *Ctx) {
 // The library's name, engine and functions, in the order it registered
 // them. (Kvrocks knows only the libraries its Lua state has loaded;
 // Basalt loads them all at start, so it knows every one.)
-func functionListLib(c *Ctx) {
+func functionListLib(c *executor.Ctx) {
 	if len(c.Args) < 3 {
 		c.ErrorString("ERR expect a library name: no more item to parse")
 		return
 	}
-	libs := c.Env.scripts.Libraries(c.scriptScope()) // sorted by name
+	libs := c.Env.Scripts.Libraries(c.ScriptScope()) // sorted by name
 	i, found := slices.BinarySearchFunc(libs, string(c.Args[2]),
 		func(lib *scripting.Library, name string) int { return strings.Compare(lib.Name, name) })
 	if !found {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/resp"
@@ -173,10 +174,10 @@ const (
 // fuzzHarness is a server's state without the network: a real storage,
 // an Env, and clients built as server.accept builds them.
 type fuzzHarness struct {
-	env   *Env
+	env   *executor.Env
 	setup *testClient
 	logs  *logCatcher
-	cmds  []*Command
+	cmds  []*executor.Command
 }
 
 func newFuzzHarness(tb testing.TB) *fuzzHarness {
@@ -200,7 +201,7 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 		st.Close()
 		tb.Fatal(err)
 	}
-	h := &fuzzHarness{env: NewEnv(st, cfg, ns, session.NewRegistry(cfg, resp.Render)), logs: &logCatcher{}}
+	h := &fuzzHarness{env: executor.NewEnv(st, cfg, ns, session.NewRegistry(cfg, resp.Render)), logs: &logCatcher{}}
 	h.env.Shutdown = func() {} // SHUTDOWN replies nothing and stops nothing here
 	previous := slog.Default()
 	slog.SetDefault(slog.New(h.logs))
@@ -210,7 +211,7 @@ func newFuzzHarness(tb testing.TB) *fuzzHarness {
 		st.Close()
 	})
 	h.setup = h.client()
-	h.cmds = sortedCommands()
+	h.cmds = executor.SortedCommands()
 	return h
 }
 
@@ -285,7 +286,7 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 }
 
 // fuzzSkip says why a call is not run, or "".
-func fuzzSkip(cmd *Command, a [][]byte) string {
+func fuzzSkip(cmd *executor.Command, a [][]byte) string {
 	if cmd.Name == "config" && len(a) > 1 && !strings.EqualFold(string(a[1]), "get") && !strings.EqualFold(string(a[1]), "help") {
 		return "CONFIG SET, REWRITE and RESETSTAT change the server for every later input " +
 			"(a requirepass locks them all out); CONFIG GET and HELP are run"
@@ -308,8 +309,8 @@ var blocksForEver = map[string]bool{
 }
 
 // pick returns the command name designates.
-func (h *fuzzHarness) pick(name string) *Command {
-	if cmd := lookup([]byte(name)); cmd != nil {
+func (h *fuzzHarness) pick(name string) *executor.Command {
+	if cmd := executor.Lookup([]byte(name)); cmd != nil {
 		return cmd
 	}
 	sum := fnv.New32a()
@@ -371,7 +372,7 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 	}()
 	// A script may loop for ever, as in Redis: it is stopped, as
 	// SHUTDOWN NOSAVE would.
-	stopScript := time.AfterFunc(fuzzTimeout/3, h.env.scripts.Abort)
+	stopScript := time.AfterFunc(fuzzTimeout/3, h.env.Scripts.Abort)
 	defer stopScript.Stop()
 	select {
 	case <-done:
@@ -401,7 +402,7 @@ func (h *fuzzHarness) run(t *testing.T, mode uint8, name string, rest [][]byte) 
 	for len(out) > 0 {
 		n := respValueLen(out, 0)
 		if n <= 0 {
-			t.Fatalf("%q wrote a malformed reply at %q", call, abbreviate(out))
+			t.Fatalf("%q wrote a malformed reply at %q", call, executor.Abbreviate(out))
 		}
 		out = out[n:]
 		replies++

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/geohash"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -13,17 +15,22 @@ import (
 // set to every other command. The searches are in geo_search.go.
 
 func init() {
-	register(
-		&Command{Name: "geoadd", Arity: -5, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdGeoAdd},
-		&Command{Name: "geodist", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoDist},
-		&Command{Name: "geohash", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoHash},
-		&Command{Name: "geopos", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoPos},
-		&Command{Name: "georadius", Arity: -6, Flags: Write, FirstKey: 1, LastKey: 1, Keys: georadiusKeys(6), Handler: cmdGeoRadius},
-		&Command{Name: "georadiusbymember", Arity: -5, Flags: Write, FirstKey: 1, LastKey: 1, Keys: georadiusKeys(5), Handler: cmdGeoRadiusByMember},
-		&Command{Name: "georadius_ro", Arity: -6, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoRadiusRO},
-		&Command{Name: "georadiusbymember_ro", Arity: -5, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoRadiusByMemberRO},
-		&Command{Name: "geosearch", Arity: -7, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoSearch},
-		&Command{Name: "geosearchstore", Arity: -8, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdGeoSearchStore},
+	executor.Register(
+		// GEOADD is a ZADD in Redis, and publishes as one.
+		&executor.Command{Name: "geoadd", Arity: -5, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdGeoAdd,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zadd", Shape: executor.OnEach}},
+		&executor.Command{Name: "geodist", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoDist},
+		&executor.Command{Name: "geohash", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoHash},
+		&executor.Command{Name: "geopos", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoPos},
+		&executor.Command{Name: "georadius", Arity: -6, Flags: executor.Write, FirstKey: 1, LastKey: 1, Keys: georadiusKeys(6), Handler: cmdGeoRadius,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "georadiusstore", Shape: executor.OnStore, Dest: executor.DestLastKey}},
+		&executor.Command{Name: "georadiusbymember", Arity: -5, Flags: executor.Write, FirstKey: 1, LastKey: 1, Keys: georadiusKeys(5), Handler: cmdGeoRadiusByMember,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "georadiusstore", Shape: executor.OnStore, Dest: executor.DestLastKey}},
+		&executor.Command{Name: "georadius_ro", Arity: -6, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoRadiusRO},
+		&executor.Command{Name: "georadiusbymember_ro", Arity: -5, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoRadiusByMemberRO},
+		&executor.Command{Name: "geosearch", Arity: -7, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGeoSearch},
+		&executor.Command{Name: "geosearchstore", Arity: -8, Flags: executor.Write, FirstKey: 1, LastKey: 2, Handler: cmdGeoSearchStore,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "geosearchstore", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
 	)
 }
 
@@ -77,7 +84,7 @@ func cFloat(f float64) string {
 
 // longLat parses the longitude and latitude at arguments i and i+1,
 // replying Redis's error when they are not numbers or not a valid point.
-func longLat(c *Ctx, i int) (long, lat float64, ok bool) {
+func longLat(c *executor.Ctx, i int) (long, lat float64, ok bool) {
 	if long, ok = c.Float(i); !ok {
 		return 0, 0, false
 	}
@@ -92,7 +99,7 @@ func longLat(c *Ctx, i int) (long, lat float64, ok bool) {
 }
 
 // geoUnit parses the unit at argument i: meters per unit.
-func geoUnit(c *Ctx, i int) (float64, bool) {
+func geoUnit(c *executor.Ctx, i int) (float64, bool) {
 	m, ok := geohash.ToMeters(c.Args[i])
 	if !ok {
 		c.ErrorString("ERR unsupported unit provided. please use M, KM, FT, MI")
@@ -101,18 +108,18 @@ func geoUnit(c *Ctx, i int) (float64, bool) {
 }
 
 // GEOADD key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]
-func cmdGeoAdd(c *Ctx) {
+func cmdGeoAdd(c *executor.Ctx) {
 	var f storage.ZAddFlags
 	ch := false
 	i := 2
 options:
 	for ; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "nx"):
+		case c.Is(i, "nx"):
 			f.NX = true
-		case c.is(i, "xx"):
+		case c.Is(i, "xx"):
 			f.XX = true
-		case c.is(i, "ch"):
+		case c.Is(i, "ch"):
 			ch = true
 		default:
 			break options
@@ -120,7 +127,7 @@ options:
 	}
 	n := len(c.Args) - i
 	if n == 0 || n%3 != 0 || (f.NX && f.XX) {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	scores := make([]float64, 0, n/3)
@@ -134,7 +141,7 @@ options:
 	}
 	res, err := c.DB.ZAdd(c.Args[1], f, scores, members)
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case ch:
 		c.W.Int(res.Added + res.Changed)
 	default:
@@ -143,7 +150,7 @@ options:
 }
 
 // GEODIST key member1 member2 [M | KM | FT | MI]
-func cmdGeoDist(c *Ctx) {
+func cmdGeoDist(c *executor.Ctx) {
 	toMeters := 1.0
 	switch {
 	case len(c.Args) == 5:
@@ -152,12 +159,12 @@ func cmdGeoDist(c *Ctx) {
 			return
 		}
 	case len(c.Args) > 5:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:4])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case !found[0] || !found[1]:
 		c.W.Null()
 	default:
@@ -170,7 +177,7 @@ func cmdGeoDist(c *Ctx) {
 // writeDistance writes a distance as Redis does: a bulk string with four
 // decimals, in RESP3 too.
 // (A NaN, from nearly antipodal points, prints as glibc prints it.)
-func writeDistance(c *Ctx, d float64) {
+func writeDistance(c *executor.Ctx, d float64) {
 	var tmp [48]byte
 	switch {
 	case math.IsNaN(d) && math.Signbit(d):
@@ -183,9 +190,9 @@ func writeDistance(c *Ctx, d float64) {
 }
 
 // GEOHASH key [member [member ...]]
-func cmdGeoHash(c *Ctx) {
+func cmdGeoHash(c *executor.Ctx) {
 	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(scores))
@@ -200,9 +207,9 @@ func cmdGeoHash(c *Ctx) {
 }
 
 // GEOPOS key [member [member ...]]
-func cmdGeoPos(c *Ctx) {
+func cmdGeoPos(c *executor.Ctx) {
 	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(scores))
@@ -217,7 +224,7 @@ func cmdGeoPos(c *Ctx) {
 
 // writeCoords writes the position a score stands for: longitude and
 // latitude, printed as Redis prints them.
-func writeCoords(c *Ctx, score float64) {
+func writeCoords(c *executor.Ctx, score float64) {
 	long, lat := geohash.Decode(score)
 	c.W.Array(2)
 	c.W.HumanDouble(long)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/geohash"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
@@ -58,26 +59,26 @@ type geoPoint struct {
 }
 
 // GEORADIUS key longitude latitude radius M | KM | FT | MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]
-func cmdGeoRadius(c *Ctx) { geoSearchCommand(c, geoByCoords, false) }
+func cmdGeoRadius(c *executor.Ctx) { geoSearchCommand(c, geoByCoords, false) }
 
 // GEORADIUSBYMEMBER key member radius M | KM | FT | MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]
-func cmdGeoRadiusByMember(c *Ctx) { geoSearchCommand(c, geoByMember, false) }
+func cmdGeoRadiusByMember(c *executor.Ctx) { geoSearchCommand(c, geoByMember, false) }
 
 // GEORADIUS_RO key longitude latitude radius M | KM | FT | MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC]
-func cmdGeoRadiusRO(c *Ctx) { geoSearchCommand(c, geoByCoords, true) }
+func cmdGeoRadiusRO(c *executor.Ctx) { geoSearchCommand(c, geoByCoords, true) }
 
 // GEORADIUSBYMEMBER_RO key member radius M | KM | FT | MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC]
-func cmdGeoRadiusByMemberRO(c *Ctx) { geoSearchCommand(c, geoByMember, true) }
+func cmdGeoRadiusByMemberRO(c *executor.Ctx) { geoSearchCommand(c, geoByMember, true) }
 
 // GEOSEARCH key FROMMEMBER member | FROMLONLAT longitude latitude BYRADIUS radius M | KM | FT | MI | BYBOX width height M | KM | FT | MI [ASC | DESC] [COUNT count [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]
-func cmdGeoSearch(c *Ctx) { geoSearchCommand(c, geoSearch, true) }
+func cmdGeoSearch(c *executor.Ctx) { geoSearchCommand(c, geoSearch, true) }
 
 // GEOSEARCHSTORE destination source FROMMEMBER member | FROMLONLAT longitude latitude BYRADIUS radius M | KM | FT | MI | BYBOX width height M | KM | FT | MI [ASC | DESC] [COUNT count [ANY]] [STOREDIST]
-func cmdGeoSearchStore(c *Ctx) { geoSearchCommand(c, geoSearchStore, true) }
+func cmdGeoSearchStore(c *executor.Ctx) { geoSearchCommand(c, geoSearchStore, true) }
 
 // geoSearchCommand runs a search (noStore: STORE and STOREDIST are not
 // options of the command) and replies or stores its results.
-func geoSearchCommand(c *Ctx, kind geoKind, noStore bool) {
+func geoSearchCommand(c *executor.Ctx, kind geoKind, noStore bool) {
 	src := 1
 	if kind == geoSearchStore {
 		src = 2
@@ -95,7 +96,7 @@ func geoSearchCommand(c *Ctx, kind geoKind, noStore bool) {
 		}
 		return err
 	})
-	if !c.ok(err) || !parsed {
+	if !c.OK(err) || !parsed {
 		return
 	}
 	if q.store != nil {
@@ -114,7 +115,7 @@ func geoSearchCommand(c *Ctx, kind geoKind, noStore bool) {
 			}
 			ms = append(ms, storage.ScoredMember{Member: p.member, Score: s})
 		}
-		if _, err := c.DB.ZStore(q.store, ms); c.ok(err) {
+		if _, err := c.DB.ZStore(q.store, ms); c.OK(err) {
 			c.W.Int(int64(len(points)))
 		}
 		return
@@ -147,7 +148,7 @@ func geoSearchCommand(c *Ctx, kind geoKind, noStore bool) {
 
 // geoCenter sets the shape's centre to the position of member, replying
 // Redis's error when the set lacks it.
-func geoCenter(c *Ctx, z storage.ZReader, member []byte, shape *geohash.Shape) (ok bool, err error) {
+func geoCenter(c *executor.Ctx, z storage.ZReader, member []byte, shape *geohash.Shape) (ok bool, err error) {
 	score, found, err := z.Score(member)
 	if err != nil {
 		return false, err
@@ -161,7 +162,7 @@ func geoCenter(c *Ctx, z storage.ZReader, member []byte, shape *geohash.Shape) (
 }
 
 // geoRadius parses "radius unit" at argument i into the shape.
-func geoRadius(c *Ctx, i int, shape *geohash.Shape) bool {
+func geoRadius(c *executor.Ctx, i int, shape *geohash.Shape) bool {
 	r, ok := num.ParseFloat(c.Args[i])
 	switch {
 	case !ok:
@@ -179,7 +180,7 @@ func geoRadius(c *Ctx, i int, shape *geohash.Shape) bool {
 }
 
 // geoBox parses "width height unit" at argument i into the shape.
-func geoBox(c *Ctx, i int, shape *geohash.Shape) bool {
+func geoBox(c *executor.Ctx, i int, shape *geohash.Shape) bool {
 	w, ok := num.ParseFloat(c.Args[i])
 	if !ok {
 		c.ErrorString("ERR need numeric width")
@@ -206,7 +207,7 @@ func geoBox(c *Ctx, i int, shape *geohash.Shape) bool {
 // GEORADIUSBYMEMBER (the member only when the set exists), then the
 // options one by one (FROMMEMBER's member looked up as it comes), then
 // the combinations. ok is false when it replied an error.
-func parseGeoQuery(c *Ctx, z storage.ZReader, kind geoKind, noStore bool) (q geoQuery, ok bool, err error) {
+func parseGeoQuery(c *executor.Ctx, z storage.ZReader, kind geoKind, noStore bool) (q geoQuery, ok bool, err error) {
 	base := 0
 	switch kind {
 	case geoByCoords:
@@ -235,19 +236,19 @@ func parseGeoQuery(c *Ctx, z storage.ZReader, kind geoKind, noStore bool) (q geo
 	for i := base; i < len(c.Args); i++ {
 		rest := len(c.Args) - i - 1 // arguments after this one
 		switch {
-		case c.is(i, "withdist"):
+		case c.Is(i, "withdist"):
 			q.withDist = true
-		case c.is(i, "withhash"):
+		case c.Is(i, "withhash"):
 			q.withHash = true
-		case c.is(i, "withcoord"):
+		case c.Is(i, "withcoord"):
 			q.withCoord = true
-		case c.is(i, "any"):
+		case c.Is(i, "any"):
 			q.any = true
-		case c.is(i, "asc"):
+		case c.Is(i, "asc"):
 			q.order = geoAsc
-		case c.is(i, "desc"):
+		case c.Is(i, "desc"):
 			q.order = geoDesc
-		case c.is(i, "count") && rest >= 1:
+		case c.Is(i, "count") && rest >= 1:
 			n, ok := c.Int(i + 1)
 			if !ok {
 				return q, false, nil
@@ -258,12 +259,12 @@ func parseGeoQuery(c *Ctx, z storage.ZReader, kind geoKind, noStore bool) (q geo
 			}
 			q.count = n
 			i++
-		case (c.is(i, "store") || c.is(i, "storedist")) && rest >= 1 && !noStore && !search:
-			q.store, q.storeDist = c.Args[i+1], c.is(i, "storedist")
+		case (c.Is(i, "store") || c.Is(i, "storedist")) && rest >= 1 && !noStore && !search:
+			q.store, q.storeDist = c.Args[i+1], c.Is(i, "storedist")
 			i++
-		case c.is(i, "storedist") && kind == geoSearchStore:
+		case c.Is(i, "storedist") && kind == geoSearchStore:
 			q.storeDist = true
-		case c.is(i, "frommember") && rest >= 1 && search && !fromLonLat:
+		case c.Is(i, "frommember") && rest >= 1 && search && !fromLonLat:
 			if z.Exists() {
 				if ok, err = geoCenter(c, z, c.Args[i+1], &q.shape); !ok || err != nil {
 					return q, false, err
@@ -271,26 +272,26 @@ func parseGeoQuery(c *Ctx, z storage.ZReader, kind geoKind, noStore bool) (q geo
 			}
 			fromMember = true
 			i++
-		case c.is(i, "fromlonlat") && rest >= 2 && search && !fromMember:
+		case c.Is(i, "fromlonlat") && rest >= 2 && search && !fromMember:
 			if q.shape.Long, q.shape.Lat, ok = longLat(c, i+1); !ok {
 				return q, false, nil
 			}
 			fromLonLat = true
 			i += 2
-		case c.is(i, "byradius") && rest >= 2 && search && !byBox:
+		case c.Is(i, "byradius") && rest >= 2 && search && !byBox:
 			if !geoRadius(c, i+1, &q.shape) {
 				return q, false, nil
 			}
 			byRadius = true
 			i += 2
-		case c.is(i, "bybox") && rest >= 3 && search && !byRadius:
+		case c.Is(i, "bybox") && rest >= 3 && search && !byRadius:
 			if !geoBox(c, i+1, &q.shape) {
 				return q, false, nil
 			}
 			byBox = true
 			i += 3
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return q, false, nil
 		}
 	}

@@ -1,57 +1,74 @@
 package commands
 
 import (
-	"github.com/basaltdb/basalt/reply"
 	"math"
 	"strings"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "hset", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSet},
-		&Command{Name: "hmset", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMSet},
-		&Command{Name: "hsetnx", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSetNX},
-		&Command{Name: "hget", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHGet},
-		&Command{Name: "hmget", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMGet},
-		&Command{Name: "hdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHDel},
-		&Command{Name: "hlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHLen},
-		&Command{Name: "hstrlen", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHStrlen},
-		&Command{Name: "hexists", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHExists},
-		&Command{Name: "hkeys", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHKeys},
-		&Command{Name: "hvals", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHVals},
-		&Command{Name: "hgetall", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHGetAll},
-		&Command{Name: "hincrby", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrBy},
-		&Command{Name: "hincrbyfloat", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrByFloat},
-		&Command{Name: "hscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHScan},
-		&Command{Name: "hrandfield", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRandField},
-		&Command{Name: "hrangebylex", Arity: -4, Flags: ReadOnly | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRangeByLex},
+	executor.Register(
+		&executor.Command{Name: "hset", Arity: -4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSet,
+			Events: &executor.KeyEvents{Class: config.NotifyHash, Event: "hset", Shape: executor.OnEach}},
+		&executor.Command{Name: "hmset", Arity: -4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMSet,
+			Events: &executor.KeyEvents{Class: config.NotifyHash, Event: "hset", Shape: executor.OnEach}},
+		&executor.Command{Name: "hsetnx", Arity: -4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHSetNX,
+			Events: &executor.KeyEvents{Class: config.NotifyHash, Event: "hset", Shape: executor.OnEach}},
+		&executor.Command{Name: "hget", Arity: 3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHGet},
+		&executor.Command{Name: "hmget", Arity: -3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHMGet},
+		&executor.Command{Name: "hdel", Arity: -3, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdHDel,
+			Events: &executor.KeyEvents{Class: config.NotifyHash, Event: "hdel", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "hlen", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHLen},
+		&executor.Command{Name: "hstrlen", Arity: 3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHStrlen},
+		&executor.Command{Name: "hexists", Arity: 3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHExists},
+		&executor.Command{Name: "hkeys", Arity: 2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHKeys},
+		&executor.Command{Name: "hvals", Arity: 2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHVals},
+		&executor.Command{Name: "hgetall", Arity: 2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHGetAll},
+		&executor.Command{Name: "hincrby", Arity: 4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrBy,
+			Events: &executor.KeyEvents{Class: config.NotifyHash, Event: "hincrby", Shape: executor.OnEach}},
+		&executor.Command{Name: "hincrbyfloat", Arity: 4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdHIncrByFloat,
+			Events: &executor.KeyEvents{Class: config.NotifyHash, Event: "hincrbyfloat", Shape: executor.OnEach}},
+		&executor.Command{Name: "hscan", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHScan},
+		&executor.Command{Name: "hrandfield", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRandField},
+		&executor.Command{Name: "hrangebylex", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdHRangeByLex,
+			Meta: &executor.Meta{
+				KeySpecs: []executor.KeySpec{{Flags: []string{"RO", "access"}, BeginSearch: "index", Index: 1,
+					FindKeys: "range", LastKey: 0, KeyStep: 1}},
+				Doc: doc("summary", "Returns the fields of a hash in a lexicographical range, with their values",
+					"group", "hash", "complexity", "O(log(N)+M) where M is the number of fields returned",
+					"arguments", docArgs(docKey("key", 0), docString("min"), docString("max"), optional(docToken("rev", "REV")),
+						optional(append(doc("name", "limit", "type", "block", "token", "LIMIT"), "$arguments", docArgs(
+							doc("name", "offset", "type", "integer"), doc("name", "count", "type", "integer")))))),
+			}},
 	)
 }
 
 // HSET key field value [field value ...]
-func cmdHSet(c *Ctx) {
+func cmdHSet(c *executor.Ctx) {
 	if n, ok := hset(c); ok {
 		c.W.Int(n)
 	}
 }
 
 // HMSET key field value [field value ...]
-func cmdHMSet(c *Ctx) {
+func cmdHMSet(c *executor.Ctx) {
 	if _, ok := hset(c); ok {
 		c.W.OK()
 	}
 }
 
-func hset(c *Ctx) (int64, bool) {
+func hset(c *executor.Ctx) (int64, bool) {
 	if len(c.Args)%2 != 0 {
-		c.ErrorString("ERR wrong number of arguments for '" + c.cmd.Name + "' command")
+		c.ErrorString("ERR wrong number of arguments for '" + c.Cmd.Name + "' command")
 		return 0, false
 	}
 	n, err := c.DB.HSet(c.Args[1], c.Args[2:], false)
-	return n, c.ok(err)
+	return n, c.OK(err)
 }
 
 // HSETNX key field value [field value ...]
@@ -59,30 +76,30 @@ func hset(c *Ctx) (int64, bool) {
 // Several pairs are Kvrocks's extension: the reply counts the fields set,
 // those absent before the command; a field given twice takes its last
 // value, as Kvrocks does.
-func cmdHSetNX(c *Ctx) {
+func cmdHSetNX(c *executor.Ctx) {
 	if len(c.Args)%2 != 0 {
 		c.ErrorString("ERR wrong number of arguments for 'hsetnx' command")
 		return
 	}
 	n, err := c.DB.HSet(c.Args[1], c.Args[2:], true)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // HGET key field
-func cmdHGet(c *Ctx) {
+func cmdHGet(c *executor.Ctx) {
 	v, found, err := c.DB.HGet(c.Args[1], c.Args[2])
-	if c.ok(err) {
-		c.Env.Stats.hit(found)
+	if c.OK(err) {
+		c.Env.Stats.Hit(found)
 		c.BulkOrNull(v, found)
 	}
 }
 
 // HMGET key field [field ...]
-func cmdHMGet(c *Ctx) {
+func cmdHMGet(c *executor.Ctx) {
 	values, err := c.DB.HMGet(c.Args[1], c.Args[2:])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(values))
@@ -92,52 +109,44 @@ func cmdHMGet(c *Ctx) {
 }
 
 // HDEL key field [field ...]
-func cmdHDel(c *Ctx) {
+func cmdHDel(c *executor.Ctx) {
 	n, err := c.DB.HDel(c.Args[1], c.Args[2:])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // HLEN key
-func cmdHLen(c *Ctx) { replyLen(c, metadata.TypeHash) }
-
-// replyLen answers HLEN, SCARD, ZCARD and LLEN.
-func replyLen(c *Ctx, t metadata.Type) {
-	n, err := c.DB.Len(c.Args[1], t)
-	if c.ok(err) {
-		c.W.Int(n)
-	}
-}
+func cmdHLen(c *executor.Ctx) { replyLen(c, metadata.TypeHash) }
 
 // HSTRLEN key field
-func cmdHStrlen(c *Ctx) {
+func cmdHStrlen(c *executor.Ctx) {
 	v, _, err := c.DB.HGet(c.Args[1], c.Args[2])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(int64(len(v)))
 	}
 }
 
 // HEXISTS key field
-func cmdHExists(c *Ctx) {
+func cmdHExists(c *executor.Ctx) {
 	found, err := c.DB.HExists(c.Args[1], c.Args[2])
-	if c.ok(err) {
-		c.intBool(found)
+	if c.OK(err) {
+		c.IntBool(found)
 	}
 }
 
 // HKEYS key
-func cmdHKeys(c *Ctx) { hashWalk(c, true, false) }
+func cmdHKeys(c *executor.Ctx) { hashWalk(c, true, false) }
 
 // HVALS key
-func cmdHVals(c *Ctx) { hashWalk(c, false, true) }
+func cmdHVals(c *executor.Ctx) { hashWalk(c, false, true) }
 
 // HGETALL key
-func cmdHGetAll(c *Ctx) { hashWalk(c, true, true) }
+func cmdHGetAll(c *executor.Ctx) { hashWalk(c, true, true) }
 
 // hashWalk streams a hash's fields and/or values from one snapshot into the
 // reply: a map for HGETALL, an array otherwise.
-func hashWalk(c *Ctx, fields, values bool) {
+func hashWalk(c *executor.Ctx, fields, values bool) {
 	// One aggregate begun: a sink that keeps values (a script's
 	// redis.call) keeps each one begun.
 	var d reply.Deferred
@@ -160,27 +169,27 @@ func hashWalk(c *Ctx, fields, values bool) {
 }
 
 // HINCRBY key field increment
-func cmdHIncrBy(c *Ctx) {
+func cmdHIncrBy(c *executor.Ctx) {
 	delta, ok := c.Int(3)
 	if !ok {
 		return
 	}
 	n, err := c.DB.HIncrBy(c.Args[1], c.Args[2], delta)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // HINCRBYFLOAT key field increment
-func cmdHIncrByFloat(c *Ctx) {
+func cmdHIncrByFloat(c *executor.Ctx) {
 	v, err := c.DB.HIncrByFloat(c.Args[1], c.Args[2], c.Args[3])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Bulk(v)
 	}
 }
 
 // HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
-func cmdHScan(c *Ctx) {
+func cmdHScan(c *executor.Ctx) {
 	scanElements(c, metadata.TypeHash, func(e storage.Element, noValues bool) {
 		c.W.Bulk(e.Sub)
 		if !noValues {
@@ -189,41 +198,8 @@ func cmdHScan(c *Ctx) {
 	})
 }
 
-// scanElements implements HSCAN, SSCAN and ZSCAN; write renders one
-// element: the member, and its value or score unless a set's or NOVALUES.
-func scanElements(c *Ctx, t metadata.Type, write func(e storage.Element, noValues bool)) {
-	o, ok := parseScan(c, 2, false, t == metadata.TypeHash)
-	if !ok {
-		return
-	}
-	scope := c.DB.Namespace() + "\x00" + string(c.Args[1])
-	from, ok := c.resumeFrom(scope, o.cursor)
-	if !ok {
-		return
-	}
-	elems, next, err := c.DB.ScanElements(c.Args[1], t, from, o.match, o.count)
-	if !c.ok(err) {
-		return
-	}
-	// Members alone, or pairs: the length is known before the first, so
-	// a step of COUNT 1048576 can be sent while it is written.
-	perElement := 2
-	if t == metadata.TypeSet || o.noValues {
-		perElement = 1
-	}
-	c.W.Array(2)
-	c.W.BulkString(c.nextCursor(scope, next))
-	c.W.Array(len(elems) * perElement)
-	for _, e := range elems {
-		if c.W.Failed() {
-			return
-		}
-		write(e, o.noValues)
-	}
-}
-
 // HRANDFIELD key [count [WITHVALUES]]
-func cmdHRandField(c *Ctx) {
+func cmdHRandField(c *executor.Ctx) {
 	if len(c.Args) == 2 {
 		randomOne(c, metadata.TypeHash)
 		return
@@ -232,9 +208,9 @@ func cmdHRandField(c *Ctx) {
 	if !ok {
 		return
 	}
-	withValues := len(c.Args) == 4 && c.is(3, "withvalues")
+	withValues := len(c.Args) == 4 && c.Is(3, "withvalues")
 	if len(c.Args) > 3 && !withValues {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	distinct, ok := randomCount(c, &count)
@@ -263,7 +239,7 @@ func cmdHRandField(c *Ctx) {
 // in a lex range ("[a", "(a", "-", "+"; with REV given as max min), with
 // their values. As Kvrocks: an option given twice counts once, the last; a
 // negative offset is 0 and a negative count no limit.
-func cmdHRangeByLex(c *Ctx) {
+func cmdHRangeByLex(c *executor.Ctx) {
 	r := storage.ZRange{By: storage.ByLex, Count: -1}
 	for i := 4; i < len(c.Args); i++ {
 		switch strings.ToLower(string(c.Args[i])) {
@@ -285,7 +261,7 @@ func cmdHRangeByLex(c *Ctx) {
 			r.Offset = max(offset, 0)
 			i += 2
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -306,7 +282,7 @@ func cmdHRangeByLex(c *Ctx) {
 		fields = append(fields, append([]byte(nil), field...), append([]byte(nil), value...))
 		return true
 	})
-	if c.kvrocksOK(err) {
+	if c.KvrocksOK(err) {
 		c.W.Array(len(fields))
 		for _, f := range fields {
 			c.W.Bulk(f)

@@ -2,16 +2,15 @@ package commands
 
 import (
 	"fmt"
-	"math/bits"
-	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/basaltdb/basalt/executor"
 )
 
 func init() {
-	register(
-		&Command{Name: "latency", Arity: -2, Flags: Admin, Handler: cmdLatency},
+	executor.Register(
+		&executor.Command{Name: "latency", Arity: -2, Flags: executor.Admin, Subcommands: latencySubcommands, Handler: cmdLatency},
 	)
 }
 
@@ -21,99 +20,20 @@ func init() {
 // 160 samples, one a second (the worst of the second), and its all-time
 // worst.
 
-// latencySamples is how many samples an event keeps (LATENCY_TS_LEN).
-const latencySamples = 160
-
-type latencySample struct {
-	at      int64 // Unix seconds; 0: none
-	latency int64 // ms
-}
-
-type latencyEvent struct {
-	samples [latencySamples]latencySample
-	next    int // where the next sample goes
-	max     int64
-}
-
-// latencyMonitor holds the events by name.
-type latencyMonitor struct {
-	mu     sync.Mutex
-	events map[string]*latencyEvent
-}
-
-// record adds the call of cmd that took elapsed, when it reaches the
-// threshold.
-func (e *Env) recordLatency(cmd *Command, elapsed time.Duration) {
-	threshold := e.Config.Redis.LatencyMonitorThreshold.Get()
-	ms := elapsed.Milliseconds()
-	if threshold == 0 || ms < threshold {
-		return
-	}
-	event := "command"
-	if cmd.Flags&Fast != 0 {
-		event = "fast-command"
-	}
-	e.latency.add(event, ms, time.Now().Unix())
-}
-
-// add is Redis's latencyAddSample.
-func (m *latencyMonitor) add(event string, latency, now int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.events == nil {
-		m.events = map[string]*latencyEvent{}
-	}
-	ev := m.events[event]
-	if ev == nil {
-		ev = &latencyEvent{}
-		m.events[event] = ev
-	}
-	ev.max = max(ev.max, latency)
-	prev := &ev.samples[(ev.next+latencySamples-1)%latencySamples]
-	if prev.at == now {
-		prev.latency = max(prev.latency, latency)
-		return
-	}
-	ev.samples[ev.next] = latencySample{at: now, latency: latency}
-	ev.next = (ev.next + 1) % latencySamples
-}
-
-// snapshot returns a copy of the events, by name.
-func (m *latencyMonitor) snapshot() map[string]latencyEvent {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[string]latencyEvent, len(m.events))
-	for name, ev := range m.events {
-		out[name] = *ev
-	}
-	return out
-}
-
-// ordered returns the samples oldest first.
-func (ev *latencyEvent) ordered() []latencySample {
-	var out []latencySample
-	for j := range latencySamples {
-		if s := ev.samples[(ev.next+j)%latencySamples]; s.at != 0 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // LATENCY LATEST | HISTORY event | RESET [event ...] | GRAPH event |
 // DOCTOR | HISTOGRAM [command ...] | HELP
-func cmdLatency(c *Ctx) {
-	dispatchSub(c, latencySubcommands)
+func cmdLatency(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var latencySubcommands = map[string]subcommand{
-	"latest":    {2, latencyLatest},
-	"history":   {3, latencyHistory},
-	"reset":     {-2, latencyReset},
-	"graph":     {3, latencyGraph},
-	"doctor":    {2, func(c *Ctx) { c.W.Verbatim(c.Env.latencyReport()) }},
-	"histogram": {-2, latencyHistogram},
-	"help": help(
+var latencySubcommands = map[string]*executor.Subcommand{
+	"latest":    {Arity: 2, Handler: latencyLatest},
+	"history":   {Arity: 3, Handler: latencyHistory},
+	"reset":     {Arity: -2, Handler: latencyReset},
+	"graph":     {Arity: 3, Handler: latencyGraph},
+	"doctor":    {Arity: 2, Handler: func(c *executor.Ctx) { c.W.Verbatim(c.Env.LatencyReport()) }},
+	"histogram": {Arity: -2, Handler: latencyHistogram},
+	"help": executor.Help(
 		"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"DOCTOR",
 		"    Return a human readable latency analysis report.",
@@ -134,88 +54,62 @@ var latencySubcommands = map[string]subcommand{
 	),
 }
 
-// eventNames returns the names of events, in a fixed order (Redis's is
-// its hash table's).
-func eventNames(events map[string]latencyEvent) []string {
-	names := make([]string, 0, len(events))
-	for n := range events {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // LATENCY LATEST: each event's name, latest sample's time and latency,
 // and all-time worst.
-func latencyLatest(c *Ctx) {
-	events := c.Env.latency.snapshot()
+func latencyLatest(c *executor.Ctx) {
+	events := c.Env.Latency.Snapshot()
 	c.W.Array(len(events))
-	for _, name := range eventNames(events) {
+	for _, name := range executor.EventNames(events) {
 		ev := events[name]
-		last := ev.samples[(ev.next+latencySamples-1)%latencySamples]
+		last := ev.Latest()
 		c.W.Array(4)
 		c.W.BulkString(name)
-		c.W.Int(last.at)
-		c.W.Int(last.latency)
-		c.W.Int(ev.max)
+		c.W.Int(last.At)
+		c.W.Int(last.Latency)
+		c.W.Int(ev.Worst)
 	}
 }
 
 // LATENCY HISTORY event: the event's samples, oldest first.
-func latencyHistory(c *Ctx) {
-	ev, ok := c.Env.latency.snapshot()[string(c.Args[2])]
+func latencyHistory(c *executor.Ctx) {
+	ev, ok := c.Env.Latency.Snapshot()[string(c.Args[2])]
 	if !ok {
 		c.W.Array(0)
 		return
 	}
-	samples := ev.ordered()
+	samples := ev.Ordered()
 	c.W.Array(len(samples))
 	for _, s := range samples {
 		c.W.Array(2)
-		c.W.Int(s.at)
-		c.W.Int(s.latency)
+		c.W.Int(s.At)
+		c.W.Int(s.Latency)
 	}
 }
 
 // LATENCY RESET [event ...]: forgets the events named (all of them
 // without a name) and replies how many there were.
-func latencyReset(c *Ctx) {
-	m := &c.Env.latency
-	m.mu.Lock()
-	n := len(m.events)
-	if len(c.Args) == 2 {
-		m.events = nil
-	} else {
-		n = 0
-		for _, a := range c.Args[2:] {
-			if _, ok := m.events[string(a)]; ok {
-				delete(m.events, string(a))
-				n++
-			}
-		}
-	}
-	m.mu.Unlock()
-	c.W.Int(int64(n))
+func latencyReset(c *executor.Ctx) {
+	c.W.Int(int64(c.Env.Latency.Reset(c.Args[2:])))
 }
 
 // latencyGraphColumns is the width of LATENCY GRAPH.
 const latencyGraphColumns = 80
 
 // LATENCY GRAPH event: Redis's ASCII graph of the event's samples.
-func latencyGraph(c *Ctx) {
+func latencyGraph(c *executor.Ctx) {
 	name := string(c.Args[2])
-	ev, ok := c.Env.latency.snapshot()[name]
+	ev, ok := c.Env.Latency.Snapshot()[name]
 	if !ok {
 		c.ErrorString(fmt.Sprintf("ERR No samples available for event '%s'", name))
 		return
 	}
 	seq := &sparkline{}
 	now := time.Now().Unix()
-	for _, s := range ev.ordered() {
-		seq.add(float64(s.latency), elapsedLabel(now-s.at))
+	for _, s := range ev.Ordered() {
+		seq.add(float64(s.Latency), elapsedLabel(now-s.At))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", name, int64(seq.max), int64(seq.min), ev.max)
+	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", name, int64(seq.max), int64(seq.min), ev.Worst)
 	b.WriteString(strings.Repeat("-", latencyGraphColumns) + "\n")
 	seq.render(&b, latencyGraphColumns, 4)
 	c.W.Verbatim(b.String())
@@ -235,43 +129,31 @@ func elapsedLabel(s int64) string {
 	return fmt.Sprintf("%dd", s/86400)
 }
 
-// latencyBuckets is the number of LATENCY HISTOGRAM buckets: 1024 ns
-// doubled up to more than a day.
-const latencyBuckets = 48
-
-// doublingBucket is the bucket of a call that took elapsed: the first
-// whose bound, 1024 ns << bucket, holds it. As Redis, a call is counted
-// in whole microseconds, and as at least one.
-func doublingBucket(elapsed time.Duration) int {
-	ns := max(elapsed.Microseconds(), 1) * 1000
-	return min(bits.Len64(uint64(ns-1)>>10), latencyBuckets-1)
-}
-
 // LATENCY HISTOGRAM [command ...]: for each command called since the
 // start (or CONFIG RESETSTAT), or each one named that was, its calls and
 // their cumulative distribution in microseconds.
-func latencyHistogram(c *Ctx) {
-	var cmds []*Command
+func latencyHistogram(c *executor.Ctx) {
+	var cmds []*executor.Command
 	if len(c.Args) == 2 {
-		cmds = sortedCommands()
+		cmds = executor.SortedCommands()
 	} else {
 		for _, a := range c.Args[2:] {
-			if cmd := lookup(a); cmd != nil {
+			if cmd := executor.Lookup(a); cmd != nil {
 				cmds = append(cmds, cmd)
 			}
 		}
 	}
 	type histogram struct {
 		name   string
-		counts [latencyBuckets]uint64
+		counts [executor.HistogramBuckets]uint64
 		calls  uint64
 	}
 	var out []histogram
 	for _, cmd := range cmds {
 		h := histogram{name: cmd.Name}
-		for i := range h.counts {
-			h.counts[i] = cmd.stats.doubling[i].Load()
-			h.calls += h.counts[i]
+		h.counts = cmd.LatencyHistogram()
+		for _, n := range h.counts {
+			h.calls += n
 		}
 		if h.calls > 0 {
 			out = append(out, h)
@@ -301,82 +183,4 @@ func latencyHistogram(c *Ctx) {
 			c.W.Int(int64(cumulative))
 		}
 	}
-}
-
-// latencyReport is LATENCY DOCTOR's report: Redis's, for the events
-// Basalt has.
-func (e *Env) latencyReport() string {
-	events := e.latency.snapshot()
-	threshold := e.Config.Redis.LatencyMonitorThreshold.Get()
-	if len(events) == 0 && threshold == 0 {
-		return "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
-	}
-	var b strings.Builder
-	var slowlogEnabled, slowlogTuning, commands, fast bool
-	now := time.Now().Unix()
-	for i, name := range eventNames(events) {
-		ev := events[name]
-		if i == 0 {
-			b.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
-		}
-		samples := ev.ordered()
-		var sum, oldest int64
-		for _, s := range samples {
-			sum += s.latency
-			if oldest == 0 || s.at < oldest {
-				oldest = s.at
-			}
-		}
-		avg, period := sum/int64(len(samples)), max(now-oldest, 1)
-		var mad int64
-		for _, s := range samples {
-			d := avg - s.latency
-			if d < 0 {
-				d = -d
-			}
-			mad += d
-		}
-		mad /= int64(len(samples))
-		fmt.Fprintf(&b, "%d. %s: %d latency spikes (average %dms, mean deviation %dms, period %.2f sec). Worst all time event %dms.",
-			i+1, name, len(samples), avg, mad, float64(period)/float64(len(samples)), ev.max)
-		switch name {
-		case "command":
-			slowLog := e.Config.SlowlogLogSlowerThan.Get()
-			if slowLog < 0 || e.Config.SlowlogMaxLen.Get() == 0 {
-				slowlogEnabled = true
-			} else if slowLog/1000 > threshold {
-				slowlogTuning = true
-			}
-			commands = true
-		case "fast-command":
-			fast = true
-		}
-		b.WriteString("\n")
-	}
-	if len(events) == 0 {
-		b.WriteString("Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n")
-		return b.String()
-	}
-	b.WriteString("\nI have a few advices for you:\n\n")
-	if slowlogEnabled {
-		fmt.Fprintf(&b, "- There are latency issues with potentially slow commands you are using. Try to enable the Slow Log Redis feature using the command 'CONFIG SET slowlog-log-slower-than %d'. If the Slow log is disabled Redis is not able to log slow commands execution for you.\n", threshold*1000)
-	}
-	if slowlogTuning {
-		fmt.Fprintf(&b, "- Your current Slow Log configuration only logs events that are slower than your configured latency monitor threshold. Please use 'CONFIG SET slowlog-log-slower-than %d'.\n", threshold*1000)
-	}
-	if commands {
-		b.WriteString("- Check your Slow Log to understand what are the commands you are running which are too slow to execute. Please check https://redis.io/commands/slowlog for more information.\n")
-	}
-	if fast {
-		b.WriteString("- The system is slow to execute Redis code paths not containing system calls. This usually means the system does not provide Redis CPU time to run for long periods. You should try to:\n" +
-			"  1) Lower the system load.\n" +
-			"  2) Use a computer / VM just for Redis if you are running other software in the same system.\n" +
-			"  3) Check if you have a \"noisy neighbour\" problem.\n" +
-			"  4) Check with 'redis-cli --intrinsic-latency 100' what is the intrinsic latency in your system.\n" +
-			"  5) Check if the problem is allocator-related by recompiling Redis with MALLOC=libc, if you are using Jemalloc. However this may create fragmentation problems.\n")
-	}
-	if commands {
-		b.WriteString("- Deleting, expiring or evicting (because of maxmemory policy) large objects is a blocking operation. If you have very large objects that are often deleted, expired, or evicted, try to fragment those objects into multiple smaller objects.\n")
-	}
-	return b.String()
 }

@@ -30,31 +30,3 @@ func TestSparkline(t *testing.T) {
 		t.Fatalf("wrapped: got %q, want %q", b.String(), want)
 	}
 }
-
-// The latency monitor keeps the worst sample of a second, the last 160
-// seconds, and the all-time worst.
-func TestLatencyMonitorSamples(t *testing.T) {
-	var m latencyMonitor
-	m.add("command", 5, 100)
-	m.add("command", 9, 100)
-	m.add("command", 7, 100)
-	for s := int64(101); s < 300; s++ {
-		m.add("command", s%50, s)
-	}
-	ev := m.snapshot()["command"]
-	samples := ev.ordered()
-	if len(samples) != latencySamples || samples[0].at != 300-latencySamples || samples[len(samples)-1].at != 299 {
-		t.Fatalf("%d samples, from %d to %d", len(samples), samples[0].at, samples[len(samples)-1].at)
-	}
-	if ev.max != 49 {
-		t.Fatalf("all-time worst %d", ev.max)
-	}
-	var m2 latencyMonitor
-	m2.add("command", 5, 100)
-	m2.add("command", 9, 100)
-	m2.add("command", 7, 100)
-	ev = m2.snapshot()["command"]
-	if s := ev.ordered(); len(s) != 1 || s[0].latency != 9 {
-		t.Fatalf("one second's samples: %+v", s)
-	}
-}

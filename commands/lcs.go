@@ -4,11 +4,12 @@ import (
 	"errors"
 	"math"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/storage"
 )
 
 // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]
-func cmdLCS(c *Ctx) {
+func cmdLCS(c *executor.Ctx) {
 	a, b, ok := lcsInputs(c)
 	if !ok {
 		return
@@ -17,13 +18,13 @@ func cmdLCS(c *Ctx) {
 	var minMatchLen int64
 	for i := 3; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "idx"):
+		case c.Is(i, "idx"):
 			getIdx = true
-		case c.is(i, "len"):
+		case c.Is(i, "len"):
 			getLen = true
-		case c.is(i, "withmatchlen"):
+		case c.Is(i, "withmatchlen"):
 			withMatchLen = true
-		case c.is(i, "minmatchlen") && i+1 < len(c.Args):
+		case c.Is(i, "minmatchlen") && i+1 < len(c.Args):
 			n, ok := c.Int(i + 1)
 			if !ok {
 				return
@@ -31,7 +32,7 @@ func cmdLCS(c *Ctx) {
 			minMatchLen = max(n, 0)
 			i++
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -85,7 +86,7 @@ func cmdLCS(c *Ctx) {
 }
 
 // lcsInputs reads both keys; missing keys are empty strings.
-func lcsInputs(c *Ctx) (a, b []byte, ok bool) {
+func lcsInputs(c *executor.Ctx) (a, b []byte, ok bool) {
 	a, _, errA := c.DB.Get(c.Args[1])
 	b, _, errB := c.DB.Get(c.Args[2])
 	for _, err := range []error{errA, errB} {
@@ -93,7 +94,7 @@ func lcsInputs(c *Ctx) (a, b []byte, ok bool) {
 			c.ErrorString("ERR The specified keys must contain string values")
 			return nil, nil, false
 		}
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return nil, nil, false
 		}
 	}

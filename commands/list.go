@@ -3,65 +3,80 @@ package commands
 import (
 	"math"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "lpush", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPush},
-		&Command{Name: "rpush", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPush},
-		&Command{Name: "lpushx", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPushX},
-		&Command{Name: "rpushx", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPushX},
-		&Command{Name: "lpop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPop},
-		&Command{Name: "rpop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPop},
-		&Command{Name: "llen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdLLen},
-		&Command{Name: "lrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLRange},
-		&Command{Name: "lindex", Arity: 3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLIndex},
-		&Command{Name: "lset", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLSet},
-		&Command{Name: "linsert", Arity: 5, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLInsert},
-		&Command{Name: "lrem", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLRem},
-		&Command{Name: "ltrim", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdLTrim},
-		&Command{Name: "lpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLPos},
-		&Command{Name: "lmove", Arity: 5, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdLMove},
-		&Command{Name: "rpoplpush", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdRPopLPush},
-		&Command{Name: "lmpop", Arity: -4, Flags: Write, Keys: numkeysKeys(1), Handler: cmdLMPop},
+	executor.Register(
+		&executor.Command{Name: "lpush", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPush,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "lpush", Shape: executor.OnEach}},
+		&executor.Command{Name: "rpush", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPush,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "rpush", Shape: executor.OnEach}},
+		&executor.Command{Name: "lpushx", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPushX,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "lpush", Shape: executor.OnEach}},
+		&executor.Command{Name: "rpushx", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPushX,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "rpush", Shape: executor.OnEach}},
+		&executor.Command{Name: "lpop", Arity: -2, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdLPop,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "lpop", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "rpop", Arity: -2, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdRPop,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "rpop", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "llen", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdLLen},
+		&executor.Command{Name: "lrange", Arity: 4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLRange},
+		&executor.Command{Name: "lindex", Arity: 3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLIndex},
+		&executor.Command{Name: "lset", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdLSet,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "lset", Shape: executor.OnEach}},
+		&executor.Command{Name: "linsert", Arity: 5, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdLInsert,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "linsert", Shape: executor.OnEach}},
+		&executor.Command{Name: "lrem", Arity: 4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdLRem,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "lrem", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "ltrim", Arity: 4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdLTrim,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "ltrim", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "lpos", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdLPos},
+		&executor.Command{Name: "lmove", Arity: 5, Flags: executor.Write, FirstKey: 1, LastKey: 2, Handler: cmdLMove,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Shape: executor.OnListMove}},
+		&executor.Command{Name: "rpoplpush", Arity: 3, Flags: executor.Write, FirstKey: 1, LastKey: 2, Handler: cmdRPopLPush,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Shape: executor.OnListMove}},
+		&executor.Command{Name: "lmpop", Arity: -4, Flags: executor.Write, Keys: numkeysKeys(1), Handler: cmdLMPop,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Pick: pickWord("left", "lpop", "rpop"), Shape: executor.OnEachThenDel}},
 	)
 }
 
 // LPUSH key element [element ...]
-func cmdLPush(c *Ctx) { push(c, true, false) }
+func cmdLPush(c *executor.Ctx) { push(c, true, false) }
 
 // RPUSH key element [element ...]
-func cmdRPush(c *Ctx) { push(c, false, false) }
+func cmdRPush(c *executor.Ctx) { push(c, false, false) }
 
 // LPUSHX key element [element ...]
-func cmdLPushX(c *Ctx) { push(c, true, true) }
+func cmdLPushX(c *executor.Ctx) { push(c, true, true) }
 
 // RPUSHX key element [element ...]
-func cmdRPushX(c *Ctx) { push(c, false, true) }
+func cmdRPushX(c *executor.Ctx) { push(c, false, true) }
 
-func push(c *Ctx, left, onlyExisting bool) {
+func push(c *executor.Ctx, left, onlyExisting bool) {
 	n, err := c.DB.Push(c.Args[1], c.Args[2:], left, onlyExisting)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // LPOP key [count]
-func cmdLPop(c *Ctx) { pop(c, true) }
+func cmdLPop(c *executor.Ctx) { pop(c, true) }
 
 // RPOP key [count]
-func cmdRPop(c *Ctx) { pop(c, false) }
+func cmdRPop(c *executor.Ctx) { pop(c, false) }
 
-func pop(c *Ctx, left bool) {
-	count, ok := popCount(c, "ERR wrong number of arguments for '"+c.cmd.Name+"' command")
+func pop(c *executor.Ctx, left bool) {
+	count, ok := popCount(c, "ERR wrong number of arguments for '"+c.Cmd.Name+"' command")
 	if !ok {
 		return
 	}
 	values, err := c.DB.Pop(c.Args[1], left, count)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if len(c.Args) == 2 {
@@ -82,7 +97,7 @@ func pop(c *Ctx, left bool) {
 // and ZPOPMAX; 1 when absent. Past it, the reply is tooMany: Redis 7 says
 // LPOP and RPOP have the wrong number of arguments, ZPOPMIN and ZPOPMAX a
 // syntax error.
-func popCount(c *Ctx, tooMany string) (int64, bool) {
+func popCount(c *executor.Ctx, tooMany string) (int64, bool) {
 	switch len(c.Args) {
 	case 2:
 		return 1, true
@@ -99,7 +114,7 @@ func popCount(c *Ctx, tooMany string) (int64, bool) {
 }
 
 // intPair parses two integer arguments (start and stop, and the like).
-func (c *Ctx) intPair(i, j int) (a, b int64, ok bool) {
+func intPair(c *executor.Ctx, i, j int) (a, b int64, ok bool) {
 	if a, ok = c.Int(i); !ok {
 		return 0, 0, false
 	}
@@ -116,11 +131,11 @@ func first(values [][]byte) ([]byte, bool) {
 }
 
 // LLEN key
-func cmdLLen(c *Ctx) { replyLen(c, metadata.TypeList) }
+func cmdLLen(c *executor.Ctx) { replyLen(c, metadata.TypeList) }
 
 // LRANGE key start stop
-func cmdLRange(c *Ctx) {
-	start, stop, ok := c.intPair(2, 3)
+func cmdLRange(c *executor.Ctx) {
+	start, stop, ok := intPair(c, 2, 3)
 	if !ok {
 		return
 	}
@@ -135,7 +150,7 @@ func cmdLRange(c *Ctx) {
 // listIndex parses the index at argument 2 for LINDEX and LSET, which in
 // Redis look the key up first: a bad index is reported only for an
 // existing list; otherwise missing is called, or WRONGTYPE replied.
-func listIndex(c *Ctx, missing func()) (int64, bool) {
+func listIndex(c *executor.Ctx, missing func()) (int64, bool) {
 	if index, ok := num.ParseInt(c.Args[2]); ok {
 		return index, true
 	}
@@ -146,53 +161,53 @@ func listIndex(c *Ctx, missing func()) (int64, bool) {
 	case n == 0:
 		missing()
 	default:
-		c.ErrorString(errNotInteger)
+		c.ErrorString(executor.ErrNotInteger)
 	}
 	return 0, false
 }
 
 // LINDEX key index
-func cmdLIndex(c *Ctx) {
+func cmdLIndex(c *executor.Ctx) {
 	index, ok := listIndex(c, c.W.Null)
 	if !ok {
 		return
 	}
 	v, found, err := c.DB.LIndex(c.Args[1], index)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.BulkOrNull(v, found)
 	}
 }
 
 // LSET key index element
-func cmdLSet(c *Ctx) {
+func cmdLSet(c *executor.Ctx) {
 	index, ok := listIndex(c, func() { c.Error(storage.ErrNoSuchKey) })
 	if !ok {
 		return
 	}
-	if c.ok(c.DB.LSet(c.Args[1], index, c.Args[3])) {
+	if c.OK(c.DB.LSet(c.Args[1], index, c.Args[3])) {
 		c.W.OK()
 	}
 }
 
 // LINSERT key BEFORE | AFTER pivot element
-func cmdLInsert(c *Ctx) {
+func cmdLInsert(c *executor.Ctx) {
 	var before bool
 	switch {
-	case c.is(2, "before"):
+	case c.Is(2, "before"):
 		before = true
-	case c.is(2, "after"):
+	case c.Is(2, "after"):
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	n, err := c.DB.LInsert(c.Args[1], before, c.Args[3], c.Args[4])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // LREM key count element
-func cmdLRem(c *Ctx) {
+func cmdLRem(c *executor.Ctx) {
 	count, ok := c.Int(2)
 	if !ok {
 		return
@@ -201,36 +216,36 @@ func cmdLRem(c *Ctx) {
 		count = math.MinInt64 + 1 // "all from the right": no list is that long
 	}
 	n, err := c.DB.LRem(c.Args[1], count, c.Args[3])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // LTRIM key start stop
-func cmdLTrim(c *Ctx) {
-	start, stop, ok := c.intPair(2, 3)
+func cmdLTrim(c *executor.Ctx) {
+	start, stop, ok := intPair(c, 2, 3)
 	if !ok {
 		return
 	}
-	if !c.ok(c.DB.LTrim(c.Args[1], start, stop)) {
+	if !c.OK(c.DB.LTrim(c.Args[1], start, stop)) {
 		return
 	}
 	// Redis counts an LTRIM of a list as a change of a WATCHed key even
 	// when it removes nothing.
 	if c.Env.Sessions.Watches.Active() {
 		if t, err := c.DB.Type(c.Args[1]); err == nil && t == metadata.TypeList {
-			c.touchWatched(c.Args[1])
+			c.TouchWatched(c.Args[1])
 		}
 	}
 	c.W.OK()
 }
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
-func cmdLPos(c *Ctx) {
+func cmdLPos(c *executor.Ctx) {
 	rank, count, maxLen := int64(1), int64(-1), int64(0)
 	for i := 3; i < len(c.Args); i += 2 {
 		if i+1 >= len(c.Args) {
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 		n, ok := c.Int(i + 1)
@@ -238,7 +253,7 @@ func cmdLPos(c *Ctx) {
 			return
 		}
 		switch {
-		case c.is(i, "rank"):
+		case c.Is(i, "rank"):
 			if n == 0 {
 				c.ErrorString("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
 				return
@@ -248,20 +263,20 @@ func cmdLPos(c *Ctx) {
 				return
 			}
 			rank = n
-		case c.is(i, "count"):
+		case c.Is(i, "count"):
 			if n < 0 {
 				c.ErrorString("ERR COUNT can't be negative")
 				return
 			}
 			count = n
-		case c.is(i, "maxlen"):
+		case c.Is(i, "maxlen"):
 			if n < 0 {
 				c.ErrorString("ERR MAXLEN can't be negative")
 				return
 			}
 			maxLen = n
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -270,7 +285,7 @@ func cmdLPos(c *Ctx) {
 		limit = 1
 	}
 	positions, err := c.DB.LPos(c.Args[1], c.Args[2], rank, limit, maxLen)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if count < 0 {
@@ -288,74 +303,74 @@ func cmdLPos(c *Ctx) {
 }
 
 // side parses LEFT or RIGHT at argument i.
-func (c *Ctx) side(i int) (left, ok bool) {
+func side(c *executor.Ctx, i int) (left, ok bool) {
 	switch {
-	case c.is(i, "left"):
+	case c.Is(i, "left"):
 		return true, true
-	case c.is(i, "right"):
+	case c.Is(i, "right"):
 		return false, true
 	}
-	c.ErrorString(errSyntax)
+	c.ErrorString(executor.ErrSyntax)
 	return false, false
 }
 
 // LMOVE source destination LEFT | RIGHT LEFT | RIGHT
-func cmdLMove(c *Ctx) {
-	if srcLeft, dstLeft, ok := c.sides(3); ok {
+func cmdLMove(c *executor.Ctx) {
+	if srcLeft, dstLeft, ok := sides(c, 3); ok {
 		lmove(c, srcLeft, dstLeft)
 	}
 }
 
 // sides parses the LEFT|RIGHT LEFT|RIGHT of LMOVE and BLMOVE at i.
-func (c *Ctx) sides(i int) (srcLeft, dstLeft, ok bool) {
-	if srcLeft, ok = c.side(i); ok {
-		dstLeft, ok = c.side(i + 1)
+func sides(c *executor.Ctx, i int) (srcLeft, dstLeft, ok bool) {
+	if srcLeft, ok = side(c, i); ok {
+		dstLeft, ok = side(c, i+1)
 	}
 	return srcLeft, dstLeft, ok
 }
 
 // RPOPLPUSH source destination
-func cmdRPopLPush(c *Ctx) { lmove(c, false, true) }
+func cmdRPopLPush(c *executor.Ctx) { lmove(c, false, true) }
 
-func lmove(c *Ctx, srcLeft, dstLeft bool) {
+func lmove(c *executor.Ctx, srcLeft, dstLeft bool) {
 	v, found, err := c.DB.LMove(c.Args[1], c.Args[2], srcLeft, dstLeft)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.BulkOrNull(v, found)
 	}
 }
 
 // LMPOP numkeys key [key ...] LEFT | RIGHT [COUNT count]
-func cmdLMPop(c *Ctx) {
+func cmdLMPop(c *executor.Ctx) {
 	n, ok := num.ParseInt(c.Args[1])
 	if !ok || n <= 0 {
 		c.ErrorString("ERR numkeys should be greater than 0")
 		return
 	}
 	if n > int64(len(c.Args)-3) {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	keys := c.Args[2 : 2+n]
 	i := 2 + int(n)
-	left, ok := c.side(i)
+	left, ok := side(c, i)
 	if !ok {
 		return
 	}
 	count := int64(1)
 	switch rest := len(c.Args) - i - 1; {
 	case rest == 0:
-	case rest == 2 && c.is(i+1, "count"):
+	case rest == 2 && c.Is(i+1, "count"):
 		if count, ok = num.ParseInt(c.Args[i+2]); !ok || count <= 0 {
 			c.ErrorString("ERR count should be greater than 0")
 			return
 		}
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	for _, key := range keys {
 		values, err := c.DB.Pop(key, left, count)
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return
 		}
 		if values != nil {

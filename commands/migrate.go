@@ -5,12 +5,16 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/cluster"
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 )
 
 func init() {
-	register(
-		&Command{Name: "migrate", Arity: -6, Flags: Write, Keys: migrateKeys, Secret: migrateSecret, Handler: cmdMigrate},
-		&Command{Name: "restore-asking", Arity: -4, Flags: Write | Asking, FirstKey: 1, LastKey: 1, Handler: cmdRestore},
+	executor.Register(
+		&executor.Command{Name: "migrate", Arity: -6, Flags: executor.Write, Keys: migrateKeys, Secret: migrateSecret, Handler: cmdMigrate,
+			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Event: "del", Shape: executor.OnDeleted}},
+		&executor.Command{Name: "restore-asking", Arity: -4, Flags: executor.Write | executor.Asking, FirstKey: 1, LastKey: 1, Handler: cmdRestore,
+			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Event: "restore", Shape: executor.OnReplace}},
 	)
 }
 
@@ -83,11 +87,11 @@ func migrateSecret(args [][]byte, i int) bool {
 // here unless COPY. The keys stay locked meanwhile, so no write slips
 // between their DUMP and their deletion. Each call opens its own
 // connection (Redis keeps them for 10 s).
-func cmdMigrate(c *Ctx) {
+func cmdMigrate(c *executor.Ctx) {
 	o := parseMigrateOptions(c.Args)
 	switch {
 	case o.syntaxError:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	case o.firstKey > 0 && len(c.Args[3]) > 0:
 		c.ErrorString("ERR When using MIGRATE KEYS option, the key argument must be set to the empty string")
@@ -104,7 +108,7 @@ func cmdMigrate(c *Ctx) {
 	if timeout <= 0 {
 		timeout = 1000
 	}
-	items, ok := c.migrationPayloads(migrateKeys(c.Args))
+	items, ok := migrationPayloads(c, migrateKeys(c.Args))
 	if !ok {
 		return
 	}
@@ -122,8 +126,8 @@ func cmdMigrate(c *Ctx) {
 	}.Send(items)
 	if !o.copy && len(moved) > 0 {
 		deleted, delErr := c.DB.DelKeys(moved)
-		c.changed = deleted
-		if !c.ok(delErr) {
+		c.Changed = deleted
+		if !c.OK(delErr) {
 			return
 		}
 	}
@@ -135,9 +139,9 @@ func cmdMigrate(c *Ctx) {
 }
 
 // migrationPayloads dumps the keys that exist, with their TTLs.
-func (c *Ctx) migrationPayloads(keys [][]byte) (items []cluster.RestoreItem, ok bool) {
+func migrationPayloads(c *executor.Ctx, keys [][]byte) (items []cluster.RestoreItem, ok bool) {
 	states, err := c.DB.KeyStates(keys)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return nil, false
 	}
 	now := time.Now().UnixMilli()
@@ -145,8 +149,8 @@ func (c *Ctx) migrationPayloads(keys [][]byte) (items []cluster.RestoreItem, ok 
 		if !states[i].Alive {
 			continue
 		}
-		payload, found, err := c.dumpPayload(k)
-		if !c.ok(err) {
+		payload, found, err := dumpPayload(c, k)
+		if !c.OK(err) {
 			return nil, false
 		}
 		if !found {

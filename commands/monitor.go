@@ -1,7 +1,11 @@
 package commands
 
+import (
+	"github.com/basaltdb/basalt/executor"
+)
+
 func init() {
-	register(&Command{Name: "monitor", Arity: 1, Flags: Admin | NoMulti, Handler: cmdMonitor})
+	executor.Register(&executor.Command{Name: "monitor", Arity: 1, Flags: executor.Admin | executor.NoMulti, Handler: cmdMonitor})
 }
 
 // MONITOR
@@ -9,4 +13,4 @@ func init() {
 // The connection then receives every command the server runs, one line
 // each, after its +OK: the reply is queued before the client is
 // registered, so no line can overtake it.
-func cmdMonitor(c *Ctx) { c.Session.Monitor() }
+func cmdMonitor(c *executor.Ctx) { c.Session.Monitor() }

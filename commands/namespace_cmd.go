@@ -4,15 +4,28 @@ import (
 	"crypto/subtle"
 	"strings"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "namespace", Arity: -3, Flags: Admin | KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace},
-		&Command{Name: "movex", Arity: 3, Flags: Write | LocksItself | KvrocksOnly, FirstKey: 1, LastKey: 1, Step: 1, Secret: secretFrom(2), Handler: cmdMoveX},
+	executor.Register(
+		&executor.Command{Name: "namespace", Arity: -3, Flags: executor.Admin | executor.KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Lists, adds, changes or deletes namespaces and their tokens (GET, SET, ADD, DEL)",
+					"group", "server", "complexity", "O(N) where N is the number of namespaces",
+					"arguments", docArgs(docString("subcommand"), docString("namespace"), optional(docString("token")))),
+			}},
+		&executor.Command{Name: "movex", Arity: 3, Flags: executor.Write | executor.LocksItself | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Step: 1, Secret: secretFrom(2), Handler: cmdMoveX,
+			Meta: &executor.Meta{
+				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "access", "delete"}, BeginSearch: "index", Index: 1,
+					FindKeys: "range", LastKey: 0, KeyStep: 1}},
+				Doc: doc("summary", "Moves a key to the namespace of a token",
+					"group", "generic", "complexity", "O(N) where N is the number of elements of the key",
+					"arguments", docArgs(docKey("key", 0), docString("token"))),
+			}},
 	)
 }
 
@@ -22,7 +35,7 @@ func init() {
 // password; GET of the default namespace itself is nil, as in Kvrocks. ADD
 // of an existing namespace with its own token succeeds. DEL leaves the
 // namespace's keys in the database, as Kvrocks does.
-func cmdNamespace(c *Ctx) {
+func cmdNamespace(c *executor.Ctx) {
 	r := c.Env.Namespaces
 	name := string(c.Args[2])
 	switch sub := strings.ToLower(string(c.Args[1])); {
@@ -56,19 +69,19 @@ func cmdNamespace(c *Ctx) {
 			c.W.OK()
 		case sub == "add" || name == metadata.DefaultNamespace:
 			// Kvrocks sets the default namespace through its ADD path.
-			c.okOrErr(r.Add(name, token))
+			okOrErr(c, r.Add(name, token))
 		default:
-			c.okOrErr(r.Set(name, token))
+			okOrErr(c, r.Set(name, token))
 		}
 	case sub == "del" && len(c.Args) == 3:
-		c.okOrErr(r.Del(name))
+		okOrErr(c, r.Del(name))
 	default:
 		c.ErrorString("ERR NAMESPACE subcommand must be one of GET, SET, DEL, ADD")
 	}
 }
 
 // okOrErr replies OK, or the error as an ERR reply.
-func (c *Ctx) okOrErr(err error) {
+func okOrErr(c *executor.Ctx, err error) {
 	if err != nil {
 		c.ErrorString("ERR " + err.Error())
 		return
@@ -80,7 +93,7 @@ func (c *Ctx) okOrErr(err error) {
 //
 // Moves key to the namespace token opens (the default one for the admin
 // password), unless the key exists there; replies 1 when moved, else 0.
-func cmdMoveX(c *Ctx) {
+func cmdMoveX(c *executor.Ctx) {
 	if c.Env.Config.RequirePass.Get() == "" {
 		c.ErrorString("ERR Forbidden to move key when requirepass is empty")
 		return
@@ -92,7 +105,7 @@ func cmdMoveX(c *Ctx) {
 	}
 	if !ok {
 		// A wrong token is a failed authentication: counted and logged.
-		c.authFailed()
+		authFailed(c)
 		c.ErrorString("ERR Invalid password")
 		return
 	}
@@ -106,7 +119,7 @@ func cmdMoveX(c *Ctx) {
 	if err == nil {
 		err = applyErr
 	}
-	if c.ok(err) {
-		c.intBool(moved)
+	if c.OK(err) {
+		c.IntBool(moved)
 	}
 }

@@ -1,19 +1,27 @@
 package commands
 
-import "github.com/basaltdb/basalt/session"
+import (
+	"github.com/basaltdb/basalt/executor"
+	"github.com/basaltdb/basalt/session"
+)
 
 func init() {
-	register(
-		&Command{Name: "subscribe", Arity: -2, Flags: NoMulti | SubscriberOK, Handler: cmdSubscribe},
-		&Command{Name: "unsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, Handler: cmdUnsubscribe},
-		&Command{Name: "psubscribe", Arity: -2, Flags: NoMulti | SubscriberOK, Handler: cmdPSubscribe},
-		&Command{Name: "punsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, Handler: cmdPUnsubscribe},
-		&Command{Name: "ssubscribe", Arity: -2, Flags: NoMulti | SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSSubscribe},
-		&Command{Name: "sunsubscribe", Arity: -1, Flags: NoMulti | SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSUnsubscribe},
-		&Command{Name: "publish", Arity: 3, Flags: Fast, Handler: cmdPublish},
-		&Command{Name: "spublish", Arity: 3, Flags: Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPublish},
-		&Command{Name: "mpublish", Arity: -3, Flags: Fast | KvrocksOnly, Handler: cmdMPublish},
-		&Command{Name: "pubsub", Arity: -2, Handler: cmdPubSub},
+	executor.Register(
+		&executor.Command{Name: "subscribe", Arity: -2, Flags: executor.NoMulti | executor.SubscriberOK, Handler: cmdSubscribe},
+		&executor.Command{Name: "unsubscribe", Arity: -1, Flags: executor.NoMulti | executor.SubscriberOK, Handler: cmdUnsubscribe},
+		&executor.Command{Name: "psubscribe", Arity: -2, Flags: executor.NoMulti | executor.SubscriberOK, Handler: cmdPSubscribe},
+		&executor.Command{Name: "punsubscribe", Arity: -1, Flags: executor.NoMulti | executor.SubscriberOK, Handler: cmdPUnsubscribe},
+		&executor.Command{Name: "ssubscribe", Arity: -2, Flags: executor.NoMulti | executor.SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSSubscribe},
+		&executor.Command{Name: "sunsubscribe", Arity: -1, Flags: executor.NoMulti | executor.SubscriberOK, FirstKey: 1, LastKey: -1, Handler: cmdSUnsubscribe},
+		&executor.Command{Name: "publish", Arity: 3, Flags: executor.Fast, Handler: cmdPublish},
+		&executor.Command{Name: "spublish", Arity: 3, Flags: executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPublish},
+		&executor.Command{Name: "mpublish", Arity: -3, Flags: executor.Fast | executor.KvrocksOnly, Handler: cmdMPublish,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Posts several messages to a channel, replying the receivers of all of them",
+					"group", "pubsub", "complexity", "O(N*M) where N is the number of messages and M the clients subscribed to the channel",
+					"arguments", docArgs(docString("channel"), multiple(docString("message")))),
+			}},
+		&executor.Command{Name: "pubsub", Arity: -2, Subcommands: pubsubSubcommands, Handler: cmdPubSub},
 	)
 }
 
@@ -21,28 +29,28 @@ func init() {
 // subscriptions and the pushing of messages are the sessions' (session/pubsub.go).
 
 // SUBSCRIBE channel [channel ...]
-func cmdSubscribe(c *Ctx) { c.Session.Subscribe(session.KindChannel, c.Args[1:]) }
+func cmdSubscribe(c *executor.Ctx) { c.Session.Subscribe(session.KindChannel, c.Args[1:]) }
 
 // UNSUBSCRIBE [channel ...]
-func cmdUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindChannel, c.Args[1:]) }
+func cmdUnsubscribe(c *executor.Ctx) { c.Session.Unsubscribe(session.KindChannel, c.Args[1:]) }
 
 // PSUBSCRIBE pattern [pattern ...]
-func cmdPSubscribe(c *Ctx) { c.Session.Subscribe(session.KindPattern, c.Args[1:]) }
+func cmdPSubscribe(c *executor.Ctx) { c.Session.Subscribe(session.KindPattern, c.Args[1:]) }
 
 // PUNSUBSCRIBE [pattern ...]
-func cmdPUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindPattern, c.Args[1:]) }
+func cmdPUnsubscribe(c *executor.Ctx) { c.Session.Unsubscribe(session.KindPattern, c.Args[1:]) }
 
 // SSUBSCRIBE shardchannel [shardchannel ...]
-func cmdSSubscribe(c *Ctx) { c.Session.Subscribe(session.KindShard, c.Args[1:]) }
+func cmdSSubscribe(c *executor.Ctx) { c.Session.Subscribe(session.KindShard, c.Args[1:]) }
 
 // SUNSUBSCRIBE [shardchannel ...]
-func cmdSUnsubscribe(c *Ctx) { c.Session.Unsubscribe(session.KindShard, c.Args[1:]) }
+func cmdSUnsubscribe(c *executor.Ctx) { c.Session.Unsubscribe(session.KindShard, c.Args[1:]) }
 
 // PUBLISH channel message
 //
 // On a master the message is also written for the replicas.
-func cmdPublish(c *Ctx) {
-	if c.ok(c.Env.publishToReplicas(c.Session.Namespace, c.Args[1], c.Args[2])) {
+func cmdPublish(c *executor.Ctx) {
+	if c.OK(c.Env.PublishToReplicas(c.Session.Namespace, c.Args[1], c.Args[2])) {
 		c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], false))
 	}
 }
@@ -50,10 +58,10 @@ func cmdPublish(c *Ctx) {
 // MPUBLISH channel message [message ...], Kvrocks's: each message in turn,
 // written for the replicas and delivered, replying the receivers of all of
 // them together.
-func cmdMPublish(c *Ctx) {
+func cmdMPublish(c *executor.Ctx) {
 	var receivers int64
 	for _, msg := range c.Args[2:] {
-		if !c.ok(c.Env.publishToReplicas(c.Session.Namespace, c.Args[1], msg)) {
+		if !c.OK(c.Env.PublishToReplicas(c.Session.Namespace, c.Args[1], msg)) {
 			return
 		}
 		receivers += c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), msg, false)
@@ -62,25 +70,25 @@ func cmdMPublish(c *Ctx) {
 }
 
 // SPUBLISH shardchannel message
-func cmdSPublish(c *Ctx) {
+func cmdSPublish(c *executor.Ctx) {
 	c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], true))
 }
 
 // PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT |
 // SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP
-func cmdPubSub(c *Ctx) {
-	dispatchSub(c, pubsubSubcommands)
+func cmdPubSub(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var pubsubSubcommands = map[string]subcommand{
-	"channels":      {-2, func(c *Ctx) { pubsubChannels(c, session.KindChannel) }},
-	"shardchannels": {-2, func(c *Ctx) { pubsubChannels(c, session.KindShard) }},
-	"numsub":        {-2, func(c *Ctx) { pubsubNumSub(c, session.KindChannel) }},
-	"shardnumsub":   {-2, func(c *Ctx) { pubsubNumSub(c, session.KindShard) }},
-	"numpat": {2, func(c *Ctx) {
+var pubsubSubcommands = map[string]*executor.Subcommand{
+	"channels":      {Arity: -2, Handler: func(c *executor.Ctx) { pubsubChannels(c, session.KindChannel) }},
+	"shardchannels": {Arity: -2, Handler: func(c *executor.Ctx) { pubsubChannels(c, session.KindShard) }},
+	"numsub":        {Arity: -2, Handler: func(c *executor.Ctx) { pubsubNumSub(c, session.KindChannel) }},
+	"shardnumsub":   {Arity: -2, Handler: func(c *executor.Ctx) { pubsubNumSub(c, session.KindShard) }},
+	"numpat": {Arity: 2, Handler: func(c *executor.Ctx) {
 		c.W.Int(int64(len(c.Env.Sessions.PubSub.Names(c.Session.Namespace, session.KindPattern, nil))))
 	}},
-	"help": help(
+	"help": executor.Help(
 		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"CHANNELS [<pattern>]",
 		"    Return the currently active channels matching a <pattern> (default: '*').",
@@ -100,9 +108,9 @@ var pubsubSubcommands = map[string]subcommand{
 
 // PUBSUB CHANNELS|SHARDCHANNELS [pattern]: more arguments are refused in
 // the handler, with the text Redis gives there.
-func pubsubChannels(c *Ctx, kind int) {
+func pubsubChannels(c *executor.Ctx, kind int) {
 	if len(c.Args) > 3 {
-		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + abbreviate(c.Args[1]) + "'. Try PUBSUB HELP.")
+		c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + executor.Abbreviate(c.Args[1]) + "'. Try PUBSUB HELP.")
 		return
 	}
 	var pattern []byte
@@ -114,7 +122,7 @@ func pubsubChannels(c *Ctx, kind int) {
 
 // PUBSUB NUMSUB|SHARDNUMSUB [channel ...]: channel, count, ... as a flat
 // array in RESP3 too, as Redis 7.0 answers.
-func pubsubNumSub(c *Ctx, kind int) {
+func pubsubNumSub(c *executor.Ctx, kind int) {
 	c.W.Array(2 * (len(c.Args) - 2))
 	for _, name := range c.Args[2:] {
 		c.W.Bulk(name)

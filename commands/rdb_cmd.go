@@ -8,14 +8,21 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/rdb"
 	"github.com/basaltdb/basalt/scripting"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "rdb", Arity: -3, Flags: Write | Admin | LocksItself | KvrocksOnly, Handler: cmdRDB},
+	executor.Register(
+		&executor.Command{Name: "rdb", Arity: -3, Flags: executor.Write | executor.Admin | executor.LocksItself | executor.KvrocksOnly, Handler: cmdRDB,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Imports the keys of a Redis RDB file on the server's disk (RDB LOAD path [NX] [DB index])",
+					"group", "server", "complexity", "O(N) where N is the size of the file",
+					"arguments", docArgs(docToken("load", "LOAD"), docString("path"), optional(docToken("nx", "NX")),
+						optional(doc("name", "index", "type", "integer", "token", "DB")))),
+			}},
 	)
 }
 
@@ -25,17 +32,17 @@ func init() {
 // path, on the server's file system, into the client's namespace,
 // replacing keys of the same names (NX: leaving them alone), and its
 // function libraries likewise. Replies OK once every key is written.
-func cmdRDB(c *Ctx) {
-	if !c.is(1, "load") {
+func cmdRDB(c *executor.Ctx) {
+	if !c.Is(1, "load") {
 		c.ErrorString("ERR unknown subcommand")
 		return
 	}
 	nx, db := false, uint64(0)
 	for i := 3; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "nx"):
+		case c.Is(i, "nx"):
 			nx = true
-		case c.is(i, "db"):
+		case c.Is(i, "db"):
 			if i+1 == len(c.Args) {
 				c.ErrorString("ERR no more item to parse")
 				return
@@ -51,7 +58,7 @@ func cmdRDB(c *Ctx) {
 			}
 			db = uint64(n)
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -61,7 +68,7 @@ func cmdRDB(c *Ctx) {
 		c.ErrorString(rdbLoadError(path, err))
 		return
 	}
-	if c.ok(c.loadLibraries(st.Functions, nx)) {
+	if c.OK(loadLibraries(c, st.Functions, nx)) {
 		c.W.OK()
 	}
 }
@@ -69,18 +76,18 @@ func cmdRDB(c *Ctx) {
 // loadLibraries installs the function libraries of an RDB file: each
 // replaces the library of its name, or, with nx, is left out when one
 // exists.
-func (c *Ctx) loadLibraries(codes []string, nx bool) error {
+func loadLibraries(c *executor.Ctx, codes []string, nx bool) error {
 	if len(codes) == 0 {
 		return nil
 	}
-	scope := c.scriptScope()
+	scope := c.ScriptScope()
 	existing := map[string]bool{}
-	for _, lib := range c.Env.scripts.Libraries(scope) {
+	for _, lib := range c.Env.Scripts.Libraries(scope) {
 		existing[lib.Name] = true
 	}
 	var libs []*scripting.Library
 	for _, code := range codes {
-		lib, err := c.Env.scripts.Prepare(code, scripting.PolicyReplace, scope)
+		lib, err := c.Env.Scripts.Prepare(code, scripting.PolicyReplace, scope)
 		if err != nil {
 			return scriptError(err)
 		}
@@ -88,7 +95,7 @@ func (c *Ctx) loadLibraries(codes []string, nx bool) error {
 			libs = append(libs, lib)
 		}
 	}
-	return scriptError(c.Env.scripts.Install(libs, scripting.PolicyReplace, scope, c.Env.persistLibraries))
+	return scriptError(c.Env.Scripts.Install(libs, scripting.PolicyReplace, scope, c.Env.PersistLibraries))
 }
 
 // rdbLoadError words a failed RDB LOAD as Kvrocks does where it has

@@ -1,14 +1,13 @@
 package commands
 
-import "strings"
+import (
+	"strings"
+)
 
 // Secrets in arguments (passwords, namespace tokens) never leave the
 // server: SLOWLOG and MONITOR show "(redacted)" in their place, as Redis
 // does. A command that carries one says where in its table entry
 // (Command.Secret).
-
-// redactedArg is what is shown instead of a secret.
-var redactedArg = []byte("(redacted)")
 
 // secretFrom marks every argument from index first on (AUTH's).
 func secretFrom(first int) func(args [][]byte, i int) bool {
@@ -42,26 +41,4 @@ func configSecret(args [][]byte, i int) bool {
 func namespaceSecret(args [][]byte, i int) bool {
 	sub := strings.ToLower(string(args[1]))
 	return i == 3 && (sub == "add" || sub == "set")
-}
-
-// redacted returns args with the command's secrets replaced; args itself
-// when it has none. The result may share args' elements.
-func redacted(cmd *Command, args [][]byte) [][]byte {
-	if cmd == nil || cmd.Secret == nil {
-		return args
-	}
-	var out [][]byte
-	for i := 1; i < len(args); i++ {
-		if !cmd.Secret(args, i) {
-			continue
-		}
-		if out == nil {
-			out = append([][]byte(nil), args...)
-		}
-		out[i] = redactedArg
-	}
-	if out == nil {
-		return args
-	}
-	return out
 }

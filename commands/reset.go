@@ -1,9 +1,12 @@
 package commands
 
-import "github.com/basaltdb/basalt/metadata"
+import (
+	"github.com/basaltdb/basalt/executor"
+	"github.com/basaltdb/basalt/metadata"
+)
 
 func init() {
-	register(&Command{Name: "reset", Arity: 1, Flags: NoAuth | Fast | TxControl | SubscriberOK, Handler: cmdReset})
+	executor.Register(&executor.Command{Name: "reset", Arity: 1, Flags: executor.NoAuth | executor.Fast | executor.TxControl | executor.SubscriberOK, Handler: cmdReset})
 }
 
 // RESET
@@ -12,7 +15,7 @@ func init() {
 // no watched key, no subscription, not monitoring, no tracking, RESP2, no
 // name, READWRITE, CLIENT REPLY ON, and not authenticated when a password
 // is required.
-func cmdReset(c *Ctx) {
+func cmdReset(c *executor.Ctx) {
 	s, sessions := c.Session, c.Env.Sessions
 	s.EndTx()
 	sessions.Watches.Unwatch(s)

@@ -5,21 +5,31 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "time", Arity: 1, Flags: Fast | Loading, Handler: cmdTime},
-		&Command{Name: "dbsize", Arity: -1, Flags: ReadOnly, Handler: cmdDBSize},
-		&Command{Name: "flushdb", Arity: -1, Flags: Write | Exclusive, Handler: cmdFlushDB},
-		&Command{Name: "flushall", Arity: -1, Flags: Write | Admin | Exclusive, Handler: cmdFlushAll},
-		&Command{Name: "shutdown", Arity: -1, Flags: Admin | NoMulti, Handler: cmdShutdown},
-		&Command{Name: "slowlog", Arity: -2, Flags: Admin, Handler: cmdSlowlog},
-		&Command{Name: "info", Arity: -1, Flags: Loading, Handler: cmdInfo},
-		&Command{Name: "compact", Arity: 1, Flags: Admin | KvrocksOnly, Handler: cmdCompact},
-		&Command{Name: "applybatch", Arity: -2, Flags: Write | Admin | KvrocksOnly, Handler: cmdApplyBatch},
+	executor.Register(
+		&executor.Command{Name: "time", Arity: 1, Flags: executor.Fast | executor.Loading, Handler: cmdTime},
+		&executor.Command{Name: "dbsize", Arity: -1, Flags: executor.ReadOnly, Handler: cmdDBSize},
+		&executor.Command{Name: "flushdb", Arity: -1, Flags: executor.Write | executor.Exclusive | executor.NoDBSizeCheck, Handler: cmdFlushDB},
+		&executor.Command{Name: "flushall", Arity: -1, Flags: executor.Write | executor.Admin | executor.Exclusive | executor.NoDBSizeCheck, Handler: cmdFlushAll},
+		&executor.Command{Name: "shutdown", Arity: -1, Flags: executor.Admin | executor.NoMulti, Handler: cmdShutdown},
+		&executor.Command{Name: "slowlog", Arity: -2, Flags: executor.Admin, Subcommands: slowlogSubcommands, Handler: cmdSlowlog},
+		&executor.Command{Name: "info", Arity: -1, Flags: executor.Loading | executor.StaleOK, Handler: cmdInfo},
+		&executor.Command{Name: "compact", Arity: 1, Flags: executor.Admin | executor.KvrocksOnly, Handler: cmdCompact,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Compacts the whole database (a manual RocksDB compaction)",
+					"group", "server", "complexity", "O(N) where N is the size of the database"),
+			}},
+		&executor.Command{Name: "applybatch", Arity: -2, Flags: executor.Write | executor.Admin | executor.KvrocksOnly, Handler: cmdApplyBatch,
+			Meta: &executor.Meta{
+				Doc: doc("summary", "Applies a raw RocksDB write batch in Kvrocks's key encoding, as a replica applies the master's",
+					"group", "server", "complexity", "O(N) where N is the number of records in the batch",
+					"arguments", docArgs(docString("batch"), optional(docToken("lowpri", "LOWPRI")))),
+			}},
 	)
 }
 
@@ -31,17 +41,17 @@ func init() {
 // an error naming the record and what is wrong, and changes nothing. The
 // clients waiting on the keys it changed learn of them from its records
 // (written.go), not as a write of no key.
-func cmdApplyBatch(c *Ctx) {
+func cmdApplyBatch(c *executor.Ctx) {
 	switch {
 	case len(c.Args) > 3:
 		c.ErrorString("ERR wrong number of arguments")
 		return
-	case len(c.Args) == 3 && !c.is(2, "lowpri"):
+	case len(c.Args) == 3 && !c.Is(2, "lowpri"):
 		c.ErrorString("ERR only support LOWPRI option")
 		return
 	}
-	var b *appliedBatch
-	if _, err := c.Env.Storage.ApplyBatch(c.Args[1], func(records []storage.WALRecord) { b = c.Env.batchApplying(records) }); err != nil {
+	var b *executor.AppliedBatch
+	if _, err := c.Env.Storage.ApplyBatch(c.Args[1], func(records []storage.WALRecord) { b = c.Env.BatchApplying(records) }); err != nil {
 		if errors.Is(err, storage.ErrBatchTooSmall) {
 			c.ErrorString("ERR Corruption: malformed WriteBatch (too small)") // RocksDB's words, as Kvrocks replies them
 			return
@@ -55,14 +65,14 @@ func cmdApplyBatch(c *Ctx) {
 		c.Error(err)
 		return
 	}
-	c.changesNoKey()
-	c.inv.Writer = c.Session
-	c.Env.batchApplied(b, c.Session, &c.inv)
+	c.ChangesNoKey()
+	c.Inv.Writer = c.Session
+	c.Env.BatchApplied(b, c.Session, &c.Inv)
 	c.W.Int(int64(len(c.Args[1])))
 }
 
 // TIME
-func cmdTime(c *Ctx) {
+func cmdTime(c *executor.Ctx) {
 	now := time.Now()
 	c.W.Array(2)
 	c.W.BulkString(strconv.FormatInt(now.Unix(), 10))
@@ -73,15 +83,15 @@ func cmdTime(c *Ctx) {
 //
 // The count is exact: expired keys are not counted. DBSIZE SCAN, Kvrocks's
 // request, starts a background walk that refreshes INFO keyspace.
-func cmdDBSize(c *Ctx) {
+func cmdDBSize(c *executor.Ctx) {
 	switch {
 	case len(c.Args) == 1:
 		st, err := c.DB.Stats()
-		if c.ok(err) {
+		if c.OK(err) {
 			c.W.Int(st.Keys)
 		}
-	case len(c.Args) == 2 && c.is(1, "scan"):
-		c.Env.scanKeyspace(c.DB.Namespace())
+	case len(c.Args) == 2 && c.Is(1, "scan"):
+		c.Env.ScanKeyspace(c.DB.Namespace())
 		c.W.OK()
 	default:
 		c.ErrorString("ERR DBSIZE subcommand only supports scan")
@@ -89,34 +99,34 @@ func cmdDBSize(c *Ctx) {
 }
 
 // flushMode checks FLUSHDB/FLUSHALL's optional ASYNC or SYNC.
-func flushMode(c *Ctx) bool {
-	if len(c.Args) == 1 || (len(c.Args) == 2 && (c.is(1, "async") || c.is(1, "sync"))) {
+func flushMode(c *executor.Ctx) bool {
+	if len(c.Args) == 1 || (len(c.Args) == 2 && (c.Is(1, "async") || c.Is(1, "sync"))) {
 		return true
 	}
-	c.ErrorString(errSyntax)
+	c.ErrorString(executor.ErrSyntax)
 	return false
 }
 
 // FLUSHDB [ASYNC | SYNC]
-func cmdFlushDB(c *Ctx) {
+func cmdFlushDB(c *executor.Ctx) {
 	if !flushMode(c) {
 		return
 	}
-	c.Env.stopMigration()
-	if c.ok(c.DB.Flush()) {
-		c.flushed(false)
+	c.Env.StopMigration()
+	if c.OK(c.DB.Flush()) {
+		c.Flushed(false)
 		c.W.OK()
 	}
 }
 
 // FLUSHALL [ASYNC | SYNC]
-func cmdFlushAll(c *Ctx) {
+func cmdFlushAll(c *executor.Ctx) {
 	if !flushMode(c) {
 		return
 	}
-	c.Env.stopMigration()
-	if c.ok(c.Env.Storage.FlushAll()) {
-		c.flushed(true)
+	c.Env.StopMigration()
+	if c.OK(c.Env.Storage.FlushAll()) {
+		c.Flushed(true)
 		c.W.OK()
 	}
 }
@@ -126,8 +136,8 @@ func cmdFlushAll(c *Ctx) {
 // Compacts every column family through the compaction filters, which drop
 // what deleted, overwritten and expired keys left behind, and replies once
 // done.
-func cmdCompact(c *Ctx) {
-	if c.ok(c.Env.Storage.Compact()) {
+func cmdCompact(c *executor.Ctx) {
+	if c.OK(c.Env.Storage.Compact()) {
 		c.W.OK()
 	}
 }
@@ -138,28 +148,28 @@ func cmdCompact(c *Ctx) {
 // make no difference, except while a script is busy: SHUTDOWN NOSAVE
 // then stops it, SHUTDOWN alone gets BUSY. On success there is no reply:
 // the server closes.
-func cmdShutdown(c *Ctx) {
+func cmdShutdown(c *executor.Ctx) {
 	nosave := false
 	for i := 1; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "nosave"):
+		case c.Is(i, "nosave"):
 			nosave = true
-		case c.is(i, "save"), c.is(i, "now"), c.is(i, "force"):
-		case c.is(i, "abort"):
+		case c.Is(i, "save"), c.Is(i, "now"), c.Is(i, "force"):
+		case c.Is(i, "abort"):
 			c.ErrorString("ERR No shutdown in progress.")
 			return
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
 	// A busy script may only be stopped with the data as it is.
-	if busy := c.Env.scripts.Busy(); busy != "" {
+	if busy := c.Env.Scripts.Busy(); busy != "" {
 		if !nosave {
 			c.ErrorString(busy)
 			return
 		}
-		c.Env.scripts.Abort()
+		c.Env.Scripts.Abort()
 	}
 	c.Session.CloseAfterReply = true
 	if c.Env.Shutdown != nil {
@@ -168,12 +178,12 @@ func cmdShutdown(c *Ctx) {
 }
 
 // SLOWLOG GET [count] | LEN | RESET | HELP
-func cmdSlowlog(c *Ctx) {
-	dispatchSub(c, slowlogSubcommands)
+func cmdSlowlog(c *executor.Ctx) {
+	executor.DispatchSub(c)
 }
 
-var slowlogSubcommands = map[string]subcommand{
-	"get": {-2, func(c *Ctx) {
+var slowlogSubcommands = map[string]*executor.Subcommand{
+	"get": {Arity: -2, Handler: func(c *executor.Ctx) {
 		n := int64(10)
 		if len(c.Args) == 3 {
 			var ok bool
@@ -197,9 +207,9 @@ var slowlogSubcommands = map[string]subcommand{
 			c.W.BulkString(e.Name)
 		}
 	}},
-	"len":   {2, func(c *Ctx) { c.W.Int(int64(c.Env.Sessions.Slowlog.Len())) }},
-	"reset": {2, func(c *Ctx) { c.Env.Sessions.Slowlog.Reset(); c.W.OK() }},
-	"help": help(
+	"len":   {Arity: 2, Handler: func(c *executor.Ctx) { c.W.Int(int64(c.Env.Sessions.Slowlog.Len())) }},
+	"reset": {Arity: 2, Handler: func(c *executor.Ctx) { c.Env.Sessions.Slowlog.Reset(); c.W.OK() }},
+	"help": executor.Help(
 		"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
 		"LEN", "    Return the length of the slowlog.",

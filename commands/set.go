@@ -1,33 +1,39 @@
 package commands
 
 import (
-	"math"
-
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
-	"github.com/basaltdb/basalt/reply"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "sadd", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSAdd},
-		&Command{Name: "srem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSRem},
-		&Command{Name: "smembers", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSMembers},
-		&Command{Name: "sismember", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSIsMember},
-		&Command{Name: "smismember", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSMIsMember},
-		&Command{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSCard},
-		&Command{Name: "spop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPop},
-		&Command{Name: "srandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSRandMember},
-		&Command{Name: "smove", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Handler: cmdSMove},
-		&Command{Name: "sinter", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSInter},
-		&Command{Name: "sunion", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSUnion},
-		&Command{Name: "sdiff", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSDiff},
-		&Command{Name: "sinterstore", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdSInterStore},
-		&Command{Name: "sunionstore", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdSUnionStore},
-		&Command{Name: "sdiffstore", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Handler: cmdSDiffStore},
-		&Command{Name: "sintercard", Arity: -3, Flags: ReadOnly, Keys: numkeysKeys(1), Handler: cmdSInterCard},
-		&Command{Name: "sscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSScan},
+	executor.Register(
+		&executor.Command{Name: "sadd", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSAdd,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Event: "sadd", Shape: executor.OnEach}},
+		&executor.Command{Name: "srem", Arity: -3, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdSRem,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Event: "srem", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "smembers", Arity: 2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSMembers},
+		&executor.Command{Name: "sismember", Arity: 3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSIsMember},
+		&executor.Command{Name: "smismember", Arity: -3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSMIsMember},
+		&executor.Command{Name: "scard", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSCard},
+		&executor.Command{Name: "spop", Arity: -2, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSPop,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Event: "spop", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "srandmember", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSRandMember},
+		&executor.Command{Name: "smove", Arity: 4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 2, Handler: cmdSMove,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Shape: executor.OnSetMove}},
+		&executor.Command{Name: "sinter", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSInter},
+		&executor.Command{Name: "sunion", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSUnion},
+		&executor.Command{Name: "sdiff", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: -1, Handler: cmdSDiff},
+		&executor.Command{Name: "sinterstore", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -1, Handler: cmdSInterStore,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Event: "sinterstore", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
+		&executor.Command{Name: "sunionstore", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -1, Handler: cmdSUnionStore,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Event: "sunionstore", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
+		&executor.Command{Name: "sdiffstore", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -1, Handler: cmdSDiffStore,
+			Events: &executor.KeyEvents{Class: config.NotifySet, Event: "sdiffstore", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
+		&executor.Command{Name: "sintercard", Arity: -3, Flags: executor.ReadOnly, Keys: numkeysKeys(1), Handler: cmdSInterCard},
+		&executor.Command{Name: "sscan", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSScan},
 	)
 }
 
@@ -44,23 +50,23 @@ func numkeysKeys(numkeys int) func(args [][]byte) [][]byte {
 }
 
 // SADD key member [member ...]
-func cmdSAdd(c *Ctx) {
+func cmdSAdd(c *executor.Ctx) {
 	n, err := c.DB.SAdd(c.Args[1], c.Args[2:])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // SREM key member [member ...]
-func cmdSRem(c *Ctx) {
+func cmdSRem(c *executor.Ctx) {
 	n, err := c.DB.SRem(c.Args[1], c.Args[2:])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // SMEMBERS key
-func cmdSMembers(c *Ctx) {
+func cmdSMembers(c *executor.Ctx) {
 	d := c.W.DeferSet()
 	n := 0
 	_, err := c.DB.Walk(c.Args[1], metadata.TypeSet, func(m, _ []byte) {
@@ -70,45 +76,35 @@ func cmdSMembers(c *Ctx) {
 	finishOrError(c, d, n, err)
 }
 
-// finishOrError completes a deferred reply, or replaces it by err's reply.
-func finishOrError(c *Ctx, d reply.Deferred, n int, err error) {
-	if err != nil {
-		c.W.Abandon(d)
-		c.Error(err)
-		return
-	}
-	c.W.Finish(d, n)
-}
-
 // SISMEMBER key member
-func cmdSIsMember(c *Ctx) {
+func cmdSIsMember(c *executor.Ctx) {
 	found, err := c.DB.SMIsMember(c.Args[1], c.Args[2:3])
-	if c.ok(err) {
-		c.intBool(found[0])
+	if c.OK(err) {
+		c.IntBool(found[0])
 	}
 }
 
 // SMISMEMBER key member [member ...]
-func cmdSMIsMember(c *Ctx) {
+func cmdSMIsMember(c *executor.Ctx) {
 	found, err := c.DB.SMIsMember(c.Args[1], c.Args[2:])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(found))
 	for _, f := range found {
-		c.intBool(f)
+		c.IntBool(f)
 	}
 }
 
 // SCARD key
-func cmdSCard(c *Ctx) { replyLen(c, metadata.TypeSet) }
+func cmdSCard(c *executor.Ctx) { replyLen(c, metadata.TypeSet) }
 
 // SPOP key [count]
-func cmdSPop(c *Ctx) {
+func cmdSPop(c *executor.Ctx) {
 	switch len(c.Args) {
 	case 2:
 		members, err := c.DB.SPop(c.Args[1], 1)
-		if c.ok(err) {
+		if c.OK(err) {
 			if len(members) == 0 {
 				c.W.Null()
 			} else {
@@ -118,7 +114,7 @@ func cmdSPop(c *Ctx) {
 		return
 	case 3:
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	count, ok := num.ParseInt(c.Args[2])
@@ -127,7 +123,7 @@ func cmdSPop(c *Ctx) {
 		return
 	}
 	members, err := c.DB.SPop(c.Args[1], count)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Set(len(members))
@@ -137,13 +133,13 @@ func cmdSPop(c *Ctx) {
 }
 
 // SRANDMEMBER key [count]
-func cmdSRandMember(c *Ctx) {
+func cmdSRandMember(c *executor.Ctx) {
 	if len(c.Args) == 2 {
 		randomOne(c, metadata.TypeSet)
 		return
 	}
 	if len(c.Args) > 3 {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	count, ok := randomCountArg(c)
@@ -159,93 +155,28 @@ func cmdSRandMember(c *Ctx) {
 	})
 }
 
-// randomOne answers HRANDFIELD, SRANDMEMBER and ZRANDMEMBER without a
-// count: one random element, or null.
-func randomOne(c *Ctx, t metadata.Type) {
-	var one []byte
-	found := false
-	err := c.DB.RandomElements(c.Args[1], t, 1, true, func(_ int64, chunk []storage.Element) bool {
-		one, found = chunk[0].Sub, true
-		return false
-	})
-	if c.ok(err) {
-		c.BulkOrNull(one, found)
-	}
-}
-
-// randomCountMax is the largest count HRANDFIELD, SRANDMEMBER and
-// ZRANDMEMBER accept either way, LONG_MAX/2 as Redis allows WITHVALUES and
-// WITHSCORES: twice the count still fits the reply's length.
-const randomCountMax = math.MaxInt64 / 2
-
-// randomCountArg parses the count of HRANDFIELD, SRANDMEMBER and
-// ZRANDMEMBER (argument 2); LONG_MIN has Redis's own message.
-func randomCountArg(c *Ctx) (int64, bool) {
-	n, ok := c.Int(2)
-	if ok && n == math.MinInt64 {
-		c.ErrorString("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-		return 0, false
-	}
-	return n, ok
-}
-
-// randomCount checks a count read by randomCountArg once the syntax of the
-// other arguments is checked, as Redis does: beyond LONG_MAX/2 either way
-// it is out of range (Redis refuses that with WITHVALUES and WITHSCORES
-// only, and without them tries to produce the reply). A negative count
-// allows repetitions: count becomes its absolute value and distinct false.
-func randomCount(c *Ctx, count *int64) (distinct, ok bool) {
-	switch n := *count; {
-	case n < -randomCountMax || n > randomCountMax:
-		c.ErrorString("ERR value is out of range")
-		return false, false
-	case n < 0:
-		*count = -n
-		return false, true
-	}
-	return true, true
-}
-
-// randomReply streams the draws of HRANDFIELD, SRANDMEMBER and
-// ZRANDMEMBER with a count: factor reply items per element, which write
-// renders. The reply goes out as it is produced, in memory bounded
-// whatever the count, and stops early once the client is gone.
-func randomReply(c *Ctx, t metadata.Type, count int64, distinct bool, factor int, write func(e storage.Element)) {
-	out := newReplyStream(c, factor)
-	out.end(c.DB.RandomElements(c.Args[1], t, count, distinct, func(total int64, chunk []storage.Element) bool {
-		out.begin(total)
-		for _, e := range chunk {
-			write(e)
-			if !out.wrote(factor) {
-				return false
-			}
-		}
-		return true
-	}))
-}
-
 // SMOVE source destination member
-func cmdSMove(c *Ctx) {
+func cmdSMove(c *executor.Ctx) {
 	moved, added, err := c.DB.SMove(c.Args[1], c.Args[2], c.Args[3])
 	if moved && !added {
 		// As in Redis, a dst that held the member already is unchanged.
-		c.changed = c.Args[1:2]
+		c.Changed = c.Args[1:2]
 	}
-	if c.ok(err) {
-		c.intBool(moved)
+	if c.OK(err) {
+		c.IntBool(moved)
 	}
 }
 
 // SINTER key [key ...]
-func cmdSInter(c *Ctx) { setCombine(c, storage.SetInter) }
+func cmdSInter(c *executor.Ctx) { setCombine(c, storage.SetInter) }
 
 // SUNION key [key ...]
-func cmdSUnion(c *Ctx) { setCombine(c, storage.SetUnion) }
+func cmdSUnion(c *executor.Ctx) { setCombine(c, storage.SetUnion) }
 
 // SDIFF key [key ...]
-func cmdSDiff(c *Ctx) { setCombine(c, storage.SetDiff) }
+func cmdSDiff(c *executor.Ctx) { setCombine(c, storage.SetDiff) }
 
-func setCombine(c *Ctx, op storage.SetOp) {
+func setCombine(c *executor.Ctx, op storage.SetOp) {
 	d := c.W.DeferSet()
 	n := 0
 	err := c.DB.SetCombine(op, c.Args[1:], func(m []byte) bool {
@@ -257,23 +188,23 @@ func setCombine(c *Ctx, op storage.SetOp) {
 }
 
 // SINTERSTORE destination key [key ...]
-func cmdSInterStore(c *Ctx) { setStore(c, storage.SetInter) }
+func cmdSInterStore(c *executor.Ctx) { setStore(c, storage.SetInter) }
 
 // SUNIONSTORE destination key [key ...]
-func cmdSUnionStore(c *Ctx) { setStore(c, storage.SetUnion) }
+func cmdSUnionStore(c *executor.Ctx) { setStore(c, storage.SetUnion) }
 
 // SDIFFSTORE destination key [key ...]
-func cmdSDiffStore(c *Ctx) { setStore(c, storage.SetDiff) }
+func cmdSDiffStore(c *executor.Ctx) { setStore(c, storage.SetDiff) }
 
-func setStore(c *Ctx, op storage.SetOp) {
+func setStore(c *executor.Ctx, op storage.SetOp) {
 	n, err := c.DB.SetStore(op, c.Args[1], c.Args[2:])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // SINTERCARD numkeys key [key ...] [LIMIT limit]
-func cmdSInterCard(c *Ctx) {
+func cmdSInterCard(c *executor.Ctx) {
 	keys, limit, ok := parseNumkeysLimit(c)
 	if !ok {
 		return
@@ -283,14 +214,14 @@ func cmdSInterCard(c *Ctx) {
 		n++
 		return limit == 0 || n < limit
 	})
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // parseNumkeysLimit reads "numkeys key [key ...] [LIMIT limit]" from
 // argument 1 with Redis's errors; limit 0 means none.
-func parseNumkeysLimit(c *Ctx) (keys [][]byte, limit int64, ok bool) {
+func parseNumkeysLimit(c *executor.Ctx) (keys [][]byte, limit int64, ok bool) {
 	n, ok := num.ParseInt(c.Args[1])
 	if !ok || n <= 0 {
 		c.ErrorString("ERR numkeys should be greater than 0")
@@ -302,8 +233,8 @@ func parseNumkeysLimit(c *Ctx) (keys [][]byte, limit int64, ok bool) {
 	}
 	keys = c.Args[2 : 2+n]
 	for i := 2 + int(n); i < len(c.Args); i += 2 {
-		if !c.is(i, "limit") || i+1 >= len(c.Args) {
-			c.ErrorString(errSyntax)
+		if !c.Is(i, "limit") || i+1 >= len(c.Args) {
+			c.ErrorString(executor.ErrSyntax)
 			return nil, 0, false
 		}
 		l, ok := num.ParseInt(c.Args[i+1])
@@ -317,6 +248,6 @@ func parseNumkeysLimit(c *Ctx) (keys [][]byte, limit int64, ok bool) {
 }
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]
-func cmdSScan(c *Ctx) {
+func cmdSScan(c *executor.Ctx) {
 	scanElements(c, metadata.TypeSet, func(e storage.Element, _ bool) { c.W.Bulk(e.Sub) })
 }

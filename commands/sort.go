@@ -7,15 +7,18 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "sort", Arity: -2, Flags: Write, FirstKey: 1, LastKey: 1, Keys: sortKeys, Handler: cmdSort},
-		&Command{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSortRO},
+	executor.Register(
+		&executor.Command{Name: "sort", Arity: -2, Flags: executor.Write, FirstKey: 1, LastKey: 1, Keys: sortKeys, Handler: cmdSort,
+			Events: &executor.KeyEvents{Class: config.NotifyList, Event: "sortstore", Shape: executor.OnStore, Dest: executor.DestLastKey}},
+		&executor.Command{Name: "sort_ro", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdSortRO},
 	)
 }
 
@@ -53,12 +56,12 @@ type sortSpec struct {
 
 // SORT key [BY pattern] [LIMIT offset count] [GET pattern ...] [ASC|DESC]
 // [ALPHA] [STORE destination]
-func cmdSort(c *Ctx) { sortCommand(c, false) }
+func cmdSort(c *executor.Ctx) { sortCommand(c, false) }
 
 // SORT_RO key [BY pattern] [LIMIT offset count] [GET pattern ...] [ASC|DESC] [ALPHA]
-func cmdSortRO(c *Ctx) { sortCommand(c, true) }
+func cmdSortRO(c *executor.Ctx) { sortCommand(c, true) }
 
-func sortCommand(c *Ctx, readOnly bool) {
+func sortCommand(c *executor.Ctx, readOnly bool) {
 	s, ok := parseSort(c, readOnly)
 	if !ok {
 		return
@@ -66,7 +69,7 @@ func sortCommand(c *Ctx, readOnly bool) {
 	sc := sortScratches.Get().(*sortScratch)
 	defer sc.release()
 	elems, t, ranged, err := s.load(c.DB, c.Args[1], sc)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	// A set has no order of its own: sorted when stored, as Redis does
@@ -81,7 +84,7 @@ func sortCommand(c *Ctx, readOnly bool) {
 	}
 	if s.store != nil {
 		n, err := c.DB.ListStore(s.store, s.output(c.DB, elems, true))
-		if c.ok(err) {
+		if c.OK(err) {
 			c.W.Int(n)
 		}
 		return
@@ -99,7 +102,7 @@ func sortCommand(c *Ctx, readOnly bool) {
 
 // parseSort reads SORT's options as Redis does: later ones override earlier
 // ones, and in cluster mode BY with a pattern and GET are refused.
-func parseSort(c *Ctx, readOnly bool) (sortSpec, bool) {
+func parseSort(c *executor.Ctx, readOnly bool) (sortSpec, bool) {
 	s := sortSpec{count: -1}
 	cluster := c.Env.Config.ClusterEnabled.Get()
 	args := c.Args
@@ -140,7 +143,7 @@ func parseSort(c *Ctx, readOnly bool) (sortSpec, bool) {
 			s.gets = append(s.gets, args[i+1])
 			i++
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return s, false
 		}
 	}
@@ -256,7 +259,7 @@ type sortItem struct {
 // order sorts elems (or, BY a constant, keeps them in place) and cuts the
 // LIMIT range, as Redis does: BY a constant, a list keeps its order and
 // a sorted set its score order, each reversed by DESC.
-func (s *sortSpec) order(c *Ctx, elems [][]byte, t metadata.Type, sc *sortScratch) ([][]byte, bool) {
+func (s *sortSpec) order(c *executor.Ctx, elems [][]byte, t metadata.Type, sc *sortScratch) ([][]byte, bool) {
 	n := int64(len(elems))
 	start, end := s.offset, s.count
 	if start < 0 {

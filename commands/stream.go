@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/reply"
 )
 
@@ -14,7 +15,7 @@ import (
 // 0 -1 of a long list, SRANDMEMBER s -1099511627776); when it cannot (a
 // range by score), the array is deferred until the walk ends.
 type replyStream struct {
-	c      *Ctx
+	c      *executor.Ctx
 	factor int // reply items per element: 2 for flat member, score pairs
 
 	started, deferred bool
@@ -26,7 +27,9 @@ type replyStream struct {
 // errShortWalk is a walk that ended before the elements it announced.
 var errShortWalk = errors.New("commands: a walk handed over fewer elements than it announced")
 
-func newReplyStream(c *Ctx, factor int) *replyStream { return &replyStream{c: c, factor: factor} }
+func newReplyStream(c *executor.Ctx, factor int) *replyStream {
+	return &replyStream{c: c, factor: factor}
+}
 
 // begin starts the reply before the first element; total is the number
 // of elements the walk will hand over, or negative when it does not know.
@@ -63,7 +66,7 @@ func (s *replyStream) end(err error) {
 		// Part of the reply may be sent: the client could not tell where
 		// it ends, so it loses the connection rather than read a wrong
 		// reply.
-		slog.Error("reply cut short", "cmd", s.c.cmd.Name, "err", err)
+		slog.Error("reply cut short", "cmd", s.c.Cmd.Name, "err", err)
 		s.c.Session.Kill()
 	case err != nil:
 		if s.deferred {

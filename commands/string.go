@@ -2,47 +2,98 @@ package commands
 
 import (
 	"math"
+	"strings"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "get", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdGet},
-		&Command{Name: "set", Arity: -3, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdSet},
-		&Command{Name: "setnx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdSetNX},
-		&Command{Name: "setex", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdSetEX},
-		&Command{Name: "psetex", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdPSetEX},
-		&Command{Name: "getset", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetSet},
-		&Command{Name: "getdel", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetDel},
-		&Command{Name: "getex", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetEx},
-		&Command{Name: "mget", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Handler: cmdMGet},
-		&Command{Name: "mset", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSet},
-		&Command{Name: "msetnx", Arity: -3, Flags: Write, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSetNX},
-		&Command{Name: "append", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdAppend},
-		&Command{Name: "strlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdStrlen},
-		&Command{Name: "incr", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdIncr},
-		&Command{Name: "decr", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdDecr},
-		&Command{Name: "incrby", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdIncrBy},
-		&Command{Name: "decrby", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdDecrBy},
-		&Command{Name: "incrbyfloat", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdIncrByFloat},
-		&Command{Name: "getrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGetRange},
-		&Command{Name: "substr", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGetRange},
-		&Command{Name: "setrange", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdSetRange},
-		&Command{Name: "lcs", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 2, Handler: cmdLCS},
-		&Command{Name: "cas", Arity: -4, Flags: Write | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAS},
-		&Command{Name: "cad", Arity: 3, Flags: Write | KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAD},
+	executor.Register(
+		&executor.Command{Name: "get", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGet},
+		&executor.Command{Name: "set", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSet, KeyFlags: setKeyFlags,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: hasExpiryOption, Reads: hasWord("get")}},
+		&executor.Command{Name: "setnx", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSetNX,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach}},
+		&executor.Command{Name: "setex", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSetEX,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: always}},
+		&executor.Command{Name: "psetex", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdPSetEX,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: always}},
+		&executor.Command{Name: "getset", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetSet,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Reads: always}},
+		&executor.Command{Name: "getdel", Arity: 2, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdGetDel,
+			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Event: "del", Shape: executor.OnEach, Reads: always}},
+		&executor.Command{Name: "getex", Arity: -2, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGetEx,
+			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Shape: executor.OnExpiry, Reads: always}},
+		&executor.Command{Name: "mget", Arity: -2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: -1, Handler: cmdMGet},
+		&executor.Command{Name: "mset", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSet,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnAll}},
+		&executor.Command{Name: "msetnx", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSetNX,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnAll}},
+		&executor.Command{Name: "append", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdAppend,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "append", Shape: executor.OnEach}},
+		&executor.Command{Name: "strlen", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdStrlen},
+		&executor.Command{Name: "incr", Arity: 2, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdIncr,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "incrby", Shape: executor.OnEach}},
+		&executor.Command{Name: "decr", Arity: 2, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdDecr,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "incrby", Shape: executor.OnEach}},
+		&executor.Command{Name: "incrby", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdIncrBy,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "incrby", Shape: executor.OnEach}},
+		&executor.Command{Name: "decrby", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdDecrBy,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "incrby", Shape: executor.OnEach}},
+		&executor.Command{Name: "incrbyfloat", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdIncrByFloat,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "incrbyfloat", Shape: executor.OnEach}},
+		&executor.Command{Name: "getrange", Arity: 4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGetRange},
+		&executor.Command{Name: "substr", Arity: 4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdGetRange},
+		&executor.Command{Name: "setrange", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSetRange,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "setrange", Shape: executor.OnEach}},
+		&executor.Command{Name: "lcs", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 2, Handler: cmdLCS},
+		// Kvrocks's compare-and-set and compare-and-delete, as SET and DEL.
+		&executor.Command{Name: "cas", Arity: -4, Flags: executor.Write | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAS,
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: hasExpiryOption},
+			Meta: &executor.Meta{
+				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "update"}, BeginSearch: "index", Index: 1,
+					FindKeys: "range", LastKey: 0, KeyStep: 1}},
+				Doc: doc("summary", "Sets a string key to a new value if it holds the old one (1), or replies 0 (another value) or -1 (no key)",
+					"group", "string", "complexity", "O(1)",
+					"arguments", docArgs(docKey("key", 0), docString("old_value"), docString("new_value"),
+						optional(append(doc("name", "expiration", "type", "oneof"), "$arguments", docArgs(
+							doc("name", "seconds", "type", "integer", "token", "EX"),
+							doc("name", "milliseconds", "type", "integer", "token", "PX"),
+							doc("name", "unix-time-seconds", "type", "unix-time", "token", "EXAT"),
+							doc("name", "unix-time-milliseconds", "type", "unix-time", "token", "PXAT")))))),
+			}},
+		&executor.Command{Name: "cad", Arity: 3, Flags: executor.Write | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAD,
+			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Event: "del", Shape: executor.OnEach},
+			Meta: &executor.Meta{
+				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "delete"}, BeginSearch: "index", Index: 1,
+					FindKeys: "range", LastKey: 0, KeyStep: 1}},
+				Doc: doc("summary", "Deletes a string key if it holds the given value (1), or replies 0 (another value) or -1 (no key)",
+					"group", "string", "complexity", "O(1)",
+					"arguments", docArgs(docKey("key", 0), docString("value"))),
+			}},
 	)
 }
 
 // GET key
-func cmdGet(c *Ctx) {
+func cmdGet(c *executor.Ctx) {
 	v, found, err := c.DB.Get(c.Args[1])
-	if c.ok(err) {
-		c.Env.Stats.hit(found)
+	if c.OK(err) {
+		c.Env.Stats.Hit(found)
 		c.BulkOrNull(v, found)
 	}
+}
+
+// setKeyFlags are SET's key flags: GET reads the old value.
+func setKeyFlags(args [][]byte) []string {
+	for _, a := range args[3:] {
+		if strings.EqualFold(string(a), "get") {
+			return []string{"RW", "access", "update"}
+		}
+	}
+	return []string{"OW", "update"}
 }
 
 // expireUnit says how an expiry argument is read.
@@ -61,14 +112,14 @@ var (
 // expireArg parses argument i as an expiry for SET-like commands and
 // returns it as an absolute time in ms. Like Redis, it refuses zero,
 // negative values and overflow with "invalid expire time".
-func (c *Ctx) expireArg(i int, u expireUnit) (int64, bool) {
+func expireArg(c *executor.Ctx, i int, u expireUnit) (int64, bool) {
 	n, ok := c.Int(i)
 	if !ok {
 		return 0, false
 	}
 	at, fits := u.absoluteMs(n)
 	if n <= 0 || !fits {
-		c.invalidExpire()
+		invalidExpire(c)
 		return 0, false
 	}
 	return at, true
@@ -91,20 +142,20 @@ func (u expireUnit) absoluteMs(n int64) (at int64, fits bool) {
 	return n, true
 }
 
-func (c *Ctx) invalidExpire() {
-	c.ErrorString("ERR invalid expire time in '" + c.cmd.Name + "' command")
+func invalidExpire(c *executor.Ctx) {
+	c.ErrorString("ERR invalid expire time in '" + c.Cmd.Name + "' command")
 }
 
 // expiryOption recognises EX, PX, EXAT and PXAT at argument i.
-func (c *Ctx) expiryOption(i int) (expireUnit, bool) {
+func expiryOption(c *executor.Ctx, i int) (expireUnit, bool) {
 	switch {
-	case c.is(i, "ex"):
+	case c.Is(i, "ex"):
 		return unitEX, true
-	case c.is(i, "px"):
+	case c.Is(i, "px"):
 		return unitPX, true
-	case c.is(i, "exat"):
+	case c.Is(i, "exat"):
 		return unitEXAT, true
-	case c.is(i, "pxat"):
+	case c.Is(i, "pxat"):
 		return unitPXAT, true
 	}
 	return expireUnit{}, false
@@ -121,8 +172,8 @@ type pendingExpiry struct {
 // accept takes an expiry option at argument i if it may stand there:
 // another expiry option excludes it, the same one repeated does not (the
 // last wins, as in Redis).
-func (p *pendingExpiry) accept(c *Ctx, i int) bool {
-	u, ok := c.expiryOption(i)
+func (p *pendingExpiry) accept(c *executor.Ctx, i int) bool {
+	u, ok := expiryOption(c, i)
 	if !ok || (p.idx != 0 && p.unit != u) || i+1 >= len(c.Args) {
 		return false
 	}
@@ -132,26 +183,26 @@ func (p *pendingExpiry) accept(c *Ctx, i int) bool {
 
 // resolve reads the expiry value as an absolute time in ms, replying the
 // error when it is invalid.
-func (p *pendingExpiry) resolve(c *Ctx) (int64, bool) { return c.expireArg(p.idx, p.unit) }
+func (p *pendingExpiry) resolve(c *executor.Ctx) (int64, bool) { return expireArg(c, p.idx, p.unit) }
 
 // SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]
-func cmdSet(c *Ctx) {
+func cmdSet(c *executor.Ctx) {
 	var a storage.SetArgs
 	var exp pendingExpiry
 	for i := 3; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "nx") && !a.XX:
+		case c.Is(i, "nx") && !a.XX:
 			a.NX = true
-		case c.is(i, "xx") && !a.NX:
+		case c.Is(i, "xx") && !a.NX:
 			a.XX = true
-		case c.is(i, "get"):
+		case c.Is(i, "get"):
 			a.Get = true
-		case c.is(i, "keepttl") && exp.idx == 0:
+		case c.Is(i, "keepttl") && exp.idx == 0:
 			a.KeepTTL = true
 		case !a.KeepTTL && exp.accept(c, i):
 			i++
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -163,7 +214,7 @@ func cmdSet(c *Ctx) {
 		a.Expire = at
 	}
 	res, err := c.DB.Set(c.Args[1], c.Args[2], a)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	switch {
@@ -177,57 +228,57 @@ func cmdSet(c *Ctx) {
 }
 
 // SETNX key value
-func cmdSetNX(c *Ctx) {
+func cmdSetNX(c *executor.Ctx) {
 	res, err := c.DB.Set(c.Args[1], c.Args[2], storage.SetArgs{NX: true})
-	if c.ok(err) {
-		c.intBool(res.Written)
+	if c.OK(err) {
+		c.IntBool(res.Written)
 	}
 }
 
 // SETEX key seconds value
-func cmdSetEX(c *Ctx) { setWithExpiry(c, unitEX) }
+func cmdSetEX(c *executor.Ctx) { setWithExpiry(c, unitEX) }
 
 // PSETEX key milliseconds value
-func cmdPSetEX(c *Ctx) { setWithExpiry(c, unitPX) }
+func cmdPSetEX(c *executor.Ctx) { setWithExpiry(c, unitPX) }
 
-func setWithExpiry(c *Ctx, u expireUnit) {
-	at, ok := c.expireArg(2, u)
+func setWithExpiry(c *executor.Ctx, u expireUnit) {
+	at, ok := expireArg(c, 2, u)
 	if !ok {
 		return
 	}
-	if _, err := c.DB.Set(c.Args[1], c.Args[3], storage.SetArgs{Expire: at}); c.ok(err) {
+	if _, err := c.DB.Set(c.Args[1], c.Args[3], storage.SetArgs{Expire: at}); c.OK(err) {
 		c.W.OK()
 	}
 }
 
 // GETSET key value
-func cmdGetSet(c *Ctx) {
+func cmdGetSet(c *executor.Ctx) {
 	res, err := c.DB.Set(c.Args[1], c.Args[2], storage.SetArgs{Get: true})
-	if c.ok(err) {
+	if c.OK(err) {
 		c.BulkOrNull(res.Old, res.OldFound)
 	}
 }
 
 // GETDEL key
-func cmdGetDel(c *Ctx) {
+func cmdGetDel(c *executor.Ctx) {
 	v, found, err := c.DB.GetDel(c.Args[1])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.BulkOrNull(v, found)
 	}
 }
 
 // GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]
-func cmdGetEx(c *Ctx) {
+func cmdGetEx(c *executor.Ctx) {
 	var change storage.ExpireChange
 	var exp pendingExpiry
 	for i := 2; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "persist") && exp.idx == 0:
+		case c.Is(i, "persist") && exp.idx == 0:
 			change.Persist = true
 		case !change.Persist && exp.accept(c, i):
 			i++
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -235,7 +286,7 @@ func cmdGetEx(c *Ctx) {
 		// Redis answers for a missing or mistyped key before it looks at
 		// the expiry value.
 		_, found, err := c.DB.Get(c.Args[1])
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return
 		}
 		if !found {
@@ -249,78 +300,78 @@ func cmdGetEx(c *Ctx) {
 		change.Set, change.At = true, at
 	}
 	v, found, err := c.DB.GetEx(c.Args[1], change)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.BulkOrNull(v, found)
 	}
 }
 
 // MGET key [key ...]
-func cmdMGet(c *Ctx) {
+func cmdMGet(c *executor.Ctx) {
 	values, err := c.DB.MGet(c.Args[1:])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(values))
 	for _, v := range values {
-		c.Env.Stats.hit(v != nil)
+		c.Env.Stats.Hit(v != nil)
 		c.BulkOrNull(v, v != nil)
 	}
 }
 
 // MSET key value [key value ...]
-func cmdMSet(c *Ctx) {
+func cmdMSet(c *executor.Ctx) {
 	if len(c.Args)%2 == 0 {
 		c.ErrorString("ERR wrong number of arguments for 'mset' command")
 		return
 	}
-	if _, err := c.DB.MSet(c.Args[1:], false); c.ok(err) {
+	if _, err := c.DB.MSet(c.Args[1:], false); c.OK(err) {
 		c.W.OK()
 	}
 }
 
 // MSETNX key value [key value ...]
-func cmdMSetNX(c *Ctx) {
+func cmdMSetNX(c *executor.Ctx) {
 	if len(c.Args)%2 == 0 {
 		c.ErrorString("ERR wrong number of arguments for 'msetnx' command")
 		return
 	}
 	written, err := c.DB.MSet(c.Args[1:], true)
-	if c.ok(err) {
-		c.intBool(written)
+	if c.OK(err) {
+		c.IntBool(written)
 	}
 }
 
 // APPEND key value
-func cmdAppend(c *Ctx) {
+func cmdAppend(c *executor.Ctx) {
 	n, err := c.DB.Append(c.Args[1], c.Args[2], c.Env.Config.ProtoMaxBulkLen.Get())
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // STRLEN key
-func cmdStrlen(c *Ctx) {
+func cmdStrlen(c *executor.Ctx) {
 	n, err := c.DB.StrLen(c.Args[1])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // INCR key
-func cmdIncr(c *Ctx) { incrBy(c, 1) }
+func cmdIncr(c *executor.Ctx) { incrBy(c, 1) }
 
 // DECR key
-func cmdDecr(c *Ctx) { incrBy(c, -1) }
+func cmdDecr(c *executor.Ctx) { incrBy(c, -1) }
 
 // INCRBY key increment
-func cmdIncrBy(c *Ctx) {
+func cmdIncrBy(c *executor.Ctx) {
 	if n, ok := c.Int(2); ok {
 		incrBy(c, n)
 	}
 }
 
 // DECRBY key decrement
-func cmdDecrBy(c *Ctx) {
+func cmdDecrBy(c *executor.Ctx) {
 	n, ok := c.Int(2)
 	if !ok {
 		return
@@ -332,23 +383,23 @@ func cmdDecrBy(c *Ctx) {
 	incrBy(c, -n)
 }
 
-func incrBy(c *Ctx, delta int64) {
+func incrBy(c *executor.Ctx, delta int64) {
 	n, err := c.DB.IncrBy(c.Args[1], delta)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // INCRBYFLOAT key increment
-func cmdIncrByFloat(c *Ctx) {
+func cmdIncrByFloat(c *executor.Ctx) {
 	v, err := c.DB.IncrByFloat(c.Args[1], c.Args[2])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Bulk(v)
 	}
 }
 
 // GETRANGE key start end
-func cmdGetRange(c *Ctx) {
+func cmdGetRange(c *executor.Ctx) {
 	start, ok := c.Int(2)
 	if !ok {
 		return
@@ -358,7 +409,7 @@ func cmdGetRange(c *Ctx) {
 		return
 	}
 	v, _, err := c.DB.Get(c.Args[1])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	n := int64(len(v))
@@ -384,7 +435,7 @@ func cmdGetRange(c *Ctx) {
 }
 
 // SETRANGE key offset value
-func cmdSetRange(c *Ctx) {
+func cmdSetRange(c *executor.Ctx) {
 	offset, ok := c.Int(2)
 	if !ok {
 		return
@@ -394,7 +445,7 @@ func cmdSetRange(c *Ctx) {
 		return
 	}
 	n, err := c.DB.SetRange(c.Args[1], offset, c.Args[3], c.Env.Config.ProtoMaxBulkLen.Get())
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
@@ -402,13 +453,13 @@ func cmdSetRange(c *Ctx) {
 // CAS key old new [EX seconds|PX ms|EXAT unix-seconds|PXAT unix-ms], as
 // Kvrocks: 1 set, 0 the key holds another value, -1 no such key. An option
 // given twice counts once, the last; two different ones are a syntax error.
-func cmdCAS(c *Ctx) {
+func cmdCAS(c *executor.Ctx) {
 	var expire int64
 	var unit *expireUnit
 	for i := 4; i < len(c.Args); i += 2 {
-		u, known := c.expiryOption(i)
+		u, known := expiryOption(c, i)
 		if !known || (unit != nil && *unit != u) {
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 		if i+1 == len(c.Args) {
@@ -430,16 +481,16 @@ func cmdCAS(c *Ctx) {
 		unit = &u
 	}
 	n, err := c.DB.CompareAndSwap(c.Args[1], c.Args[2], c.Args[3], expire)
-	if c.kvrocksOK(err) {
+	if c.KvrocksOK(err) {
 		c.W.Int(n)
 	}
 }
 
 // CAD key value, as Kvrocks: 1 deleted, 0 the key holds another value, -1
 // no such key.
-func cmdCAD(c *Ctx) {
+func cmdCAD(c *executor.Ctx) {
 	n, err := c.DB.CompareAndDelete(c.Args[1], c.Args[2])
-	if c.kvrocksOK(err) {
+	if c.KvrocksOK(err) {
 		c.W.Int(n)
 	}
 }

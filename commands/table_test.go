@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/basaltdb/basalt/executor"
 )
 
 func args(s ...string) [][]byte {
@@ -15,30 +17,31 @@ func args(s ...string) [][]byte {
 }
 
 func TestTableIsConsistent(t *testing.T) {
-	for name, c := range table.byName {
-		if c.Name != name || name != strings.ToLower(name) {
-			t.Errorf("%s: registered under %q", c.Name, name)
+	for _, c := range executor.SortedCommands() {
+		name := c.Name
+		if executor.Lookup([]byte(name)) != c || name != strings.ToLower(name) {
+			t.Errorf("%s: not found under its name", name)
 		}
 		if c.Handler == nil || c.Arity == 0 {
 			t.Errorf("%s: missing handler or arity", name)
 		}
-		if c.Flags&Write != 0 && c.Flags&ReadOnly != 0 {
+		if c.Flags&executor.Write != 0 && c.Flags&executor.ReadOnly != 0 {
 			t.Errorf("%s: both write and readonly", name)
 		}
 		// The flushes and APPLYBATCH (which only the link of a slot
 		// import sends, for slots nobody else may write) write without
 		// key locks; RDB LOAD locks each key it imports itself.
-		if c.Flags&Write != 0 && c.FirstKey == 0 && c.Keys == nil && name != "flushdb" && name != "flushall" && name != "applybatch" && c.Flags&LocksItself == 0 {
+		if c.Flags&executor.Write != 0 && c.FirstKey == 0 && c.Keys == nil && name != "flushdb" && name != "flushall" && name != "applybatch" && c.Flags&executor.LocksItself == 0 {
 			t.Errorf("%s: a write command without keys locks nothing", name)
 		}
 	}
 }
 
 func TestLookupIgnoresCase(t *testing.T) {
-	if lookup([]byte("gEt")) != table.byName["get"] {
+	if get := executor.Lookup([]byte("get")); get == nil || executor.Lookup([]byte("gEt")) != get {
 		t.Fatal("lookup is case-sensitive")
 	}
-	if lookup([]byte(strings.Repeat("x", 40))) != nil || lookup([]byte("nosuch")) != nil {
+	if executor.Lookup([]byte(strings.Repeat("x", 40))) != nil || executor.Lookup([]byte("nosuch")) != nil {
 		t.Fatal("lookup found a command that does not exist")
 	}
 }
@@ -59,7 +62,7 @@ func TestKeyPositions(t *testing.T) {
 	for _, tt := range tests {
 		a := args(tt.args...)
 		var got []string
-		for _, k := range lookup(a[0]).keys(a) {
+		for _, k := range executor.Lookup(a[0]).KeysOf(a) {
 			got = append(got, string(k))
 		}
 		if strings.Join(got, ",") != tt.want {
@@ -69,40 +72,12 @@ func TestKeyPositions(t *testing.T) {
 }
 
 func TestArity(t *testing.T) {
-	get, set := table.byName["get"], table.byName["set"]
-	if !get.arityOK(2) || get.arityOK(1) || get.arityOK(3) {
+	get, set := executor.Lookup([]byte("get")), executor.Lookup([]byte("set"))
+	if !get.ArityOK(2) || get.ArityOK(1) || get.ArityOK(3) {
 		t.Fatal("exact arity wrong")
 	}
-	if !set.arityOK(3) || !set.arityOK(9) || set.arityOK(2) {
+	if !set.ArityOK(3) || !set.ArityOK(9) || set.ArityOK(2) {
 		t.Fatal("minimum arity wrong")
-	}
-}
-
-func TestUnknownCommandMessage(t *testing.T) {
-	if got := unknownCommand(args("foo")); got != "ERR unknown command 'foo', with args beginning with: " {
-		t.Fatalf("got %q", got)
-	}
-	long := strings.Repeat("a", 200)
-	got := unknownCommand(args("foo", long, "b"))
-	if got != "ERR unknown command 'foo', with args beginning with: '"+strings.Repeat("a", 128)+"' " {
-		t.Fatalf("long argument not cut at 128 bytes: %q", got)
-	}
-}
-
-func TestCursorTable(t *testing.T) {
-	var c cursorTable
-	id := c.save("ns", []byte("key"))
-	if k, ok := c.load("ns", id); !ok || string(k) != "key" {
-		t.Fatal("saved cursor not found")
-	}
-	if _, ok := c.load("other", id); ok {
-		t.Fatal("cursor usable from another namespace")
-	}
-	for i := 0; i < cursorSlots; i++ {
-		c.save("ns", nil)
-	}
-	if _, ok := c.load("ns", id); ok {
-		t.Fatal("overwritten cursor still valid")
 	}
 }
 

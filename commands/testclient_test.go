@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync/atomic"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/resp"
 )
 
@@ -11,7 +12,7 @@ import (
 // builds one: its replies stay in W (the writer itself, where the Ctx
 // sees only a reply.Sink) for the test to read.
 type testClient struct {
-	*Ctx
+	*executor.Ctx
 	W    *resp.Writer
 	conn *testConn
 }
@@ -43,7 +44,7 @@ func (c *testConn) WakePushes() {}
 // client connects a new client, as the server does.
 func (h *fuzzHarness) client() *testClient {
 	cl := &testClient{W: resp.NewWriter()}
-	cl.W.SetOnError(CountErrorReply)
+	cl.W.SetOnError(executor.CountErrorReply)
 	cl.conn = &testConn{cl: cl}
 	s := h.env.Sessions.New("127.0.0.1:40000", "127.0.0.1:6666", -1, cl.W, cl.conn)
 	cl.Ctx = h.env.NewContext(s)

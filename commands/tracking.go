@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/session"
 )
 
@@ -12,19 +13,19 @@ import (
 // keys it changed (Wrote), FLUSHDB and FLUSHALL everything (flushed).
 
 func init() {
-	clientSubcommands["tracking"] = subcommand{-3, clientTracking}
-	clientSubcommands["caching"] = subcommand{3, clientCaching}
-	clientSubcommands["getredir"] = subcommand{2, clientGetRedir}
-	clientSubcommands["trackinginfo"] = subcommand{2, clientTrackingInfo}
+	clientSubcommands["tracking"] = &executor.Subcommand{Arity: -3, Handler: clientTracking}
+	clientSubcommands["caching"] = &executor.Subcommand{Arity: 3, Handler: clientCaching}
+	clientSubcommands["getredir"] = &executor.Subcommand{Arity: 2, Handler: clientGetRedir}
+	clientSubcommands["trackinginfo"] = &executor.Subcommand{Arity: 2, Handler: clientTrackingInfo}
 }
 
 // CLIENT TRACKING ON|OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]
-func clientTracking(c *Ctx) {
+func clientTracking(c *executor.Ctx) {
 	var opts session.TrackingOptions
 	for i := 3; i < len(c.Args); i++ {
 		more := i+1 < len(c.Args)
 		switch {
-		case c.is(i, "redirect") && more:
+		case c.Is(i, "redirect") && more:
 			i++
 			if opts.Redirect != 0 {
 				c.ErrorString("ERR A client can only redirect to a single other client")
@@ -34,38 +35,38 @@ func clientTracking(c *Ctx) {
 			if !ok {
 				return
 			}
-			if target := c.Env.Sessions.Get(id); target == nil || !c.mayReach(target) {
+			if target := c.Env.Sessions.Get(id); target == nil || !mayReach(c, target) {
 				c.ErrorString("ERR The client ID you want redirect to does not exist")
 				return
 			}
 			opts.Redirect = id
-		case c.is(i, "bcast"):
+		case c.Is(i, "bcast"):
 			opts.Bcast = true
-		case c.is(i, "optin"):
+		case c.Is(i, "optin"):
 			opts.OptIn = true
-		case c.is(i, "optout"):
+		case c.Is(i, "optout"):
 			opts.OptOut = true
-		case c.is(i, "noloop"):
+		case c.Is(i, "noloop"):
 			opts.NoLoop = true
-		case c.is(i, "prefix") && more:
+		case c.Is(i, "prefix") && more:
 			i++
 			opts.Prefixes = append(opts.Prefixes, string(c.Args[i]))
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
 	switch {
-	case c.is(2, "on"):
+	case c.Is(2, "on"):
 		if refusal := trackingRefusal(c.Session, opts); refusal != "" {
 			c.ErrorString(refusal)
 			return
 		}
 		c.Session.EnableTracking(opts)
-	case c.is(2, "off"):
+	case c.Is(2, "off"):
 		c.Session.DisableTracking()
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	c.W.OK()
@@ -73,7 +74,7 @@ func clientTracking(c *Ctx) {
 
 // mayReach reports whether this connection may name target: any for the
 // admin, its own namespace's for a tenant.
-func (c *Ctx) mayReach(target *session.Session) bool {
+func mayReach(c *executor.Ctx, target *session.Session) bool {
 	return c.Session.Admin || target.NamespaceName() == c.Session.Namespace
 }
 
@@ -118,7 +119,7 @@ func trackingRefusal(s *session.Session, opts session.TrackingOptions) string {
 func overlaps(a, b string) bool { return strings.HasPrefix(a, b) || strings.HasPrefix(b, a) }
 
 // CLIENT CACHING YES|NO
-func clientCaching(c *Ctx) {
+func clientCaching(c *executor.Ctx) {
 	s := c.Session
 	if !s.TrackingOn() {
 		c.ErrorString("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
@@ -126,31 +127,31 @@ func clientCaching(c *Ctx) {
 	}
 	_, optIn, optOut := s.TrackingModes()
 	switch {
-	case c.is(2, "yes") && optIn:
+	case c.Is(2, "yes") && optIn:
 		s.SetCaching(session.CachingYes)
-	case c.is(2, "yes"):
+	case c.Is(2, "yes"):
 		c.ErrorString("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
 		return
-	case c.is(2, "no") && optOut:
+	case c.Is(2, "no") && optOut:
 		s.SetCaching(session.CachingNo)
-	case c.is(2, "no"):
+	case c.Is(2, "no"):
 		c.ErrorString("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
 		return
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	c.W.OK()
 }
 
 // CLIENT GETREDIR
-func clientGetRedir(c *Ctx) {
+func clientGetRedir(c *executor.Ctx) {
 	_, redirect, _ := c.Session.TrackingState()
 	c.W.Int(redirect)
 }
 
 // CLIENT TRACKINGINFO
-func clientTrackingInfo(c *Ctx) {
+func clientTrackingInfo(c *executor.Ctx) {
 	flags, redirect, prefixes := c.Session.TrackingState()
 	c.W.Map(3)
 	c.W.BulkString("flags")
@@ -165,59 +166,4 @@ func clientTrackingInfo(c *Ctx) {
 	for _, p := range prefixes {
 		c.W.BulkString(p)
 	}
-}
-
-// remember adds the keys a read command read to its client's tracking
-// table, and keeps the table within tracking-table-max-keys. As in Redis
-// 7.0, a read a script runs makes its client remember the keys the script
-// declared, whichever it read, and the script command itself (EVAL_RO,
-// FCALL_RO) remembers nothing: a script that reads nothing tracks none.
-func (e *Env) remember(c *Ctx, cmd *Command, args [][]byte) {
-	var keys [][]byte
-	switch {
-	case cmd.Flags&ReadOnly == 0 || cmd.Flags&RunsScript != 0:
-		return
-	case c.inScript:
-		if m := subcommandMeta(cmd, args); m != nil && !hasFlag(m.Flags, "readonly") {
-			return // MEMORY STATS, OBJECT HELP: Redis reads no data there
-		}
-		keys = c.scriptKeys
-	case cmd.hasKeys():
-		keys = cmd.keys(args)
-	}
-	held := c.Session.Remember(keys)
-	if max := e.Config.Redis.TrackingTableMaxKeys.Get(); max > 0 && int64(held) > max {
-		c.inv.Writer = c.Session
-		e.Sessions.Tracking.Evict(e.Sessions, max, &c.inv)
-	}
-}
-
-// flushed tells the readers of keys that FLUSHDB (or FLUSHALL, all)
-// emptied the namespace of c.
-func (c *Ctx) flushed(all bool) {
-	c.inv.Writer = c.Session
-	c.Env.keyspaceFlushed(c.Session.Namespace, all, c.Session, &c.inv)
-}
-
-// sendHeldInvalidations sends at once what a served blocked client's own
-// writes invalidated for it: its reply waits for its connection, which
-// is not the one serving it.
-func (c *Ctx) sendHeldInvalidations() {
-	for _, send := range c.inv.Self {
-		send()
-	}
-	c.inv.Self = nil
-}
-
-// trackingDone ends a command of the connection: the invalidations its
-// own writes caused go out after its reply, and CLIENT CACHING's choice
-// ends unless the command was CLIENT or queued.
-func (e *Env) trackingDone(c *Ctx, args [][]byte) {
-	s := c.Session
-	if len(c.inv.Self) > 0 {
-		s.SendAfterReplies(&c.inv)
-	}
-	c.inv.Writer = nil
-	cmd := lookup(args[0])
-	s.CommandDone(cmd != nil && cmd.Name == "client")
 }

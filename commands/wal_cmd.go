@@ -6,13 +6,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
 	// Kvrocks lets any user read the WAL, which holds every namespace's
 	// writes; here only the admin may.
-	register(&Command{Name: "pollupdates", Arity: -2, Flags: ReadOnly | Admin | KvrocksOnly, Handler: cmdPollUpdates})
+	executor.Register(&executor.Command{Name: "pollupdates", Arity: -2, Flags: executor.ReadOnly | executor.Admin | executor.KvrocksOnly, Handler: cmdPollUpdates,
+		Meta: &executor.Meta{
+			Doc: doc("summary", "Returns the write batches committed after a sequence number, as RocksDB logged them (change data capture)",
+				"group", "server", "complexity", "O(N) where N is the size of the batches returned",
+				"arguments", docArgs(doc("name", "sequence", "type", "integer"),
+					optional(doc("name", "count", "type", "integer", "token", "MAX")),
+					optional(docToken("strict", "STRICT")),
+					optional(doc("name", "format", "type", "pure-token", "token", "FORMAT RAW")))),
+		}})
 }
 
 // pollUpdatesDefaultMax and pollUpdatesMaxMax bound the batches one
@@ -29,7 +38,7 @@ const (
 // upper-case hex. The reply is next_sequence (the last sequence number
 // returned; the next call passes it), latest_sequence and updates. With
 // STRICT the first batch must begin right after sequence.
-func cmdPollUpdates(c *Ctx) {
+func cmdPollUpdates(c *executor.Ctx) {
 	seq, msg := kvrocksUint(string(c.Args[1]))
 	if msg != "" {
 		c.ErrorString("ERR " + msg)
@@ -38,22 +47,22 @@ func cmdPollUpdates(c *Ctx) {
 	limit, strict := int64(pollUpdatesDefaultMax), false
 	for i := 2; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "max") && i+1 < len(c.Args):
+		case c.Is(i, "max") && i+1 < len(c.Args):
 			i++
 			if limit, msg = kvrocksInt(string(c.Args[i]), 1, pollUpdatesMaxMax); msg != "" {
 				c.ErrorString("ERR " + msg)
 				return
 			}
-		case c.is(i, "strict"):
+		case c.Is(i, "strict"):
 			strict = true
-		case c.is(i, "format") && i+1 < len(c.Args):
+		case c.Is(i, "format") && i+1 < len(c.Args):
 			i++
-			if !c.is(i, "raw") {
+			if !c.Is(i, "raw") {
 				c.ErrorString("ERR invalid FORMAT option, only support RAW")
 				return
 			}
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -80,7 +89,7 @@ func cmdPollUpdates(c *Ctx) {
 		c.ErrorString("ERR mismatched sequence number, expected " + strconv.FormatUint(mismatch.want, 10) + " but got " + strconv.FormatUint(mismatch.got, 10))
 		return
 	}
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if len(updates) == 0 {

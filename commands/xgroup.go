@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
@@ -16,13 +18,17 @@ import (
 // reads them, so that the same bad command gets the same error.
 
 func init() {
-	register(
-		&Command{Name: "xgroup", Arity: -2, Flags: Write, Keys: objectKeys, Handler: cmdXGroup},
-		&Command{Name: "xreadgroup", Arity: -7, Flags: Write, Keys: xreadKeys, Handler: cmdXReadGroup},
-		&Command{Name: "xack", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAck},
-		&Command{Name: "xpending", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXPending},
-		&Command{Name: "xclaim", Arity: -6, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXClaim},
-		&Command{Name: "xautoclaim", Arity: -6, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAutoClaim},
+	executor.Register(
+		&executor.Command{Name: "xgroup", Arity: -2, Flags: executor.Write, Keys: objectKeys, Subcommands: xgroupSubcommands, Handler: cmdXGroup,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Pick: xgroupEvent, Shape: executor.OnEach}},
+		&executor.Command{Name: "xreadgroup", Arity: -7, Flags: executor.Write, Keys: xreadKeys, Handler: cmdXReadGroup,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xgroup-createconsumer", Shape: executor.OnNewConsumer, Consumer: consumerExists(2, 3)}},
+		&executor.Command{Name: "xack", Arity: -4, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdXAck},
+		&executor.Command{Name: "xpending", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXPending},
+		&executor.Command{Name: "xclaim", Arity: -6, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXClaim,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xgroup-createconsumer", Shape: executor.OnNewConsumer, Consumer: consumerExists(2, 3)}},
+		&executor.Command{Name: "xautoclaim", Arity: -6, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAutoClaim,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xgroup-createconsumer", Shape: executor.OnNewConsumer, Consumer: consumerExists(2, 3)}},
 	)
 }
 
@@ -38,18 +44,18 @@ func noGroupError(key, group []byte, suffix string) string {
 // XGROUP DELCONSUMER key group consumer | XGROUP HELP
 // XGROUP changes no key in Redis's eyes, unless CREATE's MKSTREAM makes
 // the stream.
-func cmdXGroup(c *Ctx) {
-	c.changesNoKey()
-	dispatchSub(c, xgroupSubcommands)
+func cmdXGroup(c *executor.Ctx) {
+	c.ChangesNoKey()
+	executor.DispatchSub(c)
 }
 
-var xgroupSubcommands = map[string]subcommand{
-	"create":         {-5, xgroupCreate},
-	"setid":          {-5, xgroupSetID},
-	"destroy":        {4, xgroupDestroy},
-	"createconsumer": {5, xgroupCreateConsumer},
-	"delconsumer":    {5, xgroupDelConsumer},
-	"help": help(
+var xgroupSubcommands = map[string]*executor.Subcommand{
+	"create":         {Arity: -5, Handler: xgroupCreate},
+	"setid":          {Arity: -5, Handler: xgroupSetID},
+	"destroy":        {Arity: 4, Handler: xgroupDestroy},
+	"createconsumer": {Arity: 5, Handler: xgroupCreateConsumer},
+	"delconsumer":    {Arity: 5, Handler: xgroupDelConsumer},
+	"help": executor.Help(
 		"XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"CREATE <key> <groupname> <id|$> [option]",
 		"    Create a new consumer group. Options are:",
@@ -71,12 +77,12 @@ var xgroupSubcommands = map[string]subcommand{
 }
 
 // xgroupSyntax is Redis's reply to XGROUP options it does not take.
-func xgroupSyntax(c *Ctx) {
+func xgroupSyntax(c *executor.Ctx) {
 	c.ErrorString("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try XGROUP HELP.")
 }
 
 // entriesRead parses the ENTRIESREAD value at i.
-func entriesRead(c *Ctx, i int) (int64, bool) {
+func entriesRead(c *executor.Ctx, i int) (int64, bool) {
 	n, ok := c.Int(i)
 	if ok && n < -1 {
 		c.ErrorString("ERR value for ENTRIESREAD must be positive or -1")
@@ -88,10 +94,10 @@ func entriesRead(c *Ctx, i int) (int64, bool) {
 // xgroupTarget checks the key and group of an XGROUP subcommand as Redis
 // does before running it: the key must hold a stream, and, when
 // needGroup, the stream the group. ok is false when it replied an error.
-func xgroupTarget(c *Ctx, needGroup bool) (groupFound, ok bool) {
+func xgroupTarget(c *executor.Ctx, needGroup bool) (groupFound, ok bool) {
 	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[2], c.Args[3])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case !keyFound:
 		c.ErrorString("ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.")
 	case needGroup && !groupFound:
@@ -104,7 +110,7 @@ func xgroupTarget(c *Ctx, needGroup bool) (groupFound, ok bool) {
 
 // groupID parses the ID argument of XGROUP CREATE and SETID: "$" is the
 // stream's last ID (lastID); strict refuses "-" and "+".
-func groupID(c *Ctx, strict bool) (id metadata.StreamID, lastID, ok bool) {
+func groupID(c *executor.Ctx, strict bool) (id metadata.StreamID, lastID, ok bool) {
 	arg := c.Args[4]
 	if len(arg) == 1 && arg[0] == '$' {
 		return id, true, true
@@ -116,13 +122,13 @@ func groupID(c *Ctx, strict bool) (id metadata.StreamID, lastID, ok bool) {
 	return id, false, ok
 }
 
-func xgroupCreate(c *Ctx) {
+func xgroupCreate(c *executor.Ctx) {
 	a := storage.XGroupCreateArgs{EntriesRead: -1}
 	for i := 5; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "mkstream"):
+		case c.Is(i, "mkstream"):
 			a.MkStream = true
-		case c.is(i, "entriesread") && i+1 < len(c.Args):
+		case c.Is(i, "entriesread") && i+1 < len(c.Args):
 			n, ok := entriesRead(c, i+1)
 			if !ok {
 				return
@@ -138,13 +144,13 @@ func xgroupCreate(c *Ctx) {
 		if _, ok := xgroupTarget(c, false); !ok {
 			return
 		}
-	} else if typ, err := c.DB.Type(c.Args[2]); !c.ok(err) {
+	} else if typ, err := c.DB.Type(c.Args[2]); !c.OK(err) {
 		return
 	} else if typ != metadata.TypeNone && typ != metadata.TypeStream {
-		c.ErrorString(errWrongType)
+		c.ErrorString(executor.ErrWrongType)
 		return
 	} else if typ == metadata.TypeNone {
-		c.changed = nil // the stream made is a change
+		c.Changed = nil // the stream made is a change
 	}
 	var ok bool
 	if a.ID, a.LastID, ok = groupID(c, true); !ok {
@@ -154,15 +160,15 @@ func xgroupCreate(c *Ctx) {
 	switch {
 	case errors.Is(err, storage.ErrBusyGroup):
 		c.ErrorString("BUSYGROUP Consumer Group name already exists")
-	case c.ok(err):
+	case c.OK(err):
 		c.W.OK()
 	}
 }
 
-func xgroupSetID(c *Ctx) {
+func xgroupSetID(c *executor.Ctx) {
 	n := int64(-1)
 	switch {
-	case len(c.Args) == 7 && c.is(5, "entriesread"):
+	case len(c.Args) == 7 && c.Is(5, "entriesread"):
 		var ok bool
 		if n, ok = entriesRead(c, 6); !ok {
 			return
@@ -175,44 +181,44 @@ func xgroupSetID(c *Ctx) {
 		return
 	}
 	id, lastID, ok := groupID(c, false)
-	if ok && c.ok(c.DB.XGroupSetID(c.Args[2], c.Args[3], id, lastID, n)) {
+	if ok && c.OK(c.DB.XGroupSetID(c.Args[2], c.Args[3], id, lastID, n)) {
 		c.W.OK()
 	}
 }
 
-func xgroupDestroy(c *Ctx) {
+func xgroupDestroy(c *executor.Ctx) {
 	if _, ok := xgroupTarget(c, false); !ok {
 		return
 	}
 	destroyed, err := c.DB.XGroupDestroy(c.Args[2], c.Args[3])
-	if c.ok(err) {
-		c.intBool(destroyed)
+	if c.OK(err) {
+		c.IntBool(destroyed)
 	}
 }
 
-func xgroupCreateConsumer(c *Ctx) {
+func xgroupCreateConsumer(c *executor.Ctx) {
 	if _, ok := xgroupTarget(c, true); !ok {
 		return
 	}
 	created, err := c.DB.XGroupCreateConsumer(c.Args[2], c.Args[3], c.Args[4])
-	if c.ok(err) {
-		c.intBool(created)
+	if c.OK(err) {
+		c.IntBool(created)
 	}
 }
 
-func xgroupDelConsumer(c *Ctx) {
+func xgroupDelConsumer(c *executor.Ctx) {
 	if _, ok := xgroupTarget(c, true); !ok {
 		return
 	}
 	n, err := c.DB.XGroupDelConsumer(c.Args[2], c.Args[3], c.Args[4])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // XACK key group id [id ...]
-func cmdXAck(c *Ctx) {
-	c.changesNoKey()
+func cmdXAck(c *executor.Ctx) {
+	c.ChangesNoKey()
 	ids := make([]metadata.StreamID, 0, len(c.Args)-3)
 	for i := 3; i < len(c.Args); i++ {
 		id, _, ok := parseStreamID(c.Args[i], true, 0, false)
@@ -224,41 +230,41 @@ func cmdXAck(c *Ctx) {
 	}
 	// XAck finds nothing to acknowledge without the stream or the group.
 	n, err := c.DB.XAck(c.Args[1], c.Args[2], ids)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // xackBadID replies to an XACK whose argument i is not an ID: as Redis,
 // nothing to acknowledge (0) comes before the IDs are read.
-func xackBadID(c *Ctx, i int) {
+func xackBadID(c *executor.Ctx, i int) {
 	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case !keyFound || !groupFound:
 		c.W.Int(0)
 	default:
-		c.streamID(i)
+		streamID(c, i)
 	}
 }
 
 // XPENDING key group [[IDLE min-idle-time] start end count [consumer]]
-func cmdXPending(c *Ctx) {
+func cmdXPending(c *executor.Ctx) {
 	n := len(c.Args)
 	if n != 3 && (n < 6 || n > 9) {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	var a storage.XPendingArgs
 	if n >= 6 {
 		at := 3
-		if c.is(3, "idle") {
+		if c.Is(3, "idle") {
 			idle, ok := c.Int(4)
 			if !ok {
 				return
 			}
 			if n < 8 {
-				c.ErrorString(errSyntax)
+				c.ErrorString(executor.ErrSyntax)
 				return
 			}
 			a.MinIdle, at = idle, 5
@@ -280,10 +286,10 @@ func cmdXPending(c *Ctx) {
 	}
 	typ, err := c.DB.Type(c.Args[1])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 		return
 	case typ != metadata.TypeNone && typ != metadata.TypeStream:
-		c.ErrorString(errWrongType)
+		c.ErrorString(executor.ErrWrongType)
 		return
 	}
 	if n == 3 {
@@ -292,13 +298,13 @@ func cmdXPending(c *Ctx) {
 	}
 	a.Now = time.Now().UnixMilli()
 	list, err := c.DB.XPendingRange(c.Args[1], c.Args[2], a)
-	if !c.noGroupOK(err) {
+	if !noGroupOK(c, err) {
 		return
 	}
 	c.W.Array(len(list))
 	for _, p := range list {
 		c.W.Array(4)
-		c.writeID(p.ID)
+		writeID(c, p.ID)
 		c.W.Bulk(p.Consumer)
 		c.W.Int(max(a.Now-p.DeliveryTime, 0))
 		c.W.Int(int64(p.DeliveryCount))
@@ -307,17 +313,17 @@ func cmdXPending(c *Ctx) {
 
 // noGroupOK is ok that answers ErrNoGroup with Redis's NOGROUP error of
 // the command's key and group (arguments 1 and 2).
-func (c *Ctx) noGroupOK(err error) bool {
+func noGroupOK(c *executor.Ctx, err error) bool {
 	if errors.Is(err, storage.ErrNoGroup) {
 		c.ErrorString(noGroupError(c.Args[1], c.Args[2], ""))
 		return false
 	}
-	return c.ok(err)
+	return c.OK(err)
 }
 
-func xpendingSummary(c *Ctx) {
+func xpendingSummary(c *executor.Ctx) {
 	sum, err := c.DB.XPendingSummary(c.Args[1], c.Args[2])
-	if !c.noGroupOK(err) {
+	if !noGroupOK(c, err) {
 		return
 	}
 	c.W.Array(4)
@@ -328,8 +334,8 @@ func xpendingSummary(c *Ctx) {
 		c.W.NullArray()
 		return
 	}
-	c.writeID(sum.First)
-	c.writeID(sum.Last)
+	writeID(c, sum.First)
+	writeID(c, sum.Last)
 	c.W.Array(len(sum.Consumers))
 	for _, cons := range sum.Consumers {
 		c.W.Array(2)
@@ -341,8 +347,8 @@ func xpendingSummary(c *Ctx) {
 // XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms]
 // [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID]
 // [LASTID lastid]
-func cmdXClaim(c *Ctx) {
-	c.changesNoKey()
+func cmdXClaim(c *executor.Ctx) {
+	c.ChangesNoKey()
 	if !streamGroupExists(c) {
 		return
 	}
@@ -382,17 +388,17 @@ func cmdXClaim(c *Ctx) {
 			return ok
 		}
 		switch {
-		case c.is(j, "force"):
+		case c.Is(j, "force"):
 			a.Force = true
-		case c.is(j, "justid"):
+		case c.Is(j, "justid"):
 			a.JustID = true
-		case more && (c.is(j, "idle") || c.is(j, "time") || c.is(j, "retrycount")):
+		case more && (c.Is(j, "idle") || c.Is(j, "time") || c.Is(j, "retrycount")):
 			if !numberOption(strings.ToUpper(string(c.Args[j]))) {
 				return
 			}
-		case more && c.is(j, "lastid"):
+		case more && c.Is(j, "lastid"):
 			j++
-			id, ok := c.streamID(j)
+			id, ok := streamID(c, j)
 			if !ok {
 				return
 			}
@@ -408,25 +414,25 @@ func cmdXClaim(c *Ctx) {
 		a.DeliveryTime = a.Now
 	}
 	claimed, err := c.DB.XClaim(c.Args[1], &a)
-	if !c.noGroupOK(err) {
+	if !noGroupOK(c, err) {
 		return
 	}
 	c.W.Array(len(claimed))
 	for _, e := range claimed {
 		if a.JustID {
-			c.writeID(e.ID)
+			writeID(c, e.ID)
 		} else {
-			c.writeEntry(e)
+			writeEntry(c, e)
 		}
 	}
 }
 
 // streamGroupExists checks that the key (argument 1) holds a stream with
 // the group (argument 2), replying the error when not.
-func streamGroupExists(c *Ctx) bool {
+func streamGroupExists(c *executor.Ctx) bool {
 	keyFound, groupFound, err := c.DB.XGroupExists(c.Args[1], c.Args[2])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 		return false
 	case !keyFound || !groupFound:
 		c.ErrorString(noGroupError(c.Args[1], c.Args[2], ""))
@@ -440,8 +446,8 @@ func streamGroupExists(c *Ctx) bool {
 const xautoclaimMaxCount = (1<<63 - 1) / 16
 
 // XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
-func cmdXAutoClaim(c *Ctx) {
-	c.changesNoKey()
+func cmdXAutoClaim(c *executor.Ctx) {
+	c.ChangesNoKey()
 	minIdle, ok := num.ParseInt(c.Args[4])
 	if !ok {
 		c.ErrorString("ERR Invalid min-idle-time argument for XAUTOCLAIM")
@@ -453,7 +459,7 @@ func cmdXAutoClaim(c *Ctx) {
 	}
 	for j := 6; j < len(c.Args); j++ {
 		switch {
-		case c.is(j, "count") && j+1 < len(c.Args):
+		case c.Is(j, "count") && j+1 < len(c.Args):
 			j++
 			n, ok := num.ParseInt(c.Args[j])
 			if !ok || n < 1 || n > xautoclaimMaxCount {
@@ -461,10 +467,10 @@ func cmdXAutoClaim(c *Ctx) {
 				return
 			}
 			a.Count = n
-		case c.is(j, "justid"):
+		case c.Is(j, "justid"):
 			a.JustID = true
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
@@ -473,22 +479,22 @@ func cmdXAutoClaim(c *Ctx) {
 	}
 	a.Now = time.Now().UnixMilli()
 	res, err := c.DB.XAutoClaim(c.Args[1], &a)
-	if !c.noGroupOK(err) {
+	if !noGroupOK(c, err) {
 		return
 	}
 	c.W.Array(3)
-	c.writeID(res.Next)
+	writeID(c, res.Next)
 	c.W.Array(len(res.Claimed))
 	for _, e := range res.Claimed {
 		if a.JustID {
-			c.writeID(e.ID)
+			writeID(c, e.ID)
 		} else {
-			c.writeEntry(e)
+			writeEntry(c, e)
 		}
 	}
 	c.W.Array(len(res.Deleted))
 	for _, id := range res.Deleted {
-		c.writeID(id)
+		writeID(c, id)
 	}
 }
 
@@ -499,8 +505,8 @@ func cmdXAutoClaim(c *Ctx) {
 // reads the consumer's pending entries after it. With BLOCK and nothing
 // new, the client waits on its keys (blocking.go) and is served, like a
 // new call, from the first key that gets entries.
-func cmdXReadGroup(c *Ctx) {
-	c.changesNoKey()
+func cmdXReadGroup(c *executor.Ctx) {
+	c.ChangesNoKey()
 	a, ok := parseXRead(c, true)
 	if !ok {
 		return
@@ -548,7 +554,7 @@ func cmdXReadGroup(c *Ctx) {
 // noteExpiries tells the registry of waiters when keys expire, so that
 // the active expiry (expireWaited) releases the XREADGROUPs waiting on
 // them when their time comes. It runs under the keys' locks.
-func noteExpiries(c *Ctx, keys [][]byte) {
+func noteExpiries(c *executor.Ctx, keys [][]byte) {
 	for _, k := range keys {
 		if at, _, err := c.DB.ExpireAt(k); err == nil {
 			c.Env.Sessions.Blocking.Expires(c.Session.Namespace, k, at)
@@ -592,12 +598,12 @@ func groupReadID(arg []byte) (history *metadata.StreamID, bad string) {
 
 // checkGroupReads checks each stream's group and then its ID, in Redis's
 // order, replying the first error.
-func checkGroupReads(c *Ctx, keys [][]byte, a *xreadArgs) (history []*metadata.StreamID, ok bool) {
+func checkGroupReads(c *executor.Ctx, keys [][]byte, a *xreadArgs) (history []*metadata.StreamID, ok bool) {
 	history = make([]*metadata.StreamID, len(keys))
 	for i, k := range keys {
 		keyFound, groupFound, err := c.DB.XGroupExists(k, a.group)
 		switch {
-		case !c.ok(err):
+		case !c.OK(err):
 			return nil, false
 		case !keyFound || !groupFound:
 			c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
@@ -615,7 +621,7 @@ func checkGroupReads(c *Ctx, keys [][]byte, a *xreadArgs) (history []*metadata.S
 
 // xreadgroup replies what the consumer reads from each stream, a null
 // when it reads nothing.
-func xreadgroup(c *Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArgs) {
+func xreadgroup(c *executor.Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArgs) {
 	d := c.W.DeferArray()
 	if c.W.Protocol() >= 3 {
 		d = c.W.DeferMap()
@@ -647,11 +653,11 @@ func xreadgroup(c *Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArg
 			if e.FieldsValues == nil {
 				// A pending entry deleted from the stream.
 				c.W.Array(2)
-				c.writeID(e.ID)
+				writeID(c, e.ID)
 				c.W.NullArray()
 				continue
 			}
-			c.writeEntry(e)
+			writeEntry(c, e)
 		}
 	}
 	if replied == 0 {
@@ -665,7 +671,7 @@ func xreadgroup(c *Ctx, keys [][]byte, history []*metadata.StreamID, a *xreadArg
 // xreadgroupServe serves a blocked XREADGROUP from key, as Redis 7.0
 // serves it: with new entries, or with an error when its stream or group
 // is gone; nothing (not served) while there is nothing new.
-func xreadgroupServe(c *Ctx, key []byte, a *xreadArgs) {
+func xreadgroupServe(c *executor.Ctx, key []byte, a *xreadArgs) {
 	if xreadgroupGone(c, key, a) {
 		return
 	}
@@ -682,12 +688,12 @@ func xreadgroupServe(c *Ctx, key []byte, a *xreadArgs) {
 // xreadgroupGone answers a blocked XREADGROUP with Redis 7.0's error when
 // its stream is gone (deleted, flushed, expired, or now another type) or
 // its group is, and reports whether it replied.
-func xreadgroupGone(c *Ctx, key []byte, a *xreadArgs) bool {
+func xreadgroupGone(c *executor.Ctx, key []byte, a *xreadArgs) bool {
 	keyFound, groupFound, err := c.DB.XGroupExists(key, a.group)
 	switch {
 	case errors.Is(err, storage.ErrWrongType), err == nil && !keyFound:
 		c.ErrorString("UNBLOCKED the stream key no longer exists")
-	case !c.ok(err):
+	case !c.OK(err):
 	case !groupFound:
 		c.ErrorString("NOGROUP the consumer group this client was blocked on no longer exists")
 	default:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/reply"
@@ -55,13 +56,13 @@ type xreadArgs struct {
 
 // parseXRead reads the options of XREAD (or XREADGROUP) up to STREAMS as
 // Redis's xreadCommand does; ok is false when it replied an error.
-func parseXRead(c *Ctx, group bool) (a xreadArgs, ok bool) {
+func parseXRead(c *executor.Ctx, group bool) (a xreadArgs, ok bool) {
 	a.block = -1
 	for i := 1; i < len(c.Args) && a.streams == 0; i++ {
 		more := len(c.Args) - 1 - i
 		switch {
-		case more > 0 && c.is(i, "block"):
-			if c.inScript {
+		case more > 0 && c.Is(i, "block"):
+			if c.InScript {
 				// Redis names the command as the script called it.
 				c.ErrorString("ERR " + string(c.Args[0]) + " command is not allowed with BLOCK option from scripts")
 				return
@@ -77,40 +78,40 @@ func parseXRead(c *Ctx, group bool) (a xreadArgs, ok bool) {
 				return a, false
 			}
 			a.block = time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
-		case more > 0 && c.is(i, "count"):
+		case more > 0 && c.Is(i, "count"):
 			i++
 			n, ok := c.Int(i)
 			if !ok {
 				return a, false
 			}
 			a.count = max(n, 0)
-		case more > 0 && c.is(i, "streams"):
+		case more > 0 && c.Is(i, "streams"):
 			a.streams = i + 1
 			if (len(c.Args)-a.streams)%2 != 0 {
 				c.ErrorString("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 				return a, false
 			}
-		case more >= 2 && c.is(i, "group"):
+		case more >= 2 && c.Is(i, "group"):
 			if !group {
 				c.ErrorString("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
 				return a, false
 			}
 			a.group, a.consumer = c.Args[i+1], c.Args[i+2]
 			i += 2
-		case c.is(i, "noack"):
+		case c.Is(i, "noack"):
 			if !group {
 				c.ErrorString("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
 				return a, false
 			}
 			a.noAck = true
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return a, false
 		}
 	}
 	switch {
 	case a.streams == 0:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 	case group && a.group == nil:
 		c.ErrorString("ERR Missing GROUP option for XREADGROUP")
 	default:
@@ -125,7 +126,7 @@ func parseXRead(c *Ctx, group bool) (a xreadArgs, ok bool) {
 // and nothing to read, the client waits on its keys (blocking.go) with
 // its "$" made the IDs they stand for, so that it is served the entries
 // that come after the call.
-func cmdXRead(c *Ctx) {
+func cmdXRead(c *executor.Ctx) {
 	a, ok := parseXRead(c, false)
 	if !ok {
 		return
@@ -142,7 +143,7 @@ func cmdXRead(c *Ctx) {
 		xread(c, keys, streams, count, block)
 		return
 	}
-	if block < 0 || c.inExec {
+	if block < 0 || c.InExec {
 		xread(c, keys, streams, count, block)
 		return
 	}
@@ -159,7 +160,7 @@ func cmdXRead(c *Ctx) {
 
 // xread resolves XREAD's IDs, replies what follows them, and, with a
 // block timeout (not negative), waits when there is nothing.
-func xread(c *Ctx, keys [][]byte, streams int, count int64, block time.Duration) {
+func xread(c *executor.Ctx, keys [][]byte, streams int, count int64, block time.Duration) {
 	n := len(keys)
 	ids := make([]metadata.StreamID, n)
 	lastEntry := make([]bool, n) // "+" on a stream with entries
@@ -169,7 +170,7 @@ func xread(c *Ctx, keys [][]byte, streams int, count int64, block time.Duration)
 		isDollar, isPlus := len(arg) == 1 && arg[0] == '$', len(arg) == 1 && arg[0] == '+'
 		if isDollar || isPlus {
 			info, _, err := c.DB.XStreamInfo(k, storage.StreamInfoWant{})
-			if !c.ok(err) {
+			if !c.OK(err) {
 				return
 			}
 			// "+" reads the last entry; on an empty stream it waits as "$".
@@ -185,14 +186,14 @@ func xread(c *Ctx, keys [][]byte, streams int, count int64, block time.Duration)
 			continue
 		}
 		typ, err := c.DB.Type(k)
-		if !c.ok(err) {
+		if !c.OK(err) {
 			return
 		}
 		if typ != metadata.TypeNone && typ != metadata.TypeStream {
-			c.ErrorString(errWrongType)
+			c.ErrorString(executor.ErrWrongType)
 			return
 		}
-		id, ok := c.streamID(streams + n + i)
+		id, ok := streamID(c, streams+n+i)
 		if !ok {
 			return
 		}
@@ -225,7 +226,7 @@ func xread(c *Ctx, keys [][]byte, streams int, count int64, block time.Duration)
 					inner = c.W.DeferArray()
 				}
 				entries++
-				c.writeEntry(e)
+				writeEntry(c, e)
 				return !c.W.Failed()
 			})
 			if err != nil {

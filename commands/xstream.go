@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
@@ -15,16 +17,20 @@ import (
 // parsed by Redis's rules, quirks included (see parseU64).
 
 func init() {
-	register(
-		&Command{Name: "xadd", Arity: -5, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAdd},
-		&Command{Name: "xrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRange},
-		&Command{Name: "xrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRevRange},
-		&Command{Name: "xlen", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXLen},
-		&Command{Name: "xdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXDel},
-		&Command{Name: "xtrim", Arity: -4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdXTrim},
-		&Command{Name: "xsetid", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdXSetID},
-		&Command{Name: "xinfo", Arity: -2, Flags: ReadOnly, Keys: objectKeys, Handler: cmdXInfo},
-		&Command{Name: "xread", Arity: -4, Flags: ReadOnly, Keys: xreadKeys, Handler: cmdXRead},
+	executor.Register(
+		&executor.Command{Name: "xadd", Arity: -5, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAdd,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xadd", Shape: executor.OnStreamAdd}},
+		&executor.Command{Name: "xrange", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRange},
+		&executor.Command{Name: "xrevrange", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRevRange},
+		&executor.Command{Name: "xlen", Arity: -2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXLen},
+		&executor.Command{Name: "xdel", Arity: -3, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdXDel,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xdel", Shape: executor.OnEach}},
+		&executor.Command{Name: "xtrim", Arity: -4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdXTrim,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xtrim", Shape: executor.OnEach}},
+		&executor.Command{Name: "xsetid", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXSetID,
+			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xsetid", Shape: executor.OnEach}},
+		&executor.Command{Name: "xinfo", Arity: -2, Flags: executor.ReadOnly, Keys: objectKeys, Subcommands: xinfoSubcommands, Handler: cmdXInfo},
+		&executor.Command{Name: "xread", Arity: -4, Flags: executor.ReadOnly, Keys: xreadKeys, Handler: cmdXRead},
 	)
 }
 
@@ -107,7 +113,7 @@ func parseStreamID(arg []byte, strict bool, missingSeq uint64, autoSeq bool) (id
 
 // streamID parses argument i as a strict ID (no "-" or "+"), replying the
 // error when it is not one.
-func (c *Ctx) streamID(i int) (metadata.StreamID, bool) {
+func streamID(c *executor.Ctx, i int) (metadata.StreamID, bool) {
 	id, _, ok := parseStreamID(c.Args[i], true, 0, false)
 	if !ok {
 		c.ErrorString(errStreamID)
@@ -117,16 +123,16 @@ func (c *Ctx) streamID(i int) (metadata.StreamID, bool) {
 
 // writeEntry replies one entry: its ID and the array of its fields and
 // values.
-func (c *Ctx) writeEntry(e storage.StreamEntry) {
+func writeEntry(c *executor.Ctx, e storage.StreamEntry) {
 	c.W.Array(2)
-	c.writeID(e.ID)
+	writeID(c, e.ID)
 	c.W.Array(len(e.FieldsValues))
 	for _, b := range e.FieldsValues {
 		c.W.Bulk(b)
 	}
 }
 
-func (c *Ctx) writeID(id metadata.StreamID) {
+func writeID(c *executor.Ctx, id metadata.StreamID) {
 	var buf [41]byte
 	c.W.Bulk(id.AppendText(buf[:0]))
 }
@@ -135,7 +141,7 @@ func (c *Ctx) writeID(id metadata.StreamID) {
 // streamParseAddOrTrimArgsOrReply does. For XADD (a not nil) it stops at
 // the ID, which it parses into a, and returns its position; for XTRIM it
 // returns len(c.Args). ok is false when it replied an error.
-func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, ok bool) {
+func parseTrim(c *executor.Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, ok bool) {
 	xadd := a != nil
 	limitGiven := false
 	i := 2
@@ -146,12 +152,12 @@ func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, o
 		case xadd && len(opt) == 1 && opt[0] == '*':
 			a.Auto = true
 			return i, checkTrim(c, t, xadd, limitGiven)
-		case more > 0 && (c.is(i, "maxlen") || c.is(i, "minid")):
+		case more > 0 && (c.Is(i, "maxlen") || c.Is(i, "minid")):
 			if t.Strategy != storage.TrimNone {
 				c.ErrorString("ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
 				return 0, false
 			}
-			maxLen := c.is(i, "maxlen")
+			maxLen := c.Is(i, "maxlen")
 			t.Approx = false
 			if next := c.Args[i+1]; more >= 2 && len(next) == 1 && (next[0] == '~' || next[0] == '=') {
 				t.Approx = next[0] == '~'
@@ -168,14 +174,14 @@ func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, o
 				}
 				t.Strategy, t.MaxLen = storage.TrimMaxLen, uint64(n)
 			} else {
-				id, ok := c.streamID(i + 1)
+				id, ok := streamID(c, i+1)
 				if !ok {
 					return 0, false
 				}
 				t.Strategy, t.MinID = storage.TrimMinID, id
 			}
 			i++
-		case more > 0 && c.is(i, "limit"):
+		case more > 0 && c.Is(i, "limit"):
 			n, ok := c.Int(i + 1)
 			if !ok {
 				return 0, false
@@ -186,7 +192,7 @@ func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, o
 			}
 			t.Limit, limitGiven = n, true
 			i++
-		case xadd && c.is(i, "nomkstream"):
+		case xadd && c.Is(i, "nomkstream"):
 			a.NoMkStream = true
 		case xadd:
 			id, seqAuto, ok := parseStreamID(opt, true, 0, true)
@@ -197,7 +203,7 @@ func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, o
 			a.ID, a.AutoSeq = id, seqAuto
 			return i, checkTrim(c, t, xadd, limitGiven)
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return 0, false
 		}
 	}
@@ -206,7 +212,7 @@ func parseTrim(c *Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, o
 
 // checkTrim checks the options parseTrim read together, and completes t
 // with stream-node-max-entries and the default LIMIT.
-func checkTrim(c *Ctx, t *storage.StreamTrim, xadd, limitGiven bool) bool {
+func checkTrim(c *executor.Ctx, t *storage.StreamTrim, xadd, limitGiven bool) bool {
 	switch {
 	case t.Limit != 0 && t.Strategy == storage.TrimNone:
 		c.ErrorString("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
@@ -236,7 +242,7 @@ func approxTrimLimit(nodeEntries int64) int64 {
 }
 
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]
-func cmdXAdd(c *Ctx) {
+func cmdXAdd(c *executor.Ctx) {
 	var a storage.XAddArgs
 	idPos, ok := parseTrim(c, &a, &a.Trim)
 	if !ok {
@@ -253,35 +259,35 @@ func cmdXAdd(c *Ctx) {
 	}
 	id, added, err := c.DB.XAdd(c.Args[1], &a, c.Args[idPos+1:])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case !added:
 		c.W.Null()
 	default:
-		c.writeID(id)
+		writeID(c, id)
 	}
 }
 
 // XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
-func cmdXTrim(c *Ctx) {
+func cmdXTrim(c *executor.Ctx) {
 	var t storage.StreamTrim
 	if _, ok := parseTrim(c, nil, &t); !ok {
 		return
 	}
 	n, err := c.DB.XTrim(c.Args[1], t)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // XRANGE key start end [COUNT count]
-func cmdXRange(c *Ctx) { xrange(c, false) }
+func cmdXRange(c *executor.Ctx) { xrange(c, false) }
 
 // XREVRANGE key end start [COUNT count]
-func cmdXRevRange(c *Ctx) { xrange(c, true) }
+func cmdXRevRange(c *executor.Ctx) { xrange(c, true) }
 
 // rangeBound parses a range bound: an ID, "-", "+", or with a leading "("
 // the ID after (before, for the end) the one given.
-func rangeBound(c *Ctx, arg []byte, missingSeq uint64, end bool) (metadata.StreamID, bool) {
+func rangeBound(c *executor.Ctx, arg []byte, missingSeq uint64, end bool) (metadata.StreamID, bool) {
 	exclusive := len(arg) > 1 && arg[0] == '('
 	if exclusive {
 		arg = arg[1:]
@@ -306,7 +312,7 @@ func rangeBound(c *Ctx, arg []byte, missingSeq uint64, end bool) (metadata.Strea
 	return id, ok
 }
 
-func xrange(c *Ctx, rev bool) {
+func xrange(c *executor.Ctx, rev bool) {
 	startArg, endArg := c.Args[2], c.Args[3]
 	if rev {
 		startArg, endArg = endArg, startArg
@@ -321,8 +327,8 @@ func xrange(c *Ctx, rev bool) {
 	}
 	count := int64(-1)
 	for j := 4; j < len(c.Args); j++ {
-		if !c.is(j, "count") || j+1 >= len(c.Args) {
-			c.ErrorString(errSyntax)
+		if !c.Is(j, "count") || j+1 >= len(c.Args) {
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 		n, ok := c.Int(j + 1)
@@ -336,7 +342,7 @@ func xrange(c *Ctx, rev bool) {
 		// Redis answers a COUNT 0 of an existing stream with a null.
 		_, found, err := c.DB.XStreamInfo(c.Args[1], storage.StreamInfoWant{})
 		switch {
-		case !c.ok(err):
+		case !c.OK(err):
 		case found:
 			c.W.NullArray()
 		default:
@@ -347,7 +353,7 @@ func xrange(c *Ctx, rev bool) {
 	// The reply goes out as the entries are read, its length known first.
 	out := newReplyStream(c, 1)
 	_, err := c.DB.XRangeSized(c.Args[1], start, end, rev, max(count, 0), out.begin, func(e storage.StreamEntry) bool {
-		c.writeEntry(e)
+		writeEntry(c, e)
 		return out.wrote(1)
 	})
 	out.end(err)
@@ -358,66 +364,66 @@ func xrange(c *Ctx, rev bool) {
 // The ID is Kvrocks's extension: XLEN then counts the entries after it
 // (+, the default) or before it (-). As Kvrocks, it reads no argument
 // past the direction.
-func cmdXLen(c *Ctx) {
+func cmdXLen(c *executor.Ctx) {
 	if len(c.Args) == 2 {
 		replyLen(c, metadata.TypeStream)
 		return
 	}
-	id, ok := c.streamID(2)
+	id, ok := streamID(c, 2)
 	if !ok {
 		return
 	}
 	start, end := metadata.StreamID{}, metadata.MaxStreamID
 	var inRange bool
 	switch {
-	case len(c.Args) == 3 || c.is(3, "+"):
+	case len(c.Args) == 3 || c.Is(3, "+"):
 		start, inRange = id.Next()
-	case c.is(3, "-"):
+	case c.Is(3, "-"):
 		end, inRange = id.Prev()
 	default:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	if !inRange { // nothing lies after the last ID or before the first
 		start, end = metadata.MaxStreamID, metadata.StreamID{}
 	}
 	n, err := c.DB.XCount(c.Args[1], start, end)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // XDEL key id [id ...]
-func cmdXDel(c *Ctx) {
+func cmdXDel(c *executor.Ctx) {
 	typ, err := c.DB.Type(c.Args[1])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 		return
 	case typ == metadata.TypeNone:
 		c.W.Int(0)
 		return
 	case typ != metadata.TypeStream:
-		c.ErrorString(errWrongType)
+		c.ErrorString(executor.ErrWrongType)
 		return
 	}
 	ids := make([]metadata.StreamID, 0, len(c.Args)-2)
 	for i := 2; i < len(c.Args); i++ {
-		id, ok := c.streamID(i)
+		id, ok := streamID(c, i)
 		if !ok {
 			return
 		}
 		ids = append(ids, id)
 	}
 	n, err := c.DB.XDel(c.Args[1], ids)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
-func cmdXSetID(c *Ctx) {
-	c.changesNoKey()
-	id, ok := c.streamID(2)
+func cmdXSetID(c *executor.Ctx) {
+	c.ChangesNoKey()
+	id, ok := streamID(c, 2)
 	if !ok {
 		return
 	}
@@ -425,7 +431,7 @@ func cmdXSetID(c *Ctx) {
 	for i := 3; i < len(c.Args); i += 2 {
 		more := len(c.Args) - 1 - i
 		switch {
-		case more > 0 && c.is(i, "entriesadded"):
+		case more > 0 && c.Is(i, "entriesadded"):
 			n, ok := c.Int(i + 1)
 			if !ok {
 				return
@@ -435,8 +441,8 @@ func cmdXSetID(c *Ctx) {
 				return
 			}
 			a.EntriesAdded = n
-		case more > 0 && c.is(i, "maxdeletedid"):
-			m, ok := c.streamID(i + 1)
+		case more > 0 && c.Is(i, "maxdeletedid"):
+			m, ok := streamID(c, i+1)
 			if !ok {
 				return
 			}
@@ -446,24 +452,24 @@ func cmdXSetID(c *Ctx) {
 			}
 			a.MaxDeleted = m
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return
 		}
 	}
-	if c.ok(c.DB.XSetID(c.Args[1], a)) {
+	if c.OK(c.DB.XSetID(c.Args[1], a)) {
 		c.W.OK()
 	}
 }
 
 // XINFO STREAM key [FULL [COUNT count]] | XINFO GROUPS key |
 // XINFO CONSUMERS key group | XINFO HELP
-func cmdXInfo(c *Ctx) { dispatchSub(c, xinfoSubcommands) }
+func cmdXInfo(c *executor.Ctx) { executor.DispatchSub(c) }
 
-var xinfoSubcommands = map[string]subcommand{
-	"stream":    {-3, xinfoStream},
-	"groups":    {3, xinfoGroups},
-	"consumers": {4, xinfoConsumers},
-	"help": help(
+var xinfoSubcommands = map[string]*executor.Subcommand{
+	"stream":    {Arity: -3, Handler: xinfoStream},
+	"groups":    {Arity: 3, Handler: xinfoGroups},
+	"consumers": {Arity: 4, Handler: xinfoConsumers},
+	"help": executor.Help(
 		"XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"CONSUMERS <key> <groupname>",
 		"    Show consumers of <groupname>.",
@@ -493,13 +499,13 @@ func radixEstimate(info storage.StreamInfo) (keys, nodes int64) {
 	return keys, keys + 1
 }
 
-func xinfoStream(c *Ctx) {
+func xinfoStream(c *executor.Ctx) {
 	full, count := false, int64(10)
 	switch {
 	case len(c.Args) == 3:
-	case len(c.Args) == 4 && c.is(3, "full"):
+	case len(c.Args) == 4 && c.Is(3, "full"):
 		full = true
-	case len(c.Args) == 6 && c.is(3, "full") && c.is(4, "count"):
+	case len(c.Args) == 6 && c.Is(3, "full") && c.Is(4, "count"):
 		n, ok := c.Int(5)
 		if !ok {
 			return
@@ -511,7 +517,7 @@ func xinfoStream(c *Ctx) {
 	}
 	info, found, err := c.DB.XStreamInfo(c.Args[2], storage.StreamInfoWant{Ends: !full, Full: full, Count: count})
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 		return
 	case !found:
 		c.ErrorString("ERR no such key")
@@ -530,13 +536,13 @@ func xinfoStream(c *Ctx) {
 	c.W.BulkString("radix-tree-nodes")
 	c.W.Int(nodes)
 	c.W.BulkString("last-generated-id")
-	c.writeID(info.LastGenerated)
+	writeID(c, info.LastGenerated)
 	c.W.BulkString("max-deleted-entry-id")
-	c.writeID(info.MaxDeleted)
+	writeID(c, info.MaxDeleted)
 	c.W.BulkString("entries-added")
 	c.W.Int(int64(info.EntriesAdded))
 	c.W.BulkString("recorded-first-entry-id")
-	c.writeID(info.RecordedFirst)
+	writeID(c, info.RecordedFirst)
 	if !full {
 		c.W.BulkString("groups")
 		c.W.Int(int64(info.Groups))
@@ -548,7 +554,7 @@ func xinfoStream(c *Ctx) {
 			if end.e == nil {
 				c.W.Null()
 			} else {
-				c.writeEntry(*end.e)
+				writeEntry(c, *end.e)
 			}
 		}
 		return
@@ -556,7 +562,7 @@ func xinfoStream(c *Ctx) {
 	c.W.BulkString("entries")
 	c.W.Array(len(info.Entries))
 	for _, e := range info.Entries {
-		c.writeEntry(e)
+		writeEntry(c, e)
 	}
 	c.W.BulkString("groups")
 	c.W.Array(len(info.GroupList))
@@ -565,15 +571,15 @@ func xinfoStream(c *Ctx) {
 		c.W.BulkString("name")
 		c.W.Bulk(g.Name)
 		c.W.BulkString("last-delivered-id")
-		c.writeID(g.LastDelivered)
-		c.writeGroupCounters(info, g)
+		writeID(c, g.LastDelivered)
+		writeGroupCounters(c, info, g)
 		c.W.BulkString("pel-count")
 		c.W.Int(int64(g.Pending))
 		c.W.BulkString("pending")
 		c.W.Array(len(g.PendingList))
 		for _, p := range g.PendingList {
 			c.W.Array(4)
-			c.writeID(p.ID)
+			writeID(c, p.ID)
 			c.W.Bulk(p.Consumer)
 			c.W.Int(p.DeliveryTime)
 			c.W.Int(int64(p.DeliveryCount))
@@ -592,7 +598,7 @@ func xinfoStream(c *Ctx) {
 			c.W.Array(len(cons.PendingList))
 			for _, p := range cons.PendingList {
 				c.W.Array(3)
-				c.writeID(p.ID)
+				writeID(c, p.ID)
 				c.W.Int(p.DeliveryTime)
 				c.W.Int(int64(p.DeliveryCount))
 			}
@@ -602,7 +608,7 @@ func xinfoStream(c *Ctx) {
 
 // writeGroupCounters replies a group's entries-read and lag, null when
 // unknown, as Redis 7.0.
-func (c *Ctx) writeGroupCounters(info storage.StreamInfo, g storage.StreamGroupInfo) {
+func writeGroupCounters(c *executor.Ctx, info storage.StreamInfo, g storage.StreamGroupInfo) {
 	c.W.BulkString("entries-read")
 	if g.EntriesRead == -1 {
 		c.W.Null()
@@ -617,10 +623,10 @@ func (c *Ctx) writeGroupCounters(info storage.StreamInfo, g storage.StreamGroupI
 	}
 }
 
-func xinfoGroups(c *Ctx) {
+func xinfoGroups(c *executor.Ctx) {
 	info, found, err := c.DB.XStreamInfo(c.Args[2], storage.StreamInfoWant{Groups: true})
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 		return
 	case !found:
 		c.ErrorString("ERR no such key")
@@ -636,15 +642,15 @@ func xinfoGroups(c *Ctx) {
 		c.W.BulkString("pending")
 		c.W.Int(int64(g.Pending))
 		c.W.BulkString("last-delivered-id")
-		c.writeID(g.LastDelivered)
-		c.writeGroupCounters(info, g)
+		writeID(c, g.LastDelivered)
+		writeGroupCounters(c, info, g)
 	}
 }
 
-func xinfoConsumers(c *Ctx) {
+func xinfoConsumers(c *executor.Ctx) {
 	consumers, found, groupFound, err := c.DB.XConsumers(c.Args[2], c.Args[3])
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 		return
 	case !found:
 		c.ErrorString("ERR no such key")

@@ -1,55 +1,64 @@
 package commands
 
 import (
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
 )
 
 func init() {
-	register(
-		&Command{Name: "zadd", Arity: -4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZAdd},
-		&Command{Name: "zincrby", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZIncrBy},
-		&Command{Name: "zrem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRem},
-		&Command{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZCard},
-		&Command{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZScore},
-		&Command{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZMScore},
-		&Command{Name: "zrank", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRank},
-		&Command{Name: "zrevrank", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRevRank},
-		&Command{Name: "zcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZCount},
-		&Command{Name: "zlexcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Handler: cmdZLexCount},
-		&Command{Name: "zrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRange},
-		&Command{Name: "zrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRange},
-		&Command{Name: "zrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRangeByScore},
-		&Command{Name: "zrevrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRangeByScore},
-		&Command{Name: "zrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRangeByLex},
-		&Command{Name: "zrevrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRangeByLex},
-		&Command{Name: "zrangestore", Arity: -5, Flags: Write, FirstKey: 1, LastKey: 2, Handler: cmdZRangeStore},
-		&Command{Name: "zremrangebyrank", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByRank},
-		&Command{Name: "zremrangebyscore", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByScore},
-		&Command{Name: "zremrangebylex", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByLex},
-		&Command{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZScan},
+	executor.Register(
+		&executor.Command{Name: "zadd", Arity: -4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZAdd,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Pick: pickWord("incr", "zincr", "zadd"), Shape: executor.OnEach}},
+		&executor.Command{Name: "zincrby", Arity: 4, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZIncrBy,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zincr", Shape: executor.OnEach}},
+		&executor.Command{Name: "zrem", Arity: -3, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdZRem,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zrem", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "zcard", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZCard},
+		&executor.Command{Name: "zscore", Arity: 3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZScore},
+		&executor.Command{Name: "zmscore", Arity: -3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZMScore},
+		&executor.Command{Name: "zrank", Arity: -3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRank},
+		&executor.Command{Name: "zrevrank", Arity: -3, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZRevRank},
+		&executor.Command{Name: "zcount", Arity: 4, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZCount},
+		&executor.Command{Name: "zlexcount", Arity: 4, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdZLexCount},
+		&executor.Command{Name: "zrange", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRange},
+		&executor.Command{Name: "zrevrange", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRange},
+		&executor.Command{Name: "zrangebyscore", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRangeByScore},
+		&executor.Command{Name: "zrevrangebyscore", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRangeByScore},
+		&executor.Command{Name: "zrangebylex", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRangeByLex},
+		&executor.Command{Name: "zrevrangebylex", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZRevRangeByLex},
+		&executor.Command{Name: "zrangestore", Arity: -5, Flags: executor.Write, FirstKey: 1, LastKey: 2, Handler: cmdZRangeStore,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zrangestore", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
+		&executor.Command{Name: "zremrangebyrank", Arity: 4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByRank,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zremrangebyrank", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "zremrangebyscore", Arity: 4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByScore,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zremrangebyscore", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "zremrangebylex", Arity: 4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdZRemRangeByLex,
+			Events: &executor.KeyEvents{Class: config.NotifyZset, Event: "zremrangebylex", Shape: executor.OnEachThenDel}},
+		&executor.Command{Name: "zscan", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdZScan},
 	)
 }
 
 // ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]
-func cmdZAdd(c *Ctx) {
+func cmdZAdd(c *executor.Ctx) {
 	var f storage.ZAddFlags
 	ch := false
 	i := 2
 	for ; i < len(c.Args); i++ {
 		switch {
-		case c.is(i, "nx"):
+		case c.Is(i, "nx"):
 			f.NX = true
-		case c.is(i, "xx"):
+		case c.Is(i, "xx"):
 			f.XX = true
-		case c.is(i, "gt"):
+		case c.Is(i, "gt"):
 			f.GT = true
-		case c.is(i, "lt"):
+		case c.Is(i, "lt"):
 			f.LT = true
-		case c.is(i, "ch"):
+		case c.Is(i, "ch"):
 			ch = true
-		case c.is(i, "incr"):
+		case c.Is(i, "incr"):
 			f.Incr = true
 		default:
 			goto pairs
@@ -59,7 +68,7 @@ pairs:
 	n := len(c.Args) - i
 	switch {
 	case n == 0 || n%2 != 0:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	case f.NX && f.XX:
 		c.ErrorString("ERR XX and NX options at the same time are not compatible")
@@ -81,7 +90,7 @@ pairs:
 		scores, members = append(scores, s), append(members, c.Args[j+1])
 	}
 	res, err := c.DB.ZAdd(c.Args[1], f, scores, members)
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	switch {
@@ -97,32 +106,32 @@ pairs:
 }
 
 // ZINCRBY key increment member
-func cmdZIncrBy(c *Ctx) {
+func cmdZIncrBy(c *executor.Ctx) {
 	incr, ok := c.Float(2)
 	if !ok {
 		return
 	}
 	res, err := c.DB.ZAdd(c.Args[1], storage.ZAddFlags{Incr: true}, []float64{incr}, c.Args[3:4])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Double(res.Score)
 	}
 }
 
 // ZREM key member [member ...]
-func cmdZRem(c *Ctx) {
+func cmdZRem(c *executor.Ctx) {
 	n, err := c.DB.ZRem(c.Args[1], c.Args[2:])
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // ZCARD key
-func cmdZCard(c *Ctx) { replyLen(c, metadata.TypeZSet) }
+func cmdZCard(c *executor.Ctx) { replyLen(c, metadata.TypeZSet) }
 
 // ZSCORE key member
-func cmdZScore(c *Ctx) {
+func cmdZScore(c *executor.Ctx) {
 	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:3])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	if !found[0] {
@@ -133,9 +142,9 @@ func cmdZScore(c *Ctx) {
 }
 
 // ZMSCORE key member [member ...]
-func cmdZMScore(c *Ctx) {
+func cmdZMScore(c *executor.Ctx) {
 	scores, found, err := c.DB.ZMScore(c.Args[1], c.Args[2:])
-	if !c.ok(err) {
+	if !c.OK(err) {
 		return
 	}
 	c.W.Array(len(scores))
@@ -149,23 +158,23 @@ func cmdZMScore(c *Ctx) {
 }
 
 // ZRANK key member [WITHSCORE]
-func cmdZRank(c *Ctx) { zrank(c, false) }
+func cmdZRank(c *executor.Ctx) { zrank(c, false) }
 
 // ZREVRANK key member [WITHSCORE]
-func cmdZRevRank(c *Ctx) { zrank(c, true) }
+func cmdZRevRank(c *executor.Ctx) { zrank(c, true) }
 
-func zrank(c *Ctx, rev bool) {
+func zrank(c *executor.Ctx, rev bool) {
 	withScore := false
 	switch {
-	case len(c.Args) == 4 && c.is(3, "withscore"):
+	case len(c.Args) == 4 && c.Is(3, "withscore"):
 		withScore = true
 	case len(c.Args) > 3:
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	rank, score, found, err := c.DB.ZRank(c.Args[1], c.Args[2], rev)
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case !found && withScore:
 		c.W.NullArray()
 	case !found:
@@ -191,25 +200,9 @@ func parseScoreBound(arg []byte) (storage.ScoreBound, bool) {
 	return b, ok
 }
 
-// parseLexBound reads a lex range end: "[a" inclusive, "(a" exclusive,
-// "-" and "+" the infinities.
-func parseLexBound(arg []byte) (storage.LexBound, bool) {
-	switch {
-	case len(arg) == 1 && arg[0] == '-':
-		return storage.LexBound{Inf: -1}, true
-	case len(arg) == 1 && arg[0] == '+':
-		return storage.LexBound{Inf: 1}, true
-	case len(arg) > 0 && arg[0] == '[':
-		return storage.LexBound{Value: arg[1:]}, true
-	case len(arg) > 0 && arg[0] == '(':
-		return storage.LexBound{Value: arg[1:], Exclusive: true}, true
-	}
-	return storage.LexBound{}, false
-}
-
 // parseRangeEnds fills r's bounds from the arguments at lo and hi (given
 // as min then max).
-func parseRangeEnds(c *Ctx, r *storage.ZRange, lo, hi int) bool {
+func parseRangeEnds(c *executor.Ctx, r *storage.ZRange, lo, hi int) bool {
 	switch r.By {
 	case storage.ByScore:
 		var ok1, ok2 bool
@@ -229,7 +222,7 @@ func parseRangeEnds(c *Ctx, r *storage.ZRange, lo, hi int) bool {
 		}
 	default:
 		var ok bool
-		r.Start, r.Stop, ok = c.intPair(lo, hi)
+		r.Start, r.Stop, ok = intPair(c, lo, hi)
 		return ok
 	}
 	return true
@@ -238,15 +231,15 @@ func parseRangeEnds(c *Ctx, r *storage.ZRange, lo, hi int) bool {
 // zrangeSpec parses the arguments of ZRANGE and its variants. key is the
 // index of the source key; by and rev are preset by the legacy commands
 // (auto: the options decide), as in Redis's zrangeGenericCommand.
-func zrangeSpec(c *Ctx, key int, by storage.ZRangeBy, rev, auto bool) (r storage.ZRange, withScores, ok bool) {
+func zrangeSpec(c *executor.Ctx, key int, by storage.ZRangeBy, rev, auto bool) (r storage.ZRange, withScores, ok bool) {
 	r = storage.ZRange{By: by, Rev: rev, Count: -1}
 	limitGiven := false
 	byGiven, revGiven := !auto, !auto
 	for j := key + 3; j < len(c.Args); j++ {
 		switch {
-		case c.is(j, "withscores"):
+		case c.Is(j, "withscores"):
 			withScores = true
-		case c.is(j, "limit") && len(c.Args)-j-1 >= 2:
+		case c.Is(j, "limit") && len(c.Args)-j-1 >= 2:
 			var ok1, ok2 bool
 			r.Offset, ok1 = c.Int(j + 1)
 			if !ok1 {
@@ -258,14 +251,14 @@ func zrangeSpec(c *Ctx, key int, by storage.ZRangeBy, rev, auto bool) (r storage
 			}
 			limitGiven = r.Count != -1
 			j += 2
-		case !revGiven && c.is(j, "rev"):
+		case !revGiven && c.Is(j, "rev"):
 			r.Rev, revGiven = true, true
-		case !byGiven && c.is(j, "bylex"):
+		case !byGiven && c.Is(j, "bylex"):
 			r.By, byGiven = storage.ByLex, true
-		case !byGiven && c.is(j, "byscore"):
+		case !byGiven && c.Is(j, "byscore"):
 			r.By, byGiven = storage.ByScore, true
 		default:
-			c.ErrorString(errSyntax)
+			c.ErrorString(executor.ErrSyntax)
 			return r, false, false
 		}
 	}
@@ -291,7 +284,7 @@ func zrangeSpec(c *Ctx, key int, by storage.ZRangeBy, rev, auto bool) (r storage
 }
 
 // zrangeReply streams range r of the key at argument 1.
-func zrangeReply(c *Ctx, by storage.ZRangeBy, rev, auto bool) {
+func zrangeReply(c *executor.Ctx, by storage.ZRangeBy, rev, auto bool) {
 	r, withScores, ok := zrangeSpec(c, 1, by, rev, auto)
 	if !ok {
 		return
@@ -309,7 +302,7 @@ func zrangeReply(c *Ctx, by storage.ZRangeBy, rev, auto bool) {
 
 // writeScored writes a member (and its score) of a range reply and returns
 // how many array items it added: pairs nest in RESP3 and lie flat in RESP2.
-func writeScored(c *Ctx, m []byte, s float64, withScores bool) int {
+func writeScored(c *executor.Ctx, m []byte, s float64, withScores bool) int {
 	switch {
 	case !withScores:
 		c.W.Bulk(m)
@@ -327,85 +320,85 @@ func writeScored(c *Ctx, m []byte, s float64, withScores bool) int {
 }
 
 // ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
-func cmdZRange(c *Ctx) { zrangeReply(c, storage.ByRank, false, true) }
+func cmdZRange(c *executor.Ctx) { zrangeReply(c, storage.ByRank, false, true) }
 
 // ZREVRANGE key start stop [WITHSCORES]
-func cmdZRevRange(c *Ctx) { zrangeReply(c, storage.ByRank, true, false) }
+func cmdZRevRange(c *executor.Ctx) { zrangeReply(c, storage.ByRank, true, false) }
 
 // ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
-func cmdZRangeByScore(c *Ctx) { zrangeReply(c, storage.ByScore, false, false) }
+func cmdZRangeByScore(c *executor.Ctx) { zrangeReply(c, storage.ByScore, false, false) }
 
 // ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]
-func cmdZRevRangeByScore(c *Ctx) { zrangeReply(c, storage.ByScore, true, false) }
+func cmdZRevRangeByScore(c *executor.Ctx) { zrangeReply(c, storage.ByScore, true, false) }
 
 // ZRANGEBYLEX key min max [LIMIT offset count]
-func cmdZRangeByLex(c *Ctx) { zrangeReply(c, storage.ByLex, false, false) }
+func cmdZRangeByLex(c *executor.Ctx) { zrangeReply(c, storage.ByLex, false, false) }
 
 // ZREVRANGEBYLEX key max min [LIMIT offset count]
-func cmdZRevRangeByLex(c *Ctx) { zrangeReply(c, storage.ByLex, true, false) }
+func cmdZRevRangeByLex(c *executor.Ctx) { zrangeReply(c, storage.ByLex, true, false) }
 
 // ZRANGESTORE dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]
-func cmdZRangeStore(c *Ctx) {
+func cmdZRangeStore(c *executor.Ctx) {
 	r, withScores, ok := zrangeSpec(c, 2, storage.ByRank, false, true)
 	if !ok {
 		return
 	}
 	if withScores {
-		c.ErrorString(errSyntax)
+		c.ErrorString(executor.ErrSyntax)
 		return
 	}
 	n, err := c.DB.ZRangeStore(c.Args[1], c.Args[2], r)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // ZCOUNT key min max
-func cmdZCount(c *Ctx) { zcount(c, storage.ByScore) }
+func cmdZCount(c *executor.Ctx) { zcount(c, storage.ByScore) }
 
 // ZLEXCOUNT key min max
-func cmdZLexCount(c *Ctx) { zcount(c, storage.ByLex) }
+func cmdZLexCount(c *executor.Ctx) { zcount(c, storage.ByLex) }
 
 // keyRange parses the "key min max" range of ZCOUNT, ZLEXCOUNT and the
 // ZREMRANGEBY* commands.
-func keyRange(c *Ctx, by storage.ZRangeBy) (storage.ZRange, bool) {
+func keyRange(c *executor.Ctx, by storage.ZRangeBy) (storage.ZRange, bool) {
 	r := storage.ZRange{By: by, Count: -1}
 	return r, parseRangeEnds(c, &r, 2, 3)
 }
 
-func zcount(c *Ctx, by storage.ZRangeBy) {
+func zcount(c *executor.Ctx, by storage.ZRangeBy) {
 	r, ok := keyRange(c, by)
 	if !ok {
 		return
 	}
 	n, err := c.DB.ZCount(c.Args[1], r)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // ZREMRANGEBYRANK key start stop
-func cmdZRemRangeByRank(c *Ctx) { zremRange(c, storage.ByRank) }
+func cmdZRemRangeByRank(c *executor.Ctx) { zremRange(c, storage.ByRank) }
 
 // ZREMRANGEBYSCORE key min max
-func cmdZRemRangeByScore(c *Ctx) { zremRange(c, storage.ByScore) }
+func cmdZRemRangeByScore(c *executor.Ctx) { zremRange(c, storage.ByScore) }
 
 // ZREMRANGEBYLEX key min max
-func cmdZRemRangeByLex(c *Ctx) { zremRange(c, storage.ByLex) }
+func cmdZRemRangeByLex(c *executor.Ctx) { zremRange(c, storage.ByLex) }
 
-func zremRange(c *Ctx, by storage.ZRangeBy) {
+func zremRange(c *executor.Ctx, by storage.ZRangeBy) {
 	r, ok := keyRange(c, by)
 	if !ok {
 		return
 	}
 	n, err := c.DB.ZRemRange(c.Args[1], r)
-	if c.ok(err) {
+	if c.OK(err) {
 		c.W.Int(n)
 	}
 }
 
 // ZSCAN key cursor [MATCH pattern] [COUNT count]
-func cmdZScan(c *Ctx) {
+func cmdZScan(c *executor.Ctx) {
 	scanElements(c, metadata.TypeZSet, func(e storage.Element, _ bool) {
 		c.W.Bulk(e.Sub)
 		s, _ := metadata.DecodeScore(e.Value)

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/basaltdb/basalt/commands"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -29,7 +29,7 @@ type Server struct {
 }
 
 // Serve starts serving /metrics of env on addr; every other path is 404.
-func Serve(addr string, env *commands.Env) (*Server, error) {
+func Serve(addr string, env *executor.Env) (*Server, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		&collector{env: env},
@@ -121,7 +121,7 @@ var infoMetrics = map[string]infoMetric{
 
 // collector turns INFO and the command counters into metrics at each
 // scrape.
-type collector struct{ env *commands.Env }
+type collector struct{ env *executor.Env }
 
 // Describe sends nothing: the set of metrics depends on what the server
 // did (commands called, column families), which makes this an unchecked
@@ -159,7 +159,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // infoField exports one INFO field, if it has a metric.
-func (c *collector) infoField(f commands.InfoField, emit func(string, string, prometheus.ValueType, float64, ...string)) {
+func (c *collector) infoField(f executor.InfoField, emit func(string, string, prometheus.ValueType, float64, ...string)) {
 	if m, ok := infoMetrics[f.Key]; ok {
 		name, t := "kvrocks_"+m.name, prometheus.GaugeValue
 		if strings.HasPrefix(m.name, "basalt_") {
@@ -234,13 +234,13 @@ func replicationMetrics(info map[string]string, emit func(string, string, promet
 func (c *collector) commandHistograms(ch chan<- prometheus.Metric) {
 	desc := prometheus.NewDesc("basalt_command_duration_seconds", "Latency of commands, from parsed request to reply.", []string{"cmd"}, nil)
 	for _, st := range c.env.CommandStats() {
-		buckets := make(map[float64]uint64, len(commands.LatencyBuckets))
+		buckets := make(map[float64]uint64, len(executor.LatencyBuckets))
 		var cumulative uint64
-		for i, bound := range commands.LatencyBuckets {
+		for i, bound := range executor.LatencyBuckets {
 			cumulative += st.Buckets[i]
 			buckets[bound.Seconds()] = cumulative
 		}
-		count := cumulative + st.Buckets[len(commands.LatencyBuckets)]
+		count := cumulative + st.Buckets[len(executor.LatencyBuckets)]
 		ch <- prometheus.MustNewConstHistogram(desc, count, float64(st.Usec)/1e6, buckets, st.Name)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/basaltdb/basalt/commands"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/resp"
 	"github.com/basaltdb/basalt/session"
 )
@@ -38,7 +38,7 @@ type conn struct {
 	nc    net.Conn
 	w     *resp.Writer // the replies not sent yet
 	sess  *session.Session
-	ctx   *commands.Ctx // where the session's commands run
+	ctx   *executor.Ctx // where the session's commands run
 	rd    *resp.Reader
 	watch func() (closed <-chan struct{}, stop func())
 
@@ -61,7 +61,7 @@ func (s *Server) serve(nc net.Conn) {
 	defer s.conns.Done()
 	defer nc.Close()
 	c := &conn{s: s, nc: nc, w: resp.NewWriter(), watch: closeWatcher(nc)}
-	c.w.SetOnError(commands.CountErrorReply)
+	c.w.SetOnError(executor.CountErrorReply)
 	c.sess = s.env.Sessions.New(nc.RemoteAddr().String(), nc.LocalAddr().String(), connFD(nc), c.w, c)
 	c.ctx = s.env.NewContext(c.sess)
 	s.env.Stats.ConnectionsReceived.Add(1)

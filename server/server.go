@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/cluster"
-	"github.com/basaltdb/basalt/commands"
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/metrics"
 	"github.com/basaltdb/basalt/namespace"
 	"github.com/basaltdb/basalt/resp"
@@ -60,7 +60,7 @@ func Run(cfg *config.Config) error {
 		st.Close()
 		return err
 	}
-	env := commands.NewEnv(st, cfg, namespaces, session.NewRegistry(cfg, resp.Render))
+	env := executor.NewEnv(st, cfg, namespaces, session.NewRegistry(cfg, resp.Render))
 	s := &Server{env: env, cfg: cfg}
 	// abort undoes what was started so far when start-up fails.
 	abort := func(err error) error {
@@ -112,7 +112,7 @@ func Run(cfg *config.Config) error {
 	if cfg.ClusterEnabled.Get() {
 		cluster = "enabled"
 	}
-	slog.Info("basalt started", "version", commands.Version, "listen", s.addrs(), "dir", cfg.Dir.Get(),
+	slog.Info("basalt started", "version", executor.Version, "listen", s.addrs(), "dir", cfg.Dir.Get(),
 		"cluster", cluster, "pid", os.Getpid(), "rocksdb", st.RocksDBVersion())
 
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -147,7 +147,7 @@ func Run(cfg *config.Config) error {
 
 // Server is a running set of listeners over one Env.
 type Server struct {
-	env     *commands.Env
+	env     *executor.Env
 	cfg     *config.Config
 	lns     []net.Listener
 	conns   sync.WaitGroup  // one per open connection
@@ -353,7 +353,7 @@ func (a unixAddr) String() string  { return string(a) }
 
 // serveMetrics starts the /metrics endpoint on metrics-port of the first
 // bind address, unless the port is 0.
-func (s *Server) serveMetrics(env *commands.Env) error {
+func (s *Server) serveMetrics(env *executor.Env) error {
 	port := s.cfg.MetricsPort.Get()
 	if port == 0 {
 		return nil

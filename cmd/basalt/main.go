@@ -11,8 +11,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/basaltdb/basalt/commands"
+	// The handlers: each family file registers its commands in the
+	// executor's table from init.
+	_ "github.com/basaltdb/basalt/commands"
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/executor"
 	"github.com/basaltdb/basalt/server"
 	"github.com/spf13/cobra"
 )
@@ -64,7 +67,7 @@ func newRootCommand() *cobra.Command {
 			for _, w := range cfg.Warnings {
 				fmt.Println("WARNING: " + w)
 			}
-			if err := commands.Rename(cfg.Renames()); err != nil {
+			if err := executor.Rename(cfg.Renames()); err != nil {
 				return err
 			}
 			return server.Run(cfg)
@@ -82,7 +85,7 @@ func newRootCommand() *cobra.Command {
 }
 
 func printVersion() {
-	fmt.Printf("basalt %s (redis %s compatible)\n", commands.Version, commands.RedisCompat)
+	fmt.Printf("basalt %s (redis %s compatible)\n", executor.Version, executor.RedisCompat)
 }
 
 // printHelp prints the usage and every key with its default and help.

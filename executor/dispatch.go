@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"fmt"
@@ -13,6 +13,22 @@ import (
 	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
+
+// Exclusively runs fn while no other command runs. The command calling
+// it holds the gate shared, unless it runs inside EXEC, which holds it
+// alone already.
+func (e *Env) Exclusively(c *Ctx, fn func() error) error {
+	if c.InExec {
+		return fn()
+	}
+	e.gate.RUnlock()
+	e.gate.Lock()
+	defer func() {
+		e.gate.Unlock()
+		e.gate.RLock()
+	}()
+	return fn()
+}
 
 // Dispatch runs one request of a client and writes its reply to the
 // client's writer. Every decision that depends on the kind of command
@@ -48,7 +64,7 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 		case session.TimedOut:
 			w.Null(s.W)
 			// The call ends here: Redis 7 counts it now, once.
-			if cmd := lookup(w.Args[0]); cmd != nil {
+			if cmd := Lookup(w.Args[0]); cmd != nil {
 				cmd.stats.calls.Add(1)
 				cmd.stats.record(time.Since(s.IdleSince()))
 				e.Stats.CommandsProcessed.Add(1)
@@ -66,14 +82,14 @@ func (e *Env) Dispatch(c *Ctx, args [][]byte) {
 		e.Sessions.Blocking.Written(w.NS, w.Keys(), s)
 	}
 	e.serveBlocked(s) // blocking.go: waiters on the keys written are served before the reply goes out
-	if len(c.inv.Self) > 0 || s.TrackingOn() {
+	if len(c.Inv.Self) > 0 || s.TrackingOn() {
 		e.trackingDone(c, args)
 	}
 }
 
 func (e *Env) dispatch(c *Ctx, args [][]byte) {
 	s := c.Session
-	cmd := lookup(args[0])
+	cmd := Lookup(args[0])
 	if s.Tx != nil && (cmd == nil || cmd.Flags&TxControl == 0) {
 		e.queue(s, cmd, args)
 		return
@@ -93,7 +109,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		// which sets it again.
 		asking := s.Asking || cmd.Flags&Asking != 0
 		s.Asking = false
-		if err := e.route(s, cmd, args, asking); err != nil {
+		if err := e.Route(s, cmd, args, asking); err != nil {
 			e.reject(s, cmd, err.Error())
 			return
 		}
@@ -102,8 +118,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		e.reject(s, cmd, refusal)
 		return
 	}
-	// CLIENT itself is never paused, so that CLIENT UNPAUSE gets through.
-	e.Sessions.Pause.Wait(writes, cmd.Name == "client")
+	e.Sessions.Pause.Wait(writes, cmd.Flags&NoPause != 0)
 	// Commands share the gate; an Exclusive one holds it alone: nobody
 	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in
 	// flight, so none lands after them. A script too (busy.go), run in
@@ -122,7 +137,7 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 	// lets go of the gate meanwhile: not one run beside a busy script,
 	// which holds none.
 	c.spillable = !writes && hold == gateShared && !s.Replies.Suppressed()
-	e.execute(c, cmd, args)
+	e.Execute(c, cmd, args)
 	c.spillable = false
 }
 
@@ -133,15 +148,15 @@ func (e *Env) refuse(s *session.Session, cmd *Command, args [][]byte) string {
 	switch {
 	case cmd == nil:
 		return unknownCommand(args)
-	case !cmd.arityOK(len(args)) && cmd.Flags&KvrocksOnly != 0:
+	case !cmd.ArityOK(len(args)) && cmd.Flags&KvrocksOnly != 0:
 		return "ERR wrong number of arguments"
-	case !cmd.arityOK(len(args)):
+	case !cmd.ArityOK(len(args)):
 		return "ERR wrong number of arguments for '" + cmd.Name + "' command"
 	case !s.Authed && cmd.Flags&NoAuth == 0:
 		return errNoAuth
 	case cmd.Flags&Admin != 0 && !s.Admin:
-		return errAdminRequired
-	case s.Monitoring() && cmd.hasKeys():
+		return ErrAdminRequired
+	case s.Monitoring() && cmd.HasKeys():
 		return "ERR Replica can't interact with the keyspace"
 	case cmd.Flags&SubscriberOK == 0 && s.W.Protocol() == 2 && s.Subscriptions() > 0:
 		return "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
@@ -159,7 +174,7 @@ func (e *Env) reject(s *session.Session, cmd *Command, refusal string) {
 	if cmd != nil {
 		cmd.stats.rejected.Add(1)
 		if cmd.Flags&RunsTx != 0 {
-			e.discardTx(s)
+			e.DiscardTx(s)
 			// Redis words its own refusals without the ERR code here.
 			s.W.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(refusal, "ERR "))
 			return
@@ -171,10 +186,10 @@ func (e *Env) reject(s *session.Session, cmd *Command, refusal string) {
 	s.W.Error(refusal)
 }
 
-// execute runs a command that passed the checks, and accounts for it.
-func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
+// Execute runs a command that passed the checks, and accounts for it.
+func (e *Env) Execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	s := ctx.Session
-	ctx.Args, ctx.cmd = args, cmd
+	ctx.Args, ctx.Cmd = args, cmd
 	ctx.DB = e.Storage.DB(s.Namespace)
 	if ctx.joint != nil {
 		ctx.DB = ctx.joint.DB(s.Namespace)
@@ -187,14 +202,14 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 	ctx.errMark = ctx.W.Errors()
 	e.expireAccessed(ctx, cmd, args)
 	e.touchKeys(s.Namespace, cmd, args, start)
-	sample, profiled := e.perflog.begin(e.Config, cmd)
+	sample, profiled := e.Perflog.begin(e.Config, cmd)
 	e.run(ctx)
 	if s.TrackingOn() {
 		e.remember(ctx, cmd, args)
 	}
 	elapsed := time.Since(start)
 	if profiled {
-		e.perflog.end(e.Config, sample, cmd, elapsed)
+		e.Perflog.end(e.Config, sample, cmd, elapsed)
 	}
 	if s.Blocked {
 		// It runs again when woken, and is counted then.
@@ -222,30 +237,30 @@ func (e *Env) execute(ctx *Ctx, cmd *Command, args [][]byte) {
 // run calls the handler; a write command's runs through the storage's
 // write door, under its keys' locks (storage/write.go).
 func (e *Env) run(ctx *Ctx) {
-	if ctx.cmd.Flags&Write == 0 {
+	if ctx.Cmd.Flags&Write == 0 {
 		call(ctx)
 		return
 	}
 	// As Kvrocks, past max-db-size only writes that remove data run; in
 	// a transaction, each queued write is refused on its own.
-	if ctx.cmd.Flags&NoDBSizeCheck == 0 && e.Storage.DBSizeLimitReached() {
+	if ctx.Cmd.Flags&NoDBSizeCheck == 0 && e.Storage.DBSizeLimitReached() {
 		ctx.ErrorString("ERR write command not allowed when reached max-db-size.")
 		return
 	}
-	keys := ctx.cmd.keys(ctx.Args)
+	keys := ctx.Cmd.KeysOf(ctx.Args)
 	joint := ctx.joint
-	if joint != nil && ctx.inScript && (len(keys) == 0 || ctx.cmd.Flags&LocksItself != 0) {
+	if joint != nil && ctx.InScript && (len(keys) == 0 || ctx.Cmd.Flags&LocksItself != 0) {
 		// A script's write of no key (FLUSHALL) or of keys it locks
 		// itself runs outside the joint, after the writes before it.
 		joint.Release()
 		joint = nil
 	}
-	if ctx.cmd.Flags&LocksItself != 0 {
+	if ctx.Cmd.Flags&LocksItself != 0 {
 		call(ctx)
 		return
 	}
 	ctx.write = storage.Write{NS: ctx.Session.Namespace, Keys: keys, By: ctx, Joint: joint}
-	ctx.changed = nil
+	ctx.Changed = nil
 	replied := ctx.W.Len()
 	db := ctx.DB
 	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
@@ -254,7 +269,7 @@ func (e *Env) run(ctx *Ctx) {
 		call(ctx)
 	})
 	ctx.endNotes()
-	ctx.DB, ctx.write, ctx.changed = db, storage.Write{}, nil
+	ctx.DB, ctx.write, ctx.Changed = db, storage.Write{}, nil
 	if err != nil {
 		// The reply was written before the write failed to apply.
 		ctx.W.Truncate(replied)
@@ -275,21 +290,21 @@ func (e *Env) Watching() bool {
 func (e *Env) Wrote(w *storage.Write) {
 	ctx := w.By.(*Ctx)
 	ctx.announce()
-	ctx.inv.Writer = ctx.Session
-	written := ctx.cmd.writtenKeys(ctx.Args, w.Keys)
-	if ctx.changed == nil {
-		e.keysWritten(w.NS, written, ctx.Session, &ctx.inv)
+	ctx.Inv.Writer = ctx.Session
+	written := ctx.Cmd.writtenKeys(ctx.Args, w.Keys)
+	if ctx.Changed == nil {
+		e.keysWritten(w.NS, written, ctx.Session, &ctx.Inv)
 	} else {
 		// Redis signals fewer keys (or none) as modified: WATCH and
 		// client-side caching see those only (to Touch, no keys would
 		// mean all of them).
-		if len(ctx.changed) > 0 {
-			e.keysChanged(w.NS, ctx.changed, &ctx.inv)
+		if len(ctx.Changed) > 0 {
+			e.keysChanged(w.NS, ctx.Changed, &ctx.Inv)
 		}
 		e.Sessions.Blocking.Written(w.NS, written, ctx.Session)
 	}
 	for _, k := range w.Also {
-		e.keysWritten(k.NS, [][]byte{k.Name}, ctx.Session, &ctx.inv)
+		e.keysWritten(k.NS, [][]byte{k.Name}, ctx.Session, &ctx.Inv)
 	}
 }
 
@@ -299,19 +314,19 @@ func (e *Env) Wrote(w *storage.Write) {
 func call(ctx *Ctx) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("command panicked", "cmd", ctx.cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			slog.Error("command panicked", "cmd", ctx.Cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			ctx.W.Error("ERR internal error")
 		}
 		ctx.Session.SyncTo = ctx.Env.Storage.LatestSequence()
 	}()
-	ctx.cmd.Handler(ctx)
+	ctx.Cmd.Handler(ctx)
 }
 
-// route checks, in cluster mode, that this node serves the slot of the
+// Route checks, in cluster mode, that this node serves the slot of the
 // command's keys, which must all be in one slot. Keyless commands run
 // locally.
-func (e *Env) route(s *session.Session, cmd *Command, args [][]byte, asking bool) error {
-	keys := cmd.keys(args)
+func (e *Env) Route(s *session.Session, cmd *Command, args [][]byte, asking bool) error {
+	keys := cmd.KeysOf(args)
 	if len(keys) == 0 {
 		return nil
 	}
@@ -337,7 +352,7 @@ func unknownCommand(args [][]byte) string {
 		quoted.Write(a[:min(len(a), room)])
 		quoted.WriteString("' ")
 	}
-	return "ERR unknown command '" + abbreviate(args[0]) + "', with args beginning with: " + quoted.String()
+	return "ERR unknown command '" + Abbreviate(args[0]) + "', with args beginning with: " + quoted.String()
 }
 
 // Spill returns the spill function of the writer of the connection whose

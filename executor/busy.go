@@ -1,8 +1,4 @@
-package commands
-
-import (
-	"strings"
-)
+package executor
 
 // The command gate while scripts run. A script holds the gate alone for
 // its whole run (its command is Exclusive), so nothing interleaves with
@@ -37,7 +33,7 @@ func (e *Env) enterGate(cmd *Command, args [][]byte, refusable bool) (gateHold, 
 		e.scriptsPending.Add(1)
 		hold |= gateScript
 	}
-	scripts := e.scriptsPending.Load() != 0 || e.scripts.Running()
+	scripts := e.scriptsPending.Load() != 0 || e.Scripts.Running()
 	if scripts && allowedWhileBusy(cmd, args) {
 		e.leaveGate(hold &^ (gateShared | gateAlone))
 		return gateNone, ""
@@ -53,8 +49,8 @@ func (e *Env) enterGate(cmd *Command, args [][]byte, refusable bool) (gateHold, 
 		close(locked)
 	}()
 	for {
-		changed := e.scripts.Changed()
-		if busy := e.scripts.Busy(); busy != "" && refusable {
+		changed := e.Scripts.Changed()
+		if busy := e.Scripts.Busy(); busy != "" && refusable {
 			// The gate is let go of as soon as it is taken.
 			go func() {
 				<-locked
@@ -105,14 +101,14 @@ func (e *Env) leaveGate(hold gateHold) {
 // allowedWhileBusy reports whether Redis serves the command while a
 // script is busy (its allow_busy flag, or its subcommand's).
 func allowedWhileBusy(cmd *Command, args [][]byte) bool {
-	m := metaOf(cmd.Name)
+	m := cmd.Description()
 	if m == nil {
 		return false
 	}
 	// Only a container's second argument names a subcommand: EVALSHA's
 	// is a SHA, run through here by every script while scripts run.
 	if len(args) > 1 && len(m.Subcommands) > 0 {
-		if sub := metaOf(cmd.Name + "|" + strings.ToLower(string(args[1]))); sub != nil {
+		if sub := subcommandMeta(cmd, args); sub != nil {
 			return hasFlag(sub.Flags, "allow_busy")
 		}
 	}

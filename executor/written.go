@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"log/slog"
@@ -48,25 +48,25 @@ func (e *Env) keyspaceFlushed(ns string, all bool, writer *session.Session, inv 
 	e.Sessions.Blocking.Flushed(ns, all, writer)
 }
 
-// appliedBatch is a batch of writes no command of this node made, on its
+// AppliedBatch is a batch of writes no command of this node made, on its
 // way to the clients waiting on its keys.
-type appliedBatch struct {
+type AppliedBatch struct {
 	changes *storage.BatchChanges
 	// flags are the keyspace events to publish: when set, the keys'
 	// states before the batch were read.
 	flags config.NotifyClass
 }
 
-// batchApplying returns, before a batch is applied, what its records
+// BatchApplying returns, before a batch is applied, what its records
 // change, or nil when nobody waits on keys: the replica's apply loop
 // and the import are hot, and only then pay for the keys. With keyspace
 // notifications on, it reads the keys' states before the batch (their
 // metadata records, never a collection's elements).
-func (e *Env) batchApplying(records []storage.WALRecord) *appliedBatch {
+func (e *Env) BatchApplying(records []storage.WALRecord) *AppliedBatch {
 	if !e.Watching() {
 		return nil
 	}
-	b := &appliedBatch{changes: e.Storage.ChangesOf(records), flags: e.notifying()}
+	b := &AppliedBatch{changes: e.Storage.ChangesOf(records), flags: e.notifying()}
 	if b.flags != 0 {
 		if err := e.Storage.ReadBefore(b.changes); err != nil {
 			slog.Error("keyspace notifications: read the keys before a batch", "err", err)
@@ -76,13 +76,13 @@ func (e *Env) batchApplying(records []storage.WALRecord) *appliedBatch {
 	return b
 }
 
-// batchApplied tells the clients waiting on the keys of b, once it is
+// BatchApplied tells the clients waiting on the keys of b, once it is
 // applied, as a command's write tells them: the events of each key
 // first, then WATCH, the blocked clients (served by writer's goroutine,
 // or running their command again when there is none) and the tracking
 // clients (inv: the writer's messages). A range deletion of keys is a
 // flush.
-func (e *Env) batchApplied(b *appliedBatch, writer *session.Session, inv *session.Invalidation) {
+func (e *Env) BatchApplied(b *AppliedBatch, writer *session.Session, inv *session.Invalidation) {
 	if b == nil {
 		return
 	}

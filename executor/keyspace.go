@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"log/slog"
@@ -41,7 +41,7 @@ func (k *keyspaceStats) entry(ns string) *nsKeyspace {
 }
 
 // scan starts a background walk of namespace ns unless one is running.
-func (e *Env) scanKeyspace(ns string) {
+func (e *Env) ScanKeyspace(ns string) {
 	k := &e.keyspace
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -50,9 +50,9 @@ func (e *Env) scanKeyspace(ns string) {
 		return
 	}
 	entry.scanning = true
-	e.background.Add(1)
+	e.Background.Add(1)
 	go func() {
-		defer e.background.Done()
+		defer e.Background.Done()
 		st, err := e.Storage.DB(ns).Stats()
 		k.mu.Lock()
 		defer k.mu.Unlock()
@@ -68,16 +68,16 @@ func (e *Env) scanKeyspace(ns string) {
 // ScanKeyspaces starts DBSIZE SCAN's walk of every namespace, as
 // dbsize-scan-cron asks.
 func (e *Env) ScanKeyspaces() {
-	e.scanKeyspace(metadata.DefaultNamespace)
+	e.ScanKeyspace(metadata.DefaultNamespace)
 	for _, ns := range e.Namespaces.List() {
-		e.scanKeyspace(ns[0])
+		e.ScanKeyspace(ns[0])
 	}
 }
 
-// keyspaceOf returns the last figures of namespace ns and when they were
+// KeyspaceOf returns the last figures of namespace ns and when they were
 // computed: the first call walks the namespace, later ones refresh it in
 // the background when the figures are old.
-func (e *Env) keyspaceOf(ns string) (storage.KeyStats, time.Time, error) {
+func (e *Env) KeyspaceOf(ns string) (storage.KeyStats, time.Time, error) {
 	k := &e.keyspace
 	k.mu.Lock()
 	entry := k.entry(ns)
@@ -97,7 +97,7 @@ func (e *Env) keyspaceOf(ns string) (storage.KeyStats, time.Time, error) {
 		return fresh, now, nil
 	}
 	if time.Since(at) > keyspaceRefresh {
-		e.scanKeyspace(ns)
+		e.ScanKeyspace(ns)
 	}
 	return st, at, nil
 }

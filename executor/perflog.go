@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"math/rand/v2"
@@ -28,11 +28,11 @@ type perflog struct {
 }
 
 type perfEntry struct {
-	id            int64
-	at            time.Time
-	name          string
-	duration      time.Duration
-	perf, iostats string
+	ID            int64
+	At            time.Time
+	Name          string
+	Duration      time.Duration
+	Perf, IOStats string
 }
 
 // watchConfig keeps the sampled commands and the length in step with
@@ -86,7 +86,7 @@ func (p *perflog) end(cfg *config.Config, sample storage.PerfSample, cmd *Comman
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mu.nextID++
-	p.mu.entries = append(p.mu.entries, perfEntry{id: p.mu.nextID, at: time.Now(), name: cmd.Name, duration: elapsed, perf: perf, iostats: iostats})
+	p.mu.entries = append(p.mu.entries, perfEntry{ID: p.mu.nextID, At: time.Now(), Name: cmd.Name, Duration: elapsed, Perf: perf, IOStats: iostats})
 	p.trimLocked(max)
 }
 
@@ -102,8 +102,8 @@ func (p *perflog) trimLocked(max int) {
 	}
 }
 
-// latest returns up to n entries, newest first; n <= 0: all.
-func (p *perflog) latest(n int64) []perfEntry {
+// Latest returns up to n entries, newest first; n <= 0: all.
+func (p *perflog) Latest(n int64) []perfEntry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	all := p.mu.entries
@@ -117,13 +117,15 @@ func (p *perflog) latest(n int64) []perfEntry {
 	return out
 }
 
-func (p *perflog) len() int {
+// Len returns the number of entries kept.
+func (p *perflog) Len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.mu.entries)
 }
 
-func (p *perflog) reset() {
+// Reset forgets every entry.
+func (p *perflog) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mu.entries = nil

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"time"

@@ -1,11 +1,24 @@
-package commands
+package executor
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 )
+
+// ResetStats zeroes the counters INFO stats, commandstats and errorstats
+// report.
+func (e *Env) ResetStats() {
+	resetCommandStats()
+	for _, n := range []interface{ Store(int64) }{
+		&e.Stats.ConnectionsReceived, &e.Stats.RejectedConnections, &e.Stats.CommandsProcessed,
+		&e.Stats.NetInputBytes, &e.Stats.NetOutputBytes, &e.Stats.KeyspaceHits, &e.Stats.KeyspaceMisses,
+	} {
+		n.Store(0)
+	}
+}
 
 // LatencyBuckets are the upper bounds of the per-command latency
 // histograms, from 10 µs to 10 s; slower commands fall in a last,
@@ -37,7 +50,7 @@ type commandStats struct {
 	buckets  [20]atomic.Uint64 // one per LatencyBuckets bound, then +Inf
 	// doubling counts the calls per power-of-two bucket of 1024 ns, as
 	// Redis's LATENCY HISTOGRAM shows them (latency.go).
-	doubling [latencyBuckets]atomic.Uint64
+	doubling [HistogramBuckets]atomic.Uint64
 }
 
 // record adds the time of a call counted when it started.
@@ -49,6 +62,28 @@ func (s *commandStats) record(elapsed time.Duration) {
 	}
 	s.buckets[i].Add(1)
 	s.doubling[doublingBucket(elapsed)].Add(1)
+}
+
+// HistogramBuckets is the number of LATENCY HISTOGRAM buckets: 1024 ns
+// doubled up to more than a day.
+const HistogramBuckets = 48
+
+// doublingBucket is the bucket of a call that took elapsed: the first
+// whose bound, 1024 ns << bucket, holds it. As Redis, a call is counted
+// in whole microseconds, and as at least one.
+func doublingBucket(elapsed time.Duration) int {
+	ns := max(elapsed.Microseconds(), 1) * 1000
+	return min(bits.Len64(uint64(ns-1)>>10), HistogramBuckets-1)
+}
+
+// LatencyHistogram returns the calls of the command per LATENCY
+// HISTOGRAM bucket: bucket i holds those that took up to 1024 ns << i.
+func (c *Command) LatencyHistogram() [HistogramBuckets]uint64 {
+	var out [HistogramBuckets]uint64
+	for i := range out {
+		out[i] = c.stats.doubling[i].Load()
+	}
+	return out
 }
 
 func (s *commandStats) reset() {
@@ -81,7 +116,7 @@ type CommandStat struct {
 // since start (or CONFIG RESETSTAT), by name.
 func (e *Env) CommandStats() []CommandStat {
 	var out []CommandStat
-	for _, cmd := range sortedCommands() {
+	for _, cmd := range SortedCommands() {
 		st := &cmd.stats
 		cs := CommandStat{Name: cmd.Name, Calls: st.calls.Load(), Usec: st.usec.Load(),
 			Rejected: st.rejected.Load(), Failed: st.failed.Load()}

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"bytes"
@@ -40,9 +40,9 @@ const (
 
 // notices is the Env's state of keyspace notifications and expiry.
 type notices struct {
-	// activeExpireOff is DEBUG SET-ACTIVE-EXPIRE 0: the background walk
+	// ActiveExpireOff is DEBUG SET-ACTIVE-EXPIRE 0: the background walk
 	// stops, keys still expire when looked up.
-	activeExpireOff atomic.Bool
+	ActiveExpireOff atomic.Bool
 }
 
 // notifying returns the classes to publish now: none unless K or E is set
@@ -73,18 +73,18 @@ func (e *Env) notify(flags, class config.NotifyClass, event, ns string, key []by
 // the write about to run in db, when its events will be published.
 func (c *Ctx) noteBefore(db storage.DB) {
 	c.notifyFlags = c.Env.notifying()
-	if c.notifyFlags == 0 || c.cmd.events == nil {
+	if c.notifyFlags == 0 || c.Cmd.Events == nil {
 		c.notifyFlags = 0
 		return
 	}
 	states, err := db.KeyStates(c.write.Keys)
 	if err != nil {
-		slog.Error("keyspace notifications: read the keys before a write", "cmd", c.cmd.Name, "err", err)
+		slog.Error("keyspace notifications: read the keys before a write", "cmd", c.Cmd.Name, "err", err)
 		c.notifyFlags = 0
 		return
 	}
 	c.before = states
-	if find := c.cmd.events.consumer; find != nil {
+	if find := c.Cmd.Events.Consumer; find != nil {
 		c.consumersBefore = make([]bool, len(c.write.Keys))
 		for i, k := range c.write.Keys {
 			c.consumersBefore[i] = find(c.Args, db, k)
@@ -99,12 +99,12 @@ func (c *Ctx) announce() {
 	}
 	after, err := c.DB.KeyStates(c.write.Keys)
 	if err != nil {
-		slog.Error("keyspace notifications: read the keys after a write", "cmd", c.cmd.Name, "err", err)
+		slog.Error("keyspace notifications: read the keys after a write", "cmd", c.Cmd.Name, "err", err)
 		return
 	}
-	a := &announcement{c: c, flags: c.notifyFlags, keys: c.write.Keys, written: c.cmd.writtenKeys(c.Args, c.write.Keys),
+	a := &announcement{c: c, flags: c.notifyFlags, keys: c.write.Keys, written: c.Cmd.writtenKeys(c.Args, c.write.Keys),
 		before: c.before, after: after, newSent: make([]bool, len(after))}
-	c.cmd.events.shape(a, c.cmd.events)
+	c.Cmd.Events.Shape(a, c.Cmd.Events)
 }
 
 // endNotes forgets what the last write recorded for its events.
@@ -163,10 +163,10 @@ func (a *announcement) changed(i int) bool {
 func (e *Env) expireAccessed(c *Ctx, cmd *Command, args [][]byte) {
 	flags := e.notifying()
 	tracking := e.Sessions.Tracking.Active()
-	if (flags&(config.NotifyExpired|config.NotifyKeyMiss) == 0 && !tracking) || !cmd.hasKeys() {
+	if (flags&(config.NotifyExpired|config.NotifyKeyMiss) == 0 && !tracking) || !cmd.HasKeys() {
 		return
 	}
-	keys := cmd.keys(args)
+	keys := cmd.KeysOf(args)
 	states, err := c.DB.KeyStates(keys)
 	if err != nil {
 		return
@@ -190,13 +190,13 @@ func (e *Env) expireAccessed(c *Ctx, cmd *Command, args [][]byte) {
 // does: a read command reads all its keys, a write the keys it only reads
 // (sources) and those its events say it reads (GETDEL, SET ... GET).
 func (cmd *Command) looksUp(args, keys [][]byte, i int) bool {
-	ev := cmd.events
+	ev := cmd.Events
 	switch {
-	case cmd.Flags&Write == 0, ev != nil && ev.reads != nil && ev.reads(args):
+	case cmd.Flags&Write == 0, ev != nil && ev.Reads != nil && ev.Reads(args):
 		return true
-	case ev != nil && ev.dest == firstKey:
+	case ev != nil && ev.Dest == DestFirstKey:
 		return i > 0
-	case ev != nil && ev.dest == lastKey:
+	case ev != nil && ev.Dest == DestLastKey:
 		return i < len(keys)-1
 	}
 	for _, w := range cmd.writtenKeys(args, keys) {
@@ -247,7 +247,7 @@ func (e *Env) expireLoop() {
 			return
 		case <-t.C:
 		}
-		if e.notes.activeExpireOff.Load() || e.Repl.IsReplica() {
+		if e.Notes.ActiveExpireOff.Load() || e.Repl.IsReplica() {
 			continue
 		}
 		flags := e.notifying()

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"sync"
@@ -108,8 +108,8 @@ func (c *Ctx) queueJob(cmd *Command, args [][]byte) *scriptJob {
 // answers BUSY instead when the script running becomes busy first.
 func (e *Env) awaitJob(job *scriptJob) (lead bool) {
 	for {
-		changed := e.scripts.Changed()
-		if busy := e.scripts.Busy(); busy != "" && job.state.CompareAndSwap(jobQueued, jobRefused) {
+		changed := e.Scripts.Changed()
+		if busy := e.Scripts.Busy(); busy != "" && job.state.CompareAndSwap(jobQueued, jobRefused) {
 			e.scriptsPending.Add(-1)
 			e.reject(job.c.Session, job.cmd, busy)
 			return false
@@ -182,7 +182,7 @@ func (e *Env) runJoined(c *Ctx, cmd *Command, args [][]byte) {
 	q.round = append(q.round, c)
 	q.replied = append(q.replied, c.W.Len())
 	c.joint = q.joint
-	q.joint.Run(func() { e.execute(c, cmd, args) })
+	q.joint.Run(func() { e.Execute(c, cmd, args) })
 	c.joint = nil
 }
 

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"crypto/rand"
@@ -47,28 +47,30 @@ type Env struct {
 	Shutdown func()
 
 	startupMemory int64 // Go heap in use when the server started
-	access        *accessClock
+	// Access is when keys were last used (OBJECT IDLETIME, RESTORE's
+	// IDLETIME).
+	Access *accessClock
 
-	cursors  cursorTable
+	Cursors  cursorTable // SCAN's cursors
 	keyspace keyspaceStats
-	authLog  authLog
+	AuthLog  authLog // the failed AUTH attempts ACL LOG reports
 	backups  backups
-	notes    notices
-	perflog  perflog
-	latency  latencyMonitor
+	Notes    notices        // the storage's notices to keyspace subscribers (DEBUG SET-ACTIVE-EXPIRE)
+	Perflog  perflog        // the sampled commands' perf contexts (PERFLOG)
+	Latency  latencyMonitor // LATENCY's events
 	// gate is held shared by every command and exclusively by EXEC.
 	gate sync.RWMutex
-	// scripts runs the Lua scripts and functions (script.go);
+	// Scripts runs the Lua scripts and functions (script.go);
 	// scriptsPending counts the script commands waiting for the gate or
 	// holding it (busy.go).
-	scripts        *scripting.Engine
+	Scripts        *scripting.Engine
 	storedScripts  storedScripts
 	scriptsPending atomic.Int64
 	// scriptQueue holds the script commands waiting for the one that
 	// leads (scriptqueue.go).
 	scriptQueue scriptQueue
-	// background counts the goroutines reading storage on their own.
-	background sync.WaitGroup
+	// Background counts the goroutines reading storage on their own.
+	Background sync.WaitGroup
 	stop       chan struct{}
 }
 
@@ -86,11 +88,11 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 		StartTime:  time.Now(),
 		RunID:      hex.EncodeToString(id[:]),
 		stop:       make(chan struct{}),
-		access:     newAccessClock(),
+		Access:     newAccessClock(),
 	}
 	s.SetWatcher(e)
 	e.startupMemory = goHeapBytes()
-	e.perflog.watchConfig(cfg)
+	e.Perflog.watchConfig(cfg)
 	e.watchClusterPersist()
 	e.Repl.Quiesce = e.quiesce
 	e.Repl.OnRestored = e.replicaRestored
@@ -110,7 +112,7 @@ func (e *Env) Disconnected(s *session.Session) {
 		return
 	}
 	if r, drop := e.Cluster.ImportBroken(s.ID); drop {
-		if err := e.dropImport(r); err != nil {
+		if err := e.DropImport(r); err != nil {
 			slog.Error("drop the slots of a broken import", "slots", r.String(), "err", err)
 		}
 	}
@@ -120,8 +122,8 @@ func (e *Env) Disconnected(s *session.Session) {
 // walks still running, which read the storage the caller closes next.
 func (e *Env) Close() {
 	close(e.stop)
-	e.background.Wait()
-	e.scripts.Close()
+	e.Background.Wait()
+	e.Scripts.Close()
 }
 
 // Stats are the server counters INFO reports.
@@ -197,8 +199,8 @@ func (e *Env) sampleLoop() {
 	}
 }
 
-// hit counts a keyspace hit or miss for INFO stats.
-func (s *Stats) hit(found bool) {
+// Hit counts a keyspace hit or miss for INFO stats.
+func (s *Stats) Hit(found bool) {
 	if found {
 		s.KeyspaceHits.Add(1)
 	} else {

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"log/slog"
@@ -30,16 +30,16 @@ const (
 	libraryOwnerPrefix = "basalt_lua_lib_owner_"
 )
 
-// scriptScope is what the client reaches of the scripts and libraries.
-func (c *Ctx) scriptScope() scripting.Scope {
+// ScriptScope is what the client reaches of the scripts and libraries.
+func (c *Ctx) ScriptScope() scripting.Scope {
 	return scripting.Scope{Owner: c.Session.Namespace, All: c.Session.Admin}
 }
 
-// callable reports whether the client may call fn: a function of its
+// Callable reports whether the client may call fn: a function of its
 // namespace's, or of the default namespace's, which serve every one.
-func (c *Ctx) callable(fn *scripting.Function) bool {
+func (c *Ctx) Callable(fn *scripting.Function) bool {
 	owner := fn.Library.Owner
-	return owner == metadata.DefaultNamespace || c.scriptScope().Sees(owner)
+	return owner == metadata.DefaultNamespace || c.ScriptScope().Sees(owner)
 }
 
 // scriptOwnerKey is the note that namespace loaded the script sha.
@@ -55,11 +55,11 @@ type storedScripts struct {
 	mu sync.Mutex
 }
 
-// loadScript caches body for owner, and stores it with owner's note.
-func (e *Env) loadScript(body []byte, owner string) (*scripting.Script, error) {
+// LoadScript caches body for owner, and stores it with owner's note.
+func (e *Env) LoadScript(body []byte, owner string) (*scripting.Script, error) {
 	e.storedScripts.mu.Lock()
 	defer e.storedScripts.mu.Unlock()
-	sc, err := e.scripts.Cache(string(body), owner)
+	sc, err := e.Scripts.Cache(string(body), owner)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +70,14 @@ func (e *Env) loadScript(body []byte, owner string) (*scripting.Script, error) {
 	return sc, err
 }
 
-// storedScript returns the script sha names (any case) that scope sees:
+// StoredScript returns the script sha names (any case) that scope sees:
 // cached, or stored for it (then compiled and cached). nil when there is
 // none.
-func (e *Env) storedScript(sha []byte, scope scripting.Scope) *scripting.Script {
+func (e *Env) StoredScript(sha []byte, scope scripting.Scope) *scripting.Script {
 	if len(sha) != 40 {
 		return nil
 	}
-	if sc := e.scripts.Script(string(sha), scope); sc != nil {
+	if sc := e.Scripts.Script(string(sha), scope); sc != nil {
 		return sc
 	}
 	lower := strings.ToLower(string(sha))
@@ -98,7 +98,7 @@ func (e *Env) storedScript(sha []byte, scope scripting.Scope) *scripting.Script 
 	if scope.All {
 		owner = ""
 	}
-	sc, err := e.scripts.Cache(string(body), owner)
+	sc, err := e.Scripts.Cache(string(body), owner)
 	if err != nil || sc.SHA != lower {
 		slog.Warn("a stored script does not compile", "sha", lower, "err", err)
 		return nil
@@ -106,11 +106,11 @@ func (e *Env) storedScript(sha []byte, scope scripting.Scope) *scripting.Script 
 	return sc
 }
 
-// flushScripts removes the scripts scope sees: every script for the
+// FlushScripts removes the scripts scope sees: every script for the
 // admin, with Kvrocks's record that makes replicas forget theirs; for a
 // namespace, its notes, and the scripts no other namespace noted.
 // record is the SCRIPT FLUSH command, as typed.
-func (e *Env) flushScripts(scope scripting.Scope, record []byte) error {
+func (e *Env) FlushScripts(scope scripting.Scope, record []byte) error {
 	e.storedScripts.mu.Lock()
 	defer e.storedScripts.mu.Unlock()
 	var writes []storage.PropagatedWrite
@@ -131,7 +131,7 @@ func (e *Env) flushScripts(scope scripting.Scope, record []byte) error {
 			return err
 		}
 	}
-	e.scripts.ForgetScripts(scope)
+	e.Scripts.ForgetScripts(scope)
 	return nil
 }
 
@@ -175,10 +175,10 @@ func (e *Env) scriptNoteReplicated(r storage.WALRecord) {
 	key := string(r.Key)
 	switch {
 	case strings.HasPrefix(key, scriptKeyPrefix):
-		e.scripts.ForgetScript(key[len(scriptKeyPrefix):], scripting.Scope{All: true})
+		e.Scripts.ForgetScript(key[len(scriptKeyPrefix):], scripting.Scope{All: true})
 	case strings.HasPrefix(key, scriptOwnerPrefix) && len(key) >= len(scriptOwnerPrefix)+40:
 		rest := key[len(scriptOwnerPrefix):]
-		e.scripts.ForgetScript(rest[:40], scripting.Scope{Owner: rest[40:]})
+		e.Scripts.ForgetScript(rest[:40], scripting.Scope{Owner: rest[40:]})
 	}
 }
 

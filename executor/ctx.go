@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"errors"
@@ -21,17 +21,17 @@ type Ctx struct {
 	DB      storage.DB
 	Session *session.Session
 	Env     *Env
-	cmd     *Command
+	Cmd     *Command      // the running command (its name for error texts)
 	write   storage.Write // the write door's description of the running write command
-	// changed, when set by the handler of a write, is which of its
+	// Changed, when set by the handler of a write, is which of its
 	// written keys Redis counts as changed by it (DEL's existing keys;
 	// none for the consumer-group commands): the keys Wrote touches for
 	// WATCH and invalidates for tracking. nil: all of them.
-	changed [][]byte
-	inExec  bool // the command runs inside EXEC or a script: blocking commands do not block
-	// inScript is set when a script runs the command; scriptKeys are then
+	Changed [][]byte
+	InExec  bool // the command runs inside EXEC or a script: blocking commands do not block
+	// InScript is set when a script runs the command; scriptKeys are then
 	// the keys the script declared, which its reads track (tracking.go).
-	inScript   bool
+	InScript   bool
 	scriptKeys [][]byte
 	// rerun is set while a blocked client's command runs again (woken,
 	// or WAIT counting anew): it waits for a busy script, never BUSY.
@@ -48,9 +48,9 @@ type Ctx struct {
 	notifyFlags     config.NotifyClass
 	before          []storage.KeyState
 	consumersBefore []bool
-	// inv holds the invalidations of client-side caching the running
+	// Inv holds the invalidations of client-side caching the running
 	// command's writes send its own client after its reply (tracking.go).
-	inv session.Invalidation
+	Inv session.Invalidation
 	// job is how the context's script commands wait for the leader of the
 	// script queue (scriptqueue.go).
 	job *scriptJob
@@ -71,31 +71,31 @@ func (e *Env) NewContext(s *session.Session) *Ctx {
 
 // Standard Redis error replies.
 const (
-	errSyntax      = "ERR syntax error"
-	errNotInteger  = "ERR value is not an integer or out of range"
+	ErrSyntax      = "ERR syntax error"
+	ErrNotInteger  = "ERR value is not an integer or out of range"
 	errNotFloat    = "ERR value is not a valid float"
-	errWrongType   = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrWrongType   = "WRONGTYPE Operation against a key holding the wrong kind of value"
 	errNoAuth      = "NOAUTH Authentication required."
 	errOutOfRange  = "ERR index out of range"
-	errDBIndex     = "ERR DB index is out of range"
+	ErrDBIndex     = "ERR DB index is out of range"
 	errTooLarge    = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
-	errInvalidCurs = "ERR invalid cursor"
+	ErrInvalidCurs = "ERR invalid cursor"
 	// Kvrocks's refusal of an admin command to a namespace user.
-	errAdminRequired = "ERR admin permission required to perform the command"
+	ErrAdminRequired = "ERR admin permission required to perform the command"
 )
 
-// replyError is an error whose text is the exact reply.
-type replyError string
+// ReplyError is an error whose text is the exact reply.
+type ReplyError string
 
-func (e replyError) Error() string { return string(e) }
+func (e ReplyError) Error() string { return string(e) }
 
 // errorReplies maps storage errors to Redis's replies.
 var errorReplies = []struct {
 	err   error
 	reply string
 }{
-	{storage.ErrWrongType, errWrongType},
-	{storage.ErrNotInteger, errNotInteger},
+	{storage.ErrWrongType, ErrWrongType},
+	{storage.ErrNotInteger, ErrNotInteger},
 	{storage.ErrNotFloat, errNotFloat},
 	{storage.ErrOverflow, "ERR increment or decrement would overflow"},
 	{storage.ErrNaNOrInfinity, "ERR increment would produce NaN or Infinity"},
@@ -107,7 +107,7 @@ var errorReplies = []struct {
 	{storage.ErrWritesStopped, "ERR the storage stopped accepting writes after a failed write; restart the server"},
 	{storage.ErrIndexOutOfRange, errOutOfRange},
 	{storage.ErrSameObject, "ERR source and destination objects are the same"},
-	{storage.ErrInvalidCursor, errInvalidCurs},
+	{storage.ErrInvalidCursor, ErrInvalidCurs},
 	{storage.ErrHashNotInteger, "ERR hash value is not an integer"},
 	{storage.ErrHashNotFloat, "ERR hash value is not a float"},
 	{config.ErrNoFile, "ERR The server is running without a config file"},
@@ -123,10 +123,19 @@ var errorReplies = []struct {
 	{storage.ErrBatchTooLarge, "ERR Operation aborted: Memory limit reached"},
 }
 
+// AddErrorReply makes Error reply text for err (and the errors that wrap
+// it): a family file adds the errors of its storage operations from init.
+func AddErrorReply(err error, text string) {
+	errorReplies = append(errorReplies, struct {
+		err   error
+		reply string
+	}{err, text})
+}
+
 // Error writes the reply for err: the Redis error of a known condition, or
 // a generic ERR that is also logged, since it means something failed inside.
 func (c *Ctx) Error(err error) {
-	var re replyError
+	var re ReplyError
 	if errors.As(err, &re) {
 		c.W.Error(string(re))
 		return
@@ -137,15 +146,15 @@ func (c *Ctx) Error(err error) {
 			return
 		}
 	}
-	slog.Error("command failed", "cmd", c.cmd.Name, "err", err)
+	slog.Error("command failed", "cmd", c.Cmd.Name, "err", err)
 	c.W.Error("ERR " + err.Error())
 }
 
 // ErrorString writes an error reply with this exact text.
 func (c *Ctx) ErrorString(msg string) { c.W.Error(msg) }
 
-// ok reports err (if any) and returns whether the handler may go on.
-func (c *Ctx) ok(err error) bool {
+// OK reports err (if any) and returns whether the handler may go on.
+func (c *Ctx) OK(err error) bool {
 	if err != nil {
 		c.Error(err)
 		return false
@@ -153,21 +162,21 @@ func (c *Ctx) ok(err error) bool {
 	return true
 }
 
-// kvrocksOK is ok for Kvrocks's own commands, which answer a wrong type
+// KvrocksOK is ok for Kvrocks's own commands, which answer a wrong type
 // with Kvrocks's text rather than Redis's WRONGTYPE.
-func (c *Ctx) kvrocksOK(err error) bool {
+func (c *Ctx) KvrocksOK(err error) bool {
 	if errors.Is(err, storage.ErrWrongType) {
-		c.ErrorString("ERR Invalid argument: " + errWrongType)
+		c.ErrorString("ERR Invalid argument: " + ErrWrongType)
 		return false
 	}
-	return c.ok(err)
+	return c.OK(err)
 }
 
 // Int parses argument i as an integer, replying the Redis error if it is not.
 func (c *Ctx) Int(i int) (int64, bool) {
 	n, ok := num.ParseInt(c.Args[i])
 	if !ok {
-		c.W.Error(errNotInteger)
+		c.W.Error(ErrNotInteger)
 	}
 	return n, ok
 }
@@ -181,14 +190,14 @@ func (c *Ctx) Float(i int) (float64, bool) {
 	return f, ok
 }
 
-// is reports whether argument i equals word, ignoring case.
-func (c *Ctx) is(i int, word string) bool {
+// Is reports whether argument i equals word, ignoring case.
+func (c *Ctx) Is(i int, word string) bool {
 	return i < len(c.Args) && len(c.Args[i]) == len(word) && strings.EqualFold(string(c.Args[i]), word)
 }
 
-// intBool writes 1 or 0 as an integer: Redis answers yes/no questions
+// IntBool writes 1 or 0 as an integer: Redis answers yes/no questions
 // (SETNX, EXPIRE, COPY, ...) with integers in RESP2 and RESP3 alike.
-func (c *Ctx) intBool(b bool) {
+func (c *Ctx) IntBool(b bool) {
 	if b {
 		c.W.Int(1)
 	} else {
@@ -196,11 +205,11 @@ func (c *Ctx) intBool(b bool) {
 	}
 }
 
-// intOrNull writes n, or null when found is false, unless err is an
+// IntOrNull writes n, or null when found is false, unless err is an
 // error, which it writes instead.
-func (c *Ctx) intOrNull(n int64, found bool, err error) {
+func (c *Ctx) IntOrNull(n int64, found bool, err error) {
 	switch {
-	case !c.ok(err):
+	case !c.OK(err):
 	case !found:
 		c.W.Null()
 	default:

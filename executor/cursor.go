@@ -1,6 +1,8 @@
-package commands
+package executor
 
-import "sync"
+import (
+	"sync"
+)
 
 // cursorSlots is how many SCAN positions are remembered at once; a cursor
 // is forgotten after that many newer ones were handed out.
@@ -24,8 +26,8 @@ type cursorEntry struct {
 	key []byte
 }
 
-// save remembers the position key for namespace ns and returns its cursor.
-func (t *cursorTable) save(ns string, key []byte) uint64 {
+// Save remembers the position key for namespace ns and returns its cursor.
+func (t *cursorTable) Save(ns string, key []byte) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.mu.next++
@@ -34,9 +36,9 @@ func (t *cursorTable) save(ns string, key []byte) uint64 {
 	return id
 }
 
-// load returns the position of cursor id; ok is false for an unknown or
+// Load returns the position of cursor id; ok is false for an unknown or
 // forgotten cursor, or one handed out to another namespace.
-func (t *cursorTable) load(ns string, id uint64) (key []byte, ok bool) {
+func (t *cursorTable) Load(ns string, id uint64) (key []byte, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.mu.slots[id%cursorSlots]

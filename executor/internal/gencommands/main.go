@@ -1,11 +1,11 @@
-// Command gencommands writes commands/redis_commands.json: what Redis 7.0
+// Command gencommands writes executor/redis_commands.json: what Redis 7.0
 // says of each of its commands through COMMAND INFO and COMMAND DOCS
 // (flags, ACL categories, tips, key specifications, documentation and
 // subcommands), which Basalt's COMMAND reports for the commands it shares
 // with Redis. It starts the redis-server found in PATH on a free port with
 // a temporary directory, asks it in RESP3, and stops it.
 //
-//	go generate ./commands   (or: go run ./commands/internal/gencommands -o commands/redis_commands.json)
+//	go generate ./executor   (or: go run ./executor/internal/gencommands -o executor/redis_commands.json)
 package main
 
 import (

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"hash/maphash"
@@ -50,15 +50,15 @@ func (a *accessClock) touch(ns string, key []byte, now uint32) {
 	}
 }
 
-// setIdle records that key was last used idle seconds ago (RESTORE
+// SetIdle records that key was last used idle seconds ago (RESTORE
 // IDLETIME).
-func (a *accessClock) setIdle(ns string, key []byte, idle int64) {
+func (a *accessClock) SetIdle(ns string, key []byte, idle int64) {
 	now := int64(unixSeconds())
 	a.touch(ns, key, uint32(max(now-idle, 1)))
 }
 
-// idle returns the seconds since key was last used.
-func (a *accessClock) idle(ns string, key []byte) int64 {
+// Idle returns the seconds since key was last used.
+func (a *accessClock) Idle(ns string, key []byte) int64 {
 	slot, fp := a.slot(ns, key)
 	last := a.start
 	if v := slot.Load(); v>>32 == fp {
@@ -71,11 +71,11 @@ func (a *accessClock) idle(ns string, key []byte) int64 {
 // them (TYPE, TTL, EXISTS, OBJECT, ...), as Redis's lookups with
 // LOOKUP_NOTOUCH do.
 func (e *Env) touchKeys(ns string, cmd *Command, args [][]byte, at time.Time) {
-	if cmd.Flags&NoTouch != 0 || !cmd.hasKeys() {
+	if cmd.Flags&NoTouch != 0 || !cmd.HasKeys() {
 		return
 	}
 	now := uint32(at.Unix())
-	for _, k := range cmd.keys(args) {
-		e.access.touch(ns, k, now)
+	for _, k := range cmd.KeysOf(args) {
+		e.Access.touch(ns, k, now)
 	}
 }

@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"errors"
@@ -22,21 +22,16 @@ const (
 	LocksItself                    // a write that locks its keys itself (keys of several namespaces)
 	TxControl                      // runs at once inside MULTI instead of being queued
 	SubscriberOK                   // allowed to a RESP2 client with subscriptions
-	NoDBSizeCheck                  // a write that only removes data: runs past max-db-size
+	NoDBSizeCheck                  // a write that only removes data: runs past max-db-size (Kvrocks's no-dbsize-check)
 	KvrocksOnly                    // a Kvrocks command Redis lacks: errors worded as Kvrocks words them
 	RunsScript                     // runs a Lua script: while it runs too long, other commands get BUSY
 	NoTouch                        // inspects its keys without using them: OBJECT IDLETIME does not restart
 	Asking                         // routed in cluster mode as if ASKING came first (RESTORE-ASKING)
 	RunsTx                         // runs the queued transaction (EXEC): refused, it discards it
+	NoPause                        // never paused by CLIENT PAUSE, so that CLIENT UNPAUSE gets through
+	KeepsCaching                   // does not end the CLIENT CACHING YES|NO choice for the next command
+	StaleOK                        // runs on a replica whose link is down while slave-serve-stale-data is off
 )
-
-// freesSpace are the writes Kvrocks lets run once max-db-size is reached
-// (its no-dbsize-check flag); register gives them NoDBSizeCheck.
-var freesSpace = map[string]bool{
-	"del": true, "unlink": true, "getdel": true, "hdel": true, "srem": true, "zrem": true,
-	"zremrangebyscore": true, "zremrangebyrank": true, "zremrangebylex": true, "lrem": true,
-	"ltrim": true, "xdel": true, "xtrim": true, "xack": true, "flushdb": true, "flushall": true,
-}
 
 var flagNames = []struct {
 	f    Flag
@@ -61,32 +56,44 @@ type Command struct {
 	Keys func(args [][]byte) [][]byte
 	// Secret, when set, reports whether argument i is a secret that
 	// SLOWLOG and MONITOR must not show (see redact.go).
-	Secret  func(args [][]byte, i int) bool
-	Handler func(c *Ctx)
+	Secret func(args [][]byte, i int) bool
+	// KeyFlags, when set, gives the key flags COMMAND GETKEYSANDFLAGS
+	// reports for a call, for a command whose key specification says
+	// variable_flags, as Redis's getkeys procedures do.
+	KeyFlags func(args [][]byte) []string
+	Handler  func(c *Ctx)
+	// Subcommands, for a container (CONFIG, CLIENT, ...), are its
+	// subcommands by lower-case name; its handler runs them with
+	// dispatchSub.
+	Subcommands map[string]*Subcommand
+	// Meta describes, for COMMAND, a command Redis 7.0 lacks (Kvrocks's
+	// own); Redis's own descriptions are attached from
+	// redis_commands.json (command_meta.go).
+	Meta *Meta
+	desc *Meta // Meta, or Redis's description (Description)
+	// Events is what the command publishes to keyspace subscribers
+	// (notify_events.go); nil for a write that publishes nothing
+	// (FLUSHALL, XACK, MOVE) and for every read.
+	Events *KeyEvents
 
-	events *keyEvents // what it publishes to keyspace subscribers (notify_events.go)
-	stats  commandStats
+	stats commandStats
 }
 
-// Table maps lower-case command names to commands.
-type Table struct {
+// registry maps lower-case command names to commands.
+type registry struct {
 	byName map[string]*Command
 }
 
-var table = Table{byName: map[string]*Command{}}
+var table = registry{byName: map[string]*Command{}}
 
-// register adds commands to the table; family files call it from init.
-func register(cmds ...*Command) {
+// Register adds commands to the table; family files call it from init.
+func Register(cmds ...*Command) {
 	for _, c := range cmds {
 		if _, dup := table.byName[c.Name]; dup {
 			panic("commands: " + c.Name + " registered twice")
 		}
 		if c.Step == 0 && c.FirstKey > 0 {
 			c.Step = 1
-		}
-		c.events = keyEventsOf[c.Name]
-		if freesSpace[c.Name] {
-			c.Flags |= NoDBSizeCheck
 		}
 		table.byName[c.Name] = c
 	}
@@ -113,8 +120,8 @@ func Rename(pairs [][2]string) error {
 	return nil
 }
 
-// lookup finds a command by its name in any case without allocating.
-func lookup(name []byte) *Command {
+// Lookup finds a command by its name in any case without allocating.
+func Lookup(name []byte) *Command {
 	var buf [32]byte
 	if len(name) > len(buf) {
 		// Only a rename-command name can be this long.
@@ -129,8 +136,8 @@ func lookup(name []byte) *Command {
 	return table.byName[string(buf[:len(name)])]
 }
 
-// sortedCommands returns every command ordered by name.
-func sortedCommands() []*Command {
+// SortedCommands returns every command ordered by name.
+func SortedCommands() []*Command {
 	out := make([]*Command, 0, len(table.byName))
 	for _, c := range table.byName {
 		out = append(out, c)
@@ -139,19 +146,19 @@ func sortedCommands() []*Command {
 	return out
 }
 
-// arityOK checks the argument count (including the name) against Arity.
-func (c *Command) arityOK(n int) bool {
+// ArityOK checks the argument count (including the name) against Arity.
+func (c *Command) ArityOK(n int) bool {
 	if c.Arity >= 0 {
 		return n == c.Arity
 	}
 	return n >= -c.Arity
 }
 
-// keys returns the key arguments of a call.
-// hasKeys reports whether the command works on keys.
-func (c *Command) hasKeys() bool { return c.FirstKey > 0 || c.Keys != nil }
+// HasKeys reports whether the command works on keys.
+func (c *Command) HasKeys() bool { return c.FirstKey > 0 || c.Keys != nil }
 
-func (c *Command) keys(args [][]byte) [][]byte {
+// KeysOf returns the key arguments of a call.
+func (c *Command) KeysOf(args [][]byte) [][]byte {
 	if c.Keys != nil {
 		return c.Keys(args)
 	}
@@ -186,8 +193,8 @@ func (c *Command) flagList() []string {
 	return out
 }
 
-// aclCategories derives Redis ACL categories from the flags.
-func (c *Command) aclCategories() []string {
+// ACLCategories derives Redis ACL categories from the flags.
+func (c *Command) ACLCategories() []string {
 	var out []string
 	if c.Flags&Write != 0 {
 		out = append(out, "@write")
@@ -206,48 +213,71 @@ func (c *Command) aclCategories() []string {
 	return out
 }
 
-// subcommand is one subcommand of a container command (CONFIG GET, ...).
-type subcommand struct {
-	arity   int
-	handler func(c *Ctx)
+// Subcommand is one subcommand of a container command (CONFIG GET, ...).
+type Subcommand struct {
+	Arity   int // counting the container's name and the subcommand's
+	Handler func(c *Ctx)
+	// Meta describes, for COMMAND, a subcommand Redis 7.0 lacks; Redis's
+	// own descriptions are attached from redis_commands.json
+	// (command_meta.go).
+	Meta *Meta
+	desc *Meta // Meta, or Redis's description (Description)
 }
 
-// dispatchSub runs the subcommand named by the first argument. As in
-// Redis 7's commandstats, an unknown subcommand is no call of the command,
-// and a subcommand with the wrong number of arguments is a rejected one,
-// not a failed one.
-func dispatchSub(c *Ctx, subs map[string]subcommand) {
+// arityOK checks the argument count (including the container's name)
+// against Arity.
+func (s *Subcommand) arityOK(n int) bool {
+	return (s.Arity >= 0 && n == s.Arity) || (s.Arity < 0 && n >= -s.Arity)
+}
+
+// DispatchSub runs the subcommand of the running container named by the
+// first argument. As in Redis 7's commandstats, an unknown subcommand is
+// no call of the command, and a subcommand with the wrong number of
+// arguments is a rejected one, not a failed one.
+func DispatchSub(c *Ctx) {
 	name := strings.ToLower(string(c.Args[1]))
-	sub, ok := subs[name]
+	sub, ok := c.Cmd.Subcommands[name]
 	if !ok {
 		c.refused(false)
-		c.ErrorString("ERR unknown subcommand '" + abbreviate(c.Args[1]) + "'. Try " + strings.ToUpper(c.cmd.Name) + " HELP.")
+		c.ErrorString("ERR unknown subcommand '" + Abbreviate(c.Args[1]) + "'. Try " + strings.ToUpper(c.Cmd.Name) + " HELP.")
 		c.errMark = c.W.Errors()
 		return
 	}
-	n := len(c.Args)
-	if (sub.arity >= 0 && n != sub.arity) || (sub.arity < 0 && n < -sub.arity) {
+	if !sub.arityOK(len(c.Args)) {
 		c.refused(true)
-		c.ErrorString("ERR wrong number of arguments for '" + c.cmd.Name + "|" + name + "' command")
+		c.ErrorString("ERR wrong number of arguments for '" + c.Cmd.Name + "|" + name + "' command")
 		c.errMark = c.W.Errors()
 		return
 	}
-	sub.handler(c)
+	sub.Handler(c)
+}
+
+// DispatchSubOr runs the subcommand of the running container named by the
+// first argument, as Kvrocks's CLUSTER and CLUSTERX do: an unknown
+// subcommand or a wrong number of arguments is answered with the
+// container's usage, a failed call.
+func DispatchSubOr(c *Ctx, usage string) {
+	sub, ok := c.Cmd.Subcommands[strings.ToLower(string(c.Args[1]))]
+	if !ok || !sub.arityOK(len(c.Args)) {
+		c.ErrorString(usage)
+		return
+	}
+	sub.Handler(c)
 }
 
 // refused takes back the call the running command was counted as, and
 // counts it as rejected when rejected is set.
 func (c *Ctx) refused(rejected bool) {
-	c.cmd.stats.calls.Add(-1)
+	c.Cmd.stats.calls.Add(-1)
 	if rejected {
-		c.cmd.stats.rejected.Add(1)
+		c.Cmd.stats.rejected.Add(1)
 	}
 }
 
-// help is the HELP subcommand of a container command: it replies lines,
+// Help is the HELP subcommand of a container command: it replies lines,
 // as simple strings like Redis's.
-func help(lines ...string) subcommand {
-	return subcommand{2, func(c *Ctx) {
+func Help(lines ...string) *Subcommand {
+	return &Subcommand{Arity: 2, Handler: func(c *Ctx) {
 		c.W.Array(len(lines))
 		for _, l := range lines {
 			c.W.Simple(l)
@@ -255,8 +285,8 @@ func help(lines ...string) subcommand {
 	}}
 }
 
-// abbreviate limits an argument quoted in an error to 128 bytes, as Redis.
-func abbreviate(b []byte) string {
+// Abbreviate limits an argument quoted in an error to 128 bytes, as Redis.
+func Abbreviate(b []byte) string {
 	if len(b) > 128 {
 		b = b[:128]
 	}

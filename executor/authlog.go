@@ -1,4 +1,4 @@
-package commands
+package executor
 
 import (
 	"log/slog"
@@ -20,9 +20,9 @@ type authLog struct {
 	}
 }
 
-// failed logs a failed attempt from addr, unless one was logged within
+// Failed logs a failed attempt from addr, unless one was logged within
 // the interval.
-func (l *authLog) failed(addr string) {
+func (l *authLog) Failed(addr string) {
 	l.mu.Lock()
 	now := time.Now()
 	if now.Sub(l.mu.last) < authLogInterval {
