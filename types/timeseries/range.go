@@ -19,7 +19,7 @@ func (q *Query) Run(src Source, emit func(Sample) bool) error {
 	}
 	b := newBucketer(q, limit)
 	if q.Agg == AggTWA {
-		if b.prevOut, err = v.outside(q.Reverse); err != nil {
+		if b.prevOut, err = q.neighbour(&v, q.Reverse); err != nil {
 			return err
 		}
 	}
@@ -36,12 +36,22 @@ func (q *Query) Run(src Source, emit func(Sample) bool) error {
 	}
 	var next *Sample
 	if q.Agg == AggTWA {
-		if next, err = v.outside(!q.Reverse); err != nil {
+		if next, err = q.neighbour(&v, !q.Reverse); err != nil {
 			return err
 		}
 	}
 	b.flush(next)
 	return nil
+}
+
+// neighbour is TWA's sample beyond the range (after: past to, else
+// before from): the series's nearest one, if it passes the filters.
+func (q *Query) neighbour(v *view, after bool) (*Sample, error) {
+	s, err := v.outside(after)
+	if err != nil || s == nil || !q.keep(*s) {
+		return nil, err
+	}
+	return s, nil
 }
 
 // keep reports whether s passes FILTER_BY_TS and FILTER_BY_VALUE.

@@ -365,6 +365,7 @@ func (s *Series) afterDelete(removed []Sample) error {
 	if _, _, err := s.newestSample(); err != nil {
 		return err
 	}
+	newest, has, _ := s.newestSample()
 	for i := range s.Rules {
 		r := &s.Rules[i]
 		last := int64(-1)
@@ -378,28 +379,39 @@ func (s *Series) afterDelete(removed []Sample) error {
 				return err
 			}
 		}
+		if r.state.open < 0 && has {
+			// The open bucket was emptied: the newest sample's bucket,
+			// closed before, is open again.
+			r.state.open = bucketStart(newest.TS, r.Align, r.Bucket)
+			if err := s.recompute(r, r.state.open); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// compact is rule 5 for one rule and one sample as stored.
+// compact is rule 5 for one rule and one sample as stored. The open
+// bucket is always the one of the series's newest sample.
 func (s *Series) compact(r *Rule, smp Sample, how change) error {
 	st := &r.state
 	b := bucketStart(smp.TS, r.Align, r.Bucket)
-	switch {
-	case st.open < 0 || b > st.open:
-		if st.open >= 0 {
+	if newest := bucketStart(s.newest.TS, r.Align, r.Bucket); st.open != newest {
+		if st.open >= 0 && st.open < newest {
 			s.emit(r, Sample{TS: st.open, V: st.acc.value()}, PolicyLast)
 		}
-		st.open, st.dirty = b, true
-		st.acc.reset()
-		st.acc.add(smp)
-		return nil
-	case b == st.open && how == inserted:
+		// The new open bucket may hold samples already (written before
+		// the rule, or left when TS.DEL emptied the open one).
+		st.open = newest
+		if err := s.recompute(r, newest); err != nil || b == newest {
+			return err
+		}
+	} else if b == st.open && how == inserted {
 		st.acc.add(smp)
 		st.dirty = true
 		return nil
-	case b < st.open && how == inserted:
+	}
+	if b < st.open && how == inserted {
 		if p, ok := incremental(r.Agg, smp); ok {
 			s.emit(r, p, policyOf(r.Agg))
 			return nil
@@ -441,7 +453,7 @@ func (s *Series) emit(r *Rule, smp Sample, policy Policy) {
 // samples: the open bucket's state, or a closed bucket's value in the
 // destination (removed when the bucket is empty).
 func (s *Series) recompute(r *Rule, b int64) error {
-	q := Query{From: b, To: satAdd(bucketEndAt(b, r.Align, r.Bucket), -1), Agg: r.Agg, Bucket: r.Bucket, Align: r.Align}
+	q := Query{From: b, To: bucketEndAt(b, r.Align, r.Bucket) - 1, Agg: r.Agg, Bucket: r.Bucket, Align: r.Align}
 	a := newAcc(r.Agg)
 	err := q.samples(Source{Chunks: s.chunks, Meta: &s.Meta}, func(smp Sample) bool {
 		a.add(smp)
@@ -452,12 +464,13 @@ func (s *Series) recompute(r *Rule, b int64) error {
 	}
 	if b == r.state.open {
 		r.state.acc, r.state.dirty = a, true
-		if a.empty() {
-			r.state.open = -1
+		if !a.empty() {
+			return nil
 		}
-		return nil
-	}
-	if b > r.state.open && r.state.open >= 0 {
+		// Emptied by TS.DEL: the destination may hold the bucket from
+		// when it was closed once before.
+		r.state.open = -1
+	} else if b > r.state.open && r.state.open >= 0 {
 		return nil // not reached by the rule yet
 	}
 	if a.empty() {
