@@ -498,4 +498,3 @@ func ParseDeleteRule(args [][]byte) (src, dest []byte, err error) {
 	}
 	return args[0], args[1], nil
 }
-

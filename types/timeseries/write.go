@@ -553,4 +553,3 @@ func (s *Series) Changes() []Change {
 	}
 	return out
 }
-
