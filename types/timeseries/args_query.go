@@ -264,8 +264,16 @@ func ParseMRange(args [][]byte, reverse bool) (Multi, error) {
 	if len(args) < 3 {
 		return m, ErrArity
 	}
-	fi := argIndex(args, "FILTER")
-	gi := argIndex(args, "GROUPBY")
+	// FILTER and GROUPBY are looked for after from and to, which are
+	// never taken for them.
+	fi := argIndex(args[2:], "FILTER")
+	gi := argIndex(args[2:], "GROUPBY")
+	if fi >= 0 {
+		fi += 2
+	}
+	if gi >= 0 {
+		gi += 2
+	}
 	switch {
 	case fi < 0:
 		return m, ErrMissingFilter
