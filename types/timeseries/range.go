@@ -19,8 +19,12 @@ func (q *Query) Run(src Source, emit func(Sample) bool) error {
 	}
 	b := newBucketer(q, limit)
 	if q.Agg == AggTWA {
-		if b.prevOut, err = q.neighbour(&v, q.Reverse); err != nil {
+		out, err := q.neighbour(&v, q.Reverse)
+		if err != nil {
 			return err
+		}
+		if out != nil {
+			b.prevOut, b.hasPrev = *out, true
 		}
 	}
 	stopped := false
@@ -86,10 +90,12 @@ type bucketer struct {
 	// sample.
 	open  *int64
 	start int64
-	// prevOut is the sample just before the open bucket in walking
-	// order (older when forward, newer when reverse): TWA's neighbour
-	// and EMPTY's "last" for the gaps. recent is the last sample added.
-	prevOut *Sample
+	// prevOut (when hasPrev) is the sample just before the open bucket
+	// in walking order (older when forward, newer when reverse): TWA's
+	// neighbour and EMPTY's "last" for the gaps. recent is the last
+	// sample added.
+	prevOut Sample
+	hasPrev bool
 	recent  Sample
 }
 
@@ -119,16 +125,19 @@ func (b *bucketer) add(s Sample) bool {
 func (b *bucketer) flush(next *Sample) bool {
 	var v float64
 	if b.q.Agg == AggTWA {
-		older, newer := b.prevOut, next
+		var prev *Sample
+		if b.hasPrev {
+			prev = &b.prevOut
+		}
+		older, newer := prev, next
 		if b.q.Reverse {
-			older, newer = next, b.prevOut
+			older, newer = next, prev
 		}
 		v = b.acc.twaValue(b.start, b.end(b.start), older, newer)
 	} else {
 		v = b.acc.value()
 	}
-	recent := b.recent
-	b.prevOut = &recent
+	b.prevOut, b.hasPrev = b.recent, true
 	b.acc.reset()
 	b.open = nil
 	return b.emit(Sample{TS: b.q.reportedTS(b.start), V: v})
@@ -141,9 +150,9 @@ func (b *bucketer) fill(start int64, s Sample) bool {
 		return true
 	}
 	last, d := b.start, b.q.Bucket
-	older, newer := *b.prevOut, s
+	older, newer := b.prevOut, s
 	if b.q.Reverse {
-		older, newer = s, *b.prevOut
+		older, newer = s, b.prevOut
 	}
 	for {
 		gap := b.nextStart(last)
