@@ -279,11 +279,10 @@ func parseValue(b []byte) (float64, bool) {
 
 // Add is a parsed TS.ADD.
 type Add struct {
-	TS      int64 // Now for "*"
-	Value   float64
-	Create  Options
-	OnDup   Policy // PolicyNone when not given
-	NowUsed bool
+	TS     int64 // Now for "*"
+	Value  float64
+	Create Options
+	OnDup  Policy // PolicyNone when not given
 }
 
 // ParseAdd parses the arguments after TS.ADD's key: timestamp value

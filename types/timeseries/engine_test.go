@@ -2,7 +2,6 @@ package timeseries
 
 import (
 	"bytes"
-	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -536,5 +535,3 @@ func (db *memDB) tsDeleteRule(w reply.Sink, args [][]byte) error {
 	w.OK()
 	return nil
 }
-
-var _ = errors.Is

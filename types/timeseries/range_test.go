@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -20,7 +21,7 @@ func buildSeries(t testing.TB, samples []Sample, chunkSize uint64, retention int
 		n := min(len(samples), 1+rand.IntN(20)) // several commands
 		s := OpenSeries([]byte("k"), meta, size, nil, mem)
 		for _, smp := range samples[:n] {
-			if _, err := s.Add(smp, PolicyLast); err != nil && err != ErrTooOld {
+			if _, err := s.Add(smp, PolicyLast); err != nil && !errors.Is(err, ErrTooOld) {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -122,7 +123,7 @@ func TestRuleMatchesBruteForce(t *testing.T) {
 						newest = max(newest, ts)
 						smp := Sample{TS: ts, V: float64(r.IntN(40) - 10)}
 						p := policies[r.IntN(len(policies))]
-						if _, err := s.Add(smp, p); err != nil && err != ErrBlocked {
+						if _, err := s.Add(smp, p); err != nil && !errors.Is(err, ErrBlocked) {
 							t.Fatal(err)
 						}
 						checkAscending(t, s.Chunks())

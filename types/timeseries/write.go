@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"errors"
 	"math"
 	"slices"
 )
@@ -506,7 +507,7 @@ func (s *Series) Apply(w DestWrite) error {
 		return err
 	}
 	err := s.Upsert(w.Sample, w.Policy)
-	if err == ErrTooOld {
+	if errors.Is(err, ErrTooOld) {
 		return nil // a bucket older than the destination keeps
 	}
 	return err
