@@ -37,7 +37,9 @@ var betterThanKvrocks = map[string]string{
 	`FT.EXPLAIN idx "@n:[1 $x]" PARAMS 2 x 1e-400`: "ERR parameter $x is not a number: Numerical result out of range",
 }
 
-func explainSchemas(t *testing.T) map[string]*Schema {
+func explainSchemas(t *testing.T) map[string]*Schema { return explainSchemasFuzz(t) }
+
+func explainSchemasFuzz(t testing.TB) map[string]*Schema {
 	t.Helper()
 	out := map[string]*Schema{}
 	for _, line := range explainIndexes {
@@ -119,7 +121,7 @@ func TestExplainAsKvrocks(t *testing.T) {
 
 // splitWords splits a case line as the differential corpora do: words,
 // and double-quoted strings with Go's escapes.
-func splitWords(t *testing.T, s string) [][]byte {
+func splitWords(t testing.TB, s string) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for {

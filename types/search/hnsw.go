@@ -1,0 +1,423 @@
+package search
+
+import (
+	"bytes"
+	"container/heap"
+	"math"
+	"sort"
+)
+
+// Graph is one vector field's HNSW graph as the engine keeps it: the
+// node and edge records of the field (NodeKey, EdgeKey) in the search
+// column family. Level 0 holds every node. Reads must see the writes made
+// before them in the same operation (Kvrocks writes through a batch it
+// reads back), and a key passed in is not retained.
+type Graph interface {
+	// Node reads key's node at level; ok is false when it has none.
+	Node(level uint16, key []byte) (n Node, ok bool, err error)
+	// Neighbours lists the keys of key's edges at level.
+	Neighbours(level uint16, key []byte) ([][]byte, error)
+	// FirstNode returns the smallest key with a node at level.
+	FirstNode(level uint16) (key []byte, ok bool, err error)
+	PutNode(level uint16, key []byte, n Node) error
+	DeleteNode(level uint16, key []byte) error
+	AddEdge(level uint16, from, to []byte) error
+	DeleteEdge(level uint16, from, to []byte) error
+}
+
+// HNSWIndex is Kvrocks's HNSW algorithm over a Graph: a node's top level
+// is floor(-ln(U)·1/ln(M)) for U uniform in (0, 1]; a node is linked at
+// each of its levels to the M nearest (2M at level 0) of the EF_CONSTRUCTION
+// candidates a layer search finds, in both directions, and a neighbour
+// left with more links than that keeps its nearest ones (Kvrocks's simple
+// selection, not the paper's heuristic). Params.NumLevels changes as the
+// graph grows and shrinks: the caller stores it in the field's metadata.
+type HNSWIndex struct {
+	Graph  Graph
+	Params *HNSW
+	// Uniform returns a number uniform in [0, 1): the level draw.
+	Uniform func() float64
+}
+
+// Neighbour is a document key and its distance to a query.
+type Neighbour struct {
+	Key      []byte
+	Distance float64
+}
+
+// Distance is the field's metric between two vectors: L2 is Euclidean,
+// IP the negated inner product, COSINE one minus the cosine similarity.
+func Distance(m Metric, a, b []float64) float64 {
+	switch m {
+	case IP:
+		dot := 0.0
+		for i := range a {
+			dot += a[i] * b[i]
+		}
+		return -dot
+	case Cosine:
+		dot, na, nb := 0.0, 0.0, 0.0
+		for i := range a {
+			dot += a[i] * b[i]
+			na += a[i] * a[i]
+			nb += b[i] * b[i]
+		}
+		if na == 0 || nb == 0 {
+			return 1
+		}
+		return 1 - dot/math.Sqrt(na*nb)
+	}
+	sum := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		sum += d * d
+	}
+	return math.Sqrt(sum)
+}
+
+func (h *HNSWIndex) maxLinks(level uint16) int {
+	if level == 0 {
+		return 2 * int(h.Params.M)
+	}
+	return int(h.Params.M)
+}
+
+func (h *HNSWIndex) randomLevel() uint16 {
+	u := 1 - h.Uniform() // (0, 1]
+	l := math.Floor(-math.Log(u) / math.Log(float64(max(h.Params.M, 2))))
+	if l > math.MaxUint16-1 || l != l {
+		l = math.MaxUint16 - 1
+	}
+	return uint16(l)
+}
+
+// Insert adds key's vector to the graph. The key must not be in it
+// (Delete first to update).
+func (h *HNSWIndex) Insert(key []byte, v []float64) error {
+	target := h.randomLevel()
+	if h.Params.NumLevels == 0 {
+		for l := uint16(0); l <= target; l++ {
+			if err := h.Graph.PutNode(l, key, Node{Vector: v}); err != nil {
+				return err
+			}
+		}
+		h.Params.NumLevels = target + 1
+		return nil
+	}
+	top := h.Params.NumLevels - 1
+	entry, err := h.entryPoint(top, v)
+	if err != nil {
+		return err
+	}
+	entries := []candidate{entry}
+	for l := top; l > target && l > 0; l-- {
+		if entries, err = h.searchLayer(l, v, 1, entries); err != nil {
+			return err
+		}
+	}
+	for l := int(min(top, target)); l >= 0; l-- {
+		level := uint16(l)
+		found, err := h.searchLayer(level, v, int(max(h.Params.EFConstruction, 1)), entries)
+		if err != nil {
+			return err
+		}
+		if err := h.link(level, key, v, found); err != nil {
+			return err
+		}
+		entries = found
+	}
+	for l := top + 1; l <= target; l++ {
+		if err := h.Graph.PutNode(l, key, Node{Vector: v}); err != nil {
+			return err
+		}
+	}
+	if target > top {
+		h.Params.NumLevels = target + 1
+	}
+	return nil
+}
+
+// link writes key's node at level with edges to its nearest found
+// candidates, both ways, and prunes the neighbours left with too many.
+func (h *HNSWIndex) link(level uint16, key []byte, v []float64, found []candidate) error {
+	limit := h.maxLinks(level)
+	var chosen []candidate
+	for _, c := range found {
+		if len(chosen) == limit {
+			break
+		}
+		if !bytes.Equal(c.key, key) {
+			chosen = append(chosen, c)
+		}
+	}
+	if err := h.Graph.PutNode(level, key, Node{Neighbours: uint16(len(chosen)), Vector: v}); err != nil {
+		return err
+	}
+	for _, c := range chosen {
+		if err := h.Graph.AddEdge(level, key, c.key); err != nil {
+			return err
+		}
+		if err := h.Graph.AddEdge(level, c.key, key); err != nil {
+			return err
+		}
+		if err := h.shrink(level, c.key, limit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shrink keeps the limit nearest neighbours of key at level, dropping
+// the edges to the others both ways, and writes the neighbour counts.
+func (h *HNSWIndex) shrink(level uint16, key []byte, limit int) error {
+	node, ok, err := h.Graph.Node(level, key)
+	if err != nil || !ok {
+		return err
+	}
+	keys, err := h.Graph.Neighbours(level, key)
+	if err != nil {
+		return err
+	}
+	var ns []candidate
+	for _, k := range keys {
+		if bytes.Equal(k, key) {
+			continue // Kvrocks's graphs can hold self-edges
+		}
+		other, ok, err := h.Graph.Node(level, k)
+		if err != nil {
+			return err
+		}
+		if ok {
+			ns = append(ns, candidate{k, Distance(h.Params.Metric, node.Vector, other.Vector)})
+		}
+	}
+	sortCandidates(ns)
+	for _, drop := range ns[min(limit, len(ns)):] {
+		if err := h.unlink(level, key, drop.key); err != nil {
+			return err
+		}
+	}
+	node.Neighbours = uint16(min(limit, len(ns)))
+	return h.Graph.PutNode(level, key, node)
+}
+
+// unlink drops the edges between a and b and b's count of them.
+func (h *HNSWIndex) unlink(level uint16, a, b []byte) error {
+	if err := h.Graph.DeleteEdge(level, a, b); err != nil {
+		return err
+	}
+	if err := h.Graph.DeleteEdge(level, b, a); err != nil {
+		return err
+	}
+	other, ok, err := h.Graph.Node(level, b)
+	if err != nil || !ok {
+		return err
+	}
+	if other.Neighbours > 0 {
+		other.Neighbours--
+	}
+	return h.Graph.PutNode(level, b, other)
+}
+
+// Delete removes key's nodes and edges at every level, and the levels
+// left empty at the top.
+func (h *HNSWIndex) Delete(key []byte) error {
+	for l := uint16(0); l < h.Params.NumLevels; l++ {
+		_, ok, err := h.Graph.Node(l, key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		neighbours, err := h.Graph.Neighbours(l, key)
+		if err != nil {
+			return err
+		}
+		for _, n := range neighbours {
+			if bytes.Equal(n, key) {
+				if err := h.Graph.DeleteEdge(l, key, key); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := h.unlink(l, key, n); err != nil {
+				return err
+			}
+		}
+		if err := h.Graph.DeleteNode(l, key); err != nil {
+			return err
+		}
+	}
+	for h.Params.NumLevels > 0 {
+		_, ok, err := h.Graph.FirstNode(h.Params.NumLevels - 1)
+		if err != nil {
+			return err
+		}
+		if ok {
+			break
+		}
+		h.Params.NumLevels--
+	}
+	return nil
+}
+
+// entryPoint is where a search starts: the first node of the top level.
+func (h *HNSWIndex) entryPoint(top uint16, q []float64) (candidate, error) {
+	key, ok, err := h.Graph.FirstNode(top)
+	if err != nil {
+		return candidate{}, err
+	}
+	if !ok {
+		return candidate{}, ErrCorrupt
+	}
+	n, ok, err := h.Graph.Node(top, key)
+	if err != nil {
+		return candidate{}, err
+	}
+	if !ok {
+		return candidate{}, ErrCorrupt
+	}
+	return candidate{key, Distance(h.Params.Metric, q, n.Vector)}, nil
+}
+
+// KNN returns the k keys nearest to q, nearest first, searching level 0
+// with max(EF_RUNTIME, k) candidates.
+func (h *HNSWIndex) KNN(q []float64, k uint64) ([]Neighbour, error) {
+	if k == 0 {
+		return nil, nil
+	}
+	found, err := h.search(q, int(min(max(uint64(h.Params.EFRuntime), k), math.MaxInt32)))
+	if err != nil {
+		return nil, err
+	}
+	return neighbours(found[:min(uint64(len(found)), k)]), nil
+}
+
+// Range returns the keys within r of q, nearest first: the search widens
+// (doubling its candidates from EF_RUNTIME) while its farthest candidate
+// is within r+|r|·EPSILON.
+func (h *HNSWIndex) Range(q []float64, r float64) ([]Neighbour, error) {
+	ef := int(max(h.Params.EFRuntime, 1))
+	for {
+		found, err := h.search(q, ef)
+		if err != nil {
+			return nil, err
+		}
+		bound := r + math.Abs(r)*h.Params.Epsilon
+		if len(found) < ef || found[len(found)-1].dist > bound || ef >= math.MaxInt32/2 {
+			n := sort.Search(len(found), func(i int) bool { return found[i].dist > r })
+			return neighbours(found[:n]), nil
+		}
+		ef *= 2
+	}
+}
+
+func (h *HNSWIndex) search(q []float64, ef int) ([]candidate, error) {
+	if h.Params.NumLevels == 0 {
+		return nil, nil
+	}
+	top := h.Params.NumLevels - 1
+	entry, err := h.entryPoint(top, q)
+	if err != nil {
+		return nil, err
+	}
+	entries := []candidate{entry}
+	for l := top; l > 0; l-- {
+		if entries, err = h.searchLayer(l, q, 1, entries); err != nil {
+			return nil, err
+		}
+	}
+	return h.searchLayer(0, q, ef, entries)
+}
+
+func neighbours(cs []candidate) []Neighbour {
+	out := make([]Neighbour, len(cs))
+	for i, c := range cs {
+		out[i] = Neighbour{c.key, c.dist}
+	}
+	return out
+}
+
+// candidate is a node met by a search and its distance to the query.
+type candidate struct {
+	key  []byte
+	dist float64
+}
+
+func less(a, b candidate) bool {
+	if a.dist != b.dist {
+		return a.dist < b.dist
+	}
+	return bytes.Compare(a.key, b.key) < 0
+}
+
+func sortCandidates(cs []candidate) { sort.Slice(cs, func(i, j int) bool { return less(cs[i], cs[j]) }) }
+
+// nearHeap pops the nearest candidate first; farHeap the farthest.
+type nearHeap []candidate
+type farHeap []candidate
+
+func (h nearHeap) Len() int           { return len(h) }
+func (h nearHeap) Less(i, j int) bool { return less(h[i], h[j]) }
+func (h nearHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nearHeap) Push(x any)        { *h = append(*h, x.(candidate)) }
+func (h *nearHeap) Pop() any          { old := *h; c := old[len(old)-1]; *h = old[:len(old)-1]; return c }
+func (h farHeap) Len() int            { return len(h) }
+func (h farHeap) Less(i, j int) bool  { return less(h[j], h[i]) }
+func (h farHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
+func (h *farHeap) Push(x any)         { *h = append(*h, x.(candidate)) }
+func (h *farHeap) Pop() any           { old := *h; c := old[len(old)-1]; *h = old[:len(old)-1]; return c }
+
+// searchLayer is the HNSW layer search: the ef nearest nodes to q at
+// level reachable from the entries, nearest first.
+func (h *HNSWIndex) searchLayer(level uint16, q []float64, ef int, entries []candidate) ([]candidate, error) {
+	visited := map[string]bool{}
+	var near nearHeap
+	var far farHeap
+	for _, e := range entries {
+		if visited[string(e.key)] {
+			continue
+		}
+		visited[string(e.key)] = true
+		heap.Push(&near, e)
+		heap.Push(&far, e)
+	}
+	for far.Len() > ef {
+		heap.Pop(&far)
+	}
+	for near.Len() > 0 {
+		c := heap.Pop(&near).(candidate)
+		if far.Len() >= ef && c.dist > far[0].dist {
+			break
+		}
+		keys, err := h.Graph.Neighbours(level, c.key)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if visited[string(k)] {
+				continue
+			}
+			visited[string(k)] = true
+			n, ok, err := h.Graph.Node(level, k)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || len(n.Vector) != len(q) {
+				continue // an edge to a node deleted by a crashed update
+			}
+			d := candidate{k, Distance(h.Params.Metric, q, n.Vector)}
+			if far.Len() < ef || less(d, far[0]) {
+				heap.Push(&near, d)
+				heap.Push(&far, d)
+				if far.Len() > ef {
+					heap.Pop(&far)
+				}
+			}
+		}
+	}
+	out := []candidate(far)
+	sortCandidates(out)
+	return out, nil
+}
