@@ -352,7 +352,9 @@ func less(a, b candidate) bool {
 	return bytes.Compare(a.key, b.key) < 0
 }
 
-func sortCandidates(cs []candidate) { sort.Slice(cs, func(i, j int) bool { return less(cs[i], cs[j]) }) }
+func sortCandidates(cs []candidate) {
+	sort.Slice(cs, func(i, j int) bool { return less(cs[i], cs[j]) })
+}
 
 // nearHeap pops the nearest candidate first; farHeap the farthest.
 type nearHeap []candidate
