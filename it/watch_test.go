@@ -70,7 +70,7 @@ var watchCases = []struct {
 	{"SINTERSTORE reads its sources", []string{"SADD s1 a", "SADD s2 a"}, "s1", []string{"SINTERSTORE d s1 s2"}, ""},
 	{"SINTERSTORE of nothing to nothing", []string{"SADD s1 a"}, "d", []string{"SINTERSTORE d s1 s2"}, ""},
 	{"ZUNIONSTORE reads its sources", []string{"ZADD z1 1 a"}, "z1", []string{"ZUNIONSTORE d 1 z1"}, ""},
-	{"LMPOP pops from one key", []string{"RPUSH l2 a"}, "l1", []string{"LMPOP 2 l1 l2 LEFT"}, "pending: commands/dispatch.go touches every key of a write that wrote anything; LMPOP wrote only the key it popped from"},
+	{"LMPOP pops from one key", []string{"RPUSH l2 a"}, "l1", []string{"LMPOP 2 l1 l2 LEFT"}, "pending: executor/dispatch.go touches every key of a write that wrote anything; LMPOP wrote only the key it popped from"},
 	{"SPOP of a missing set", nil, "s", []string{"SPOP s"}, ""},
 	{"HINCRBY 0", []string{"HSET h f 1"}, "h", []string{"HINCRBY h f 0"}, ""},
 	{"MOVE of a missing key", nil, "k", []string{"MOVE k 1"}, ""},

@@ -59,7 +59,7 @@
 //     filter reclaims them. Nothing is written when nothing changed.
 //  5. Its LogData: the record Kvrocks writes for the command
 //     (FORMAT.md §8.3): TypeLog(t) for most, CommandLog(t, cmd, args...)
-//     where Kvrocks logs the command (LogSetBit). commands/batch_events.go
+//     where Kvrocks logs the command (LogSetBit). executor/batch_events.go
 //     turns replicated batches into keyspace events by that record: add
 //     the type's case there.
 //  6. Caches of derived values (a HyperLogLog's cardinality) live in the
