@@ -18,21 +18,28 @@ fi
 
 version=$(dpkg-query -W -f='${Version}' librocksdb-dev) # e.g. 7.8.3-2
 upstream=${version%-*}
-pool=http://deb.debian.org/debian/pool/main/r/rocksdb
 orig=rocksdb_${upstream}.orig.tar.gz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+chmod 755 "$work" # apt downloads as its own user where it can
 
-echo "build-rocksdb: RocksDB $upstream from $pool" >&2
-curl -fsS -o "$work/$orig" "$pool/$orig"
-curl -fsS -o "$work/source.dsc" "$pool/rocksdb_${version}.dsc"
-# The .dsc, which Debian signs, lists the tarball's SHA-256.
-want=$(awk -v f="$orig" '/^Checksums-Sha256:/ {on = 1; next} /^[^ ]/ {on = 0} on && $3 == f {print $1}' "$work/source.dsc")
-got=$(sha256sum "$work/$orig" | cut -d' ' -f1)
-if [ -z "$want" ] || [ "$want" != "$got" ]; then
-  echo "build-rocksdb: $orig has SHA-256 $got, the .dsc lists '$want'" >&2
-  exit 1
-fi
+# apt-get source fetches the source package from the archives the machine
+# is configured with, and checks it against their signed indexes. Machines
+# often list only binary archives, so a private apt state in $work adds the
+# source (deb-src) twin of every configured archive; the system's own apt
+# configuration is left as it is.
+mkdir -p "$work/apt/lists/partial" "$work/apt/sources.list.d"
+for f in /etc/apt/sources.list.d/*.sources; do
+  if [ -e "$f" ]; then sed 's/^Types:.*/Types: deb-src/' "$f" >"$work/apt/sources.list.d/${f##*/}"; fi
+done
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  if [ -e "$f" ]; then sed -n 's/^deb /deb-src /p' "$f" >"$work/apt/sources.list.d/${f##*/}.list"; fi
+done
+apt=(apt-get -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$work/apt/sources.list.d"
+  -o "Dir::State::Lists=$work/apt/lists")
+echo "build-rocksdb: RocksDB $upstream, source package rocksdb=$version" >&2
+"${apt[@]}" update -qq >&2
+(cd "$work" && "${apt[@]}" source --download-only -qq "rocksdb=$version" >&2)
 
 mkdir -p "$work/src"
 tar -xzf "$work/$orig" -C "$work/src" --strip-components=1
