@@ -45,19 +45,31 @@ rocksdb-release: deps
 run: build
 	./$(BIN) --dir ./data
 
-# The integration tests run twice, the second time against a server built
-# with -race; so do the storage caches' tests, which readers and writers
-# share without the key locks.
+# The integration tests (./it) run twice, the second time against a server
+# built with -race; so do the storage caches' tests, which readers and
+# writers share without the key locks. Each run is two processes at once,
+# split by test name (IT_SHARDS): the servers the tests start mostly wait,
+# on each other and on timeouts, rather than on the CPU. The -race run
+# leaves out the tests whose server sees one request at a time (RACE_SKIP:
+# the differential corpora against redis-server and Kvrocks, interop with
+# Kvrocks, volume and bad-input tests, static checks): the first run has
+# them, and a data race needs the concurrent tests, which both runs have.
+IT_SHARDS := ^Test[A-Q] ^Test[R-Z]
+RACE_SKIP := Kvrocks|Diff$$|^TestDifferential|^TestLint$$|^TestTypePackages$$|^TestDirectImports$$|^TestDocLinks$$|^TestNoCommandPanics$$|^TestScriptMemory$$|^TestCompactReclaimsDiskSpace$$|^TestConfigMaxDBSize$$|^TestHyperLogLogEstimates$$|^TestBadInput$$|^TestRDBLoadBadInput$$|^TestStartupErrors$$|^TestRandomKey$$
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/it$$')
+IT_ENV := BASALT_BIN=$(CURDIR)/$(BIN) PROMTOOL=$(CURDIR)/bin/promtool
+RACE_ENV := BASALT_RACE=1 BASALT_BIN=$(CURDIR)/$(BIN)-race PROMTOOL=$(CURDIR)/bin/promtool
 test: deps build
 	@./scripts/install-promtool.sh bin
-	BASALT_BIN=$(CURDIR)/$(BIN) PROMTOOL=$(CURDIR)/bin/promtool $(GO) test $(TESTFLAGS) $(PKGS)
+	./scripts/parallel.sh "$(IT_ENV) $(GO) test $(TESTFLAGS) $(UNIT_PKGS)" \
+		$(foreach shard,$(IT_SHARDS),"$(IT_ENV) $(GO) test $(TESTFLAGS) -run '$(shard)' ./it")
 	CGO_LDFLAGS="$(STATIC_ROCKSDB)" $(GO) build -race -o $(BIN)-race ./cmd/basalt
-	BASALT_RACE=1 BASALT_BIN=$(CURDIR)/$(BIN)-race $(GO) test $(TESTFLAGS) ./it
-	$(GO) test -race $(TESTFLAGS) -run 'MetaCache|RecordsCache' ./storage
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+	./scripts/parallel.sh "$(GO) test -race $(TESTFLAGS) -run 'MetaCache|RecordsCache' ./storage" \
+		$(foreach shard,$(IT_SHARDS),"$(RACE_ENV) $(GO) test $(TESTFLAGS) -run '$(shard)' -skip '$(RACE_SKIP)' ./it")
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
 
 # Every fuzz target of the repository (func FuzzXxx in a _test.go file),
-# one after the other, for FUZZTIME each; `make test` runs them for 10s.
+# one after the other, for FUZZTIME each; `make test` runs them for 5s.
 # An input that fails is written to the package's testdata/fuzz/FuzzXxx/,
 # where every later `go test` replays it: commit it with the fix. No
 # overall timeout: FuzzCommandArgs bounds each input itself.

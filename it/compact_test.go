@@ -12,14 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// skipUnderRace skips volume tests in the -race pass of make test: they
-// prove disk usage, not concurrency, and would only run ten times slower.
-func skipUnderRace(t *testing.T) {
-	if raceBuild() {
-		t.Skip("volume test: not repeated under -race")
-	}
-}
-
 // sstBytes sums the sizes of the live SST files under a data directory.
 func sstBytes(t *testing.T, dir string) int64 {
 	t.Helper()
@@ -49,7 +41,6 @@ func randomBytes(n int) string {
 // read back intact.
 func TestCompactReclaimsDiskSpace(t *testing.T) {
 	t.Parallel()
-	skipUnderRace(t)
 	p := startBasalt(t)
 	// Pipelines of 5,000 writes and COMPACT of 150 MB take longer than
 	// go-redis's default 3 s on a loaded machine.

@@ -558,7 +558,6 @@ func pairsMap(pairs []string) map[string]string {
 // of transactions; lifting the limit lets writes in again at once.
 func TestConfigMaxDBSize(t *testing.T) {
 	t.Parallel()
-	skipUnderRace(t)
 	p := startBasalt(t)
 	c := p.longClient(t, 2)
 	// A gigabyte of SST files at little cost: two strings of 512 MB of
