@@ -122,6 +122,8 @@ func typeEvents(k *storage.KeyChange, after storage.KeyState) []keyEvent {
 		return []keyEvent{{config.NotifyString, pick(c.Cmd == storage.LogBitOp, "set", "setbit")}}
 	case c.Type == metadata.TypeHyperLogLog:
 		return []keyEvent{{config.NotifyString, "pfadd"}}
+	case c.Type == metadata.TypeSortedint: // as SIADD and SIREM publish them
+		return []keyEvent{{config.NotifyModule, pick(shrank, "sirem", "siadd")}}
 	case c.Type == metadata.TypeStream:
 		return streamEvents(k)
 	}

@@ -29,6 +29,8 @@ import (
 //	info-values: f1 f2       INFO fields whose values are compared too
 //	                         (these two before the first section: in every
 //	                         section)
+//	needs: CMD1 CMD2         commands the section needs: it is skipped
+//	                         while Basalt lacks one (kvdRunCorpus)
 //	!sleep 200ms             pause (for what Kvrocks does in the background)
 //	!until "text" [@conn] CMD args
 //	                         repeat the command on each server until its
@@ -88,6 +90,7 @@ func kvdStart(t *testing.T, kvrocks bool, conf []string, extra []string) *proc {
 // kvdSection is one server configuration and its cases.
 type kvdSection struct {
 	name         string
+	needs        []string // commands Basalt must know for the section to run
 	args         []string
 	conf         []string
 	ignoreValues map[string]bool // CONFIG keys compared by presence only
@@ -98,6 +101,7 @@ type kvdSection struct {
 // kvdStep is a command or a pause.
 type kvdStep struct {
 	line  string // as written, the case's identity
+	file  string // the cases file, for messages
 	lineN int
 	conn  string
 	mode  string
@@ -172,14 +176,16 @@ func kvdParseCases(t *testing.T, path string) []*kvdSection {
 			cur.args = append(cur.args, args...)
 		case strings.HasPrefix(line, "conf:"):
 			cur.conf = append(cur.conf, strings.TrimSpace(line[len("conf:"):]))
+		case strings.HasPrefix(line, "needs:"):
+			cur.needs = append(cur.needs, strings.Fields(line[len("needs:"):])...)
 		case strings.HasPrefix(line, "!sleep "):
 			d, err := time.ParseDuration(strings.TrimSpace(line[len("!sleep "):]))
 			if err != nil {
 				fail(err)
 			}
-			cur.steps = append(cur.steps, kvdStep{line: line, lineN: n, sleep: d})
+			cur.steps = append(cur.steps, kvdStep{line: line, file: filepath.Base(path), lineN: n, sleep: d})
 		default:
-			st := kvdStep{line: line, lineN: n, conn: "main", mode: "exact"}
+			st := kvdStep{line: line, file: filepath.Base(path), lineN: n, conn: "main", mode: "exact"}
 			rest := line
 			if strings.HasPrefix(rest, "!until ") {
 				rest = rest[len("!until "):]
@@ -420,13 +426,13 @@ func kvdRunSection(t *testing.T, s *kvdSection, listed []*kvdDifference, total *
 				}
 			}
 			if !found {
-				t.Errorf("kvrocks_diff.txt:%d: unlisted difference\n    %s\n  kvrocks: %s\n  basalt:  %s", st.lineN, key, d.kvrocks, d.basalt)
+				t.Errorf("%s:%d: unlisted difference\n    %s\n  kvrocks: %s\n  basalt:  %s", st.file, st.lineN, key, d.kvrocks, d.basalt)
 				unlisted = append(unlisted, key+" | ")
 			}
 		}
 	}
 	if len(unlisted) > 0 {
-		t.Logf("fix these, or list them in kvrocks_differences.txt with a reason:\n%s", strings.Join(unlisted, "\n"))
+		t.Logf("fix these, or list them in the differences file with a reason:\n%s", strings.Join(unlisted, "\n"))
 	}
 }
 
@@ -437,7 +443,7 @@ func kvdAwait(t *testing.T, s *kvdServer, st kvdStep) {
 	deadline := time.Now().Add(time.Minute)
 	for r := kvdDo(t, s, st); !strings.Contains(r.str, st.until); r = kvdDo(t, s, st) {
 		if time.Now().After(deadline) {
-			t.Fatalf("kvrocks_diff.txt:%d: %s: the reply never held %q; last %q", st.lineN, s.name, st.until, r.str)
+			t.Fatalf("%s:%d: %s: the reply never held %q; last %q", st.file, st.lineN, s.name, st.until, r.str)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -453,7 +459,7 @@ func kvdDo(t *testing.T, s *kvdServer, st kvdStep) *kvdReply {
 	c := s.conn(t, st.conn)
 	r, err := c.do(args)
 	if err != nil {
-		t.Fatalf("kvrocks_diff.txt:%d: %s: %s: %v", st.lineN, s.name, st.line, err)
+		t.Fatalf("%s:%d: %s: %s: %v", st.file, st.lineN, s.name, st.line, err)
 	}
 	return r
 }

@@ -163,6 +163,22 @@ func (o *Object) Each(rv *ReadView, cf CF, from []byte, want int, fn func(sub, v
 	})
 }
 
+// EachBack is Each backward: o's elements in cf in descending key order,
+// from the last subkey at or before from (nil: the last one).
+func (o *Object) EachBack(rv *ReadView, cf CF, from []byte, want int, fn func(sub, value []byte) bool) error {
+	lower, upper := o.prefix()
+	it := o.db.newIterator(cf, lower, upper, rv.snapshot())
+	defer it.close()
+	if from != nil {
+		it.SeekForPrev(append(lower[:len(lower):len(lower)], from...))
+	} else {
+		it.SeekToLast()
+	}
+	return it.walk(true, want, func(key, value []byte) bool {
+		return fn(key[len(lower):], value)
+	})
+}
+
 // GetMany reads keys of cf in one round trip, as of rv (nil: the latest,
 // through the write's pending records), around the caches: for the many
 // records a command reads once (BITOP's segments). Absent ones are nil;

@@ -10,8 +10,9 @@ import (
 
 // TestEngineAPI: what a type package does through the engine API: write
 // a new key's records in one batch, look it up, walk its elements from a
-// subkey and within a bound, read in a ReadView that later writes do not
-// change, and look up several keys in order up to a corrupt record.
+// subkey and within a bound, forward and backward, read in a ReadView
+// that later writes do not change, and look up several keys in order up
+// to a corrupt record.
 func TestEngineAPI(t *testing.T) {
 	db := newTestDB(t)
 	o := db.NewObject(b("k"), metadata.TypeSortedint)
@@ -35,6 +36,23 @@ func TestEngineAPI(t *testing.T) {
 	})
 	if err != nil || fmt.Sprint(seen) != "[e1=v1 e2=v2]" {
 		t.Fatalf("Each from e1 = %v %v", seen, err)
+	}
+
+	seen = nil
+	err = got.EachBack(nil, CFDefault, b("e3x"), 0, func(sub, value []byte) bool {
+		seen = append(seen, string(sub))
+		return true
+	})
+	if err != nil || fmt.Sprint(seen) != "[e3 e2 e1 e0]" {
+		t.Fatalf("EachBack from e3x = %v %v", seen, err)
+	}
+	seen = nil
+	err = got.EachBack(nil, CFDefault, nil, 2, func(sub, value []byte) bool {
+		seen = append(seen, string(sub))
+		return len(seen) < 2
+	})
+	if err != nil || fmt.Sprint(seen) != "[e4 e3]" {
+		t.Fatalf("EachBack from the end = %v %v", seen, err)
 	}
 
 	rv := db.ReadView()

@@ -8,14 +8,16 @@
 // order is numeric order) and whose value is empty.
 //
 // The package holds that subkey encoding, the parsing of the commands'
-// arguments with Kvrocks's error texts (ReplyText), and the semantics of
-// the commands as functions over a Store, one key's subkeys as the engine
-// reads them: Add (SIADD), Remove (SIREM), Exists (SIEXISTS), Range.Walk
-// (SIRANGE, SIREVRANGE) and ValueRange.Walk (SIRANGEBYVALUE,
-// SIREVRANGEBYVALUE). SICARD is the metadata's size and needs nothing of
-// this package. Ranges stream their ids to a callback as they walk, so a
-// large set is never held whole.
+// arguments with Kvrocks's error texts (ReplyText), and the commands on
+// the engine (db.go), one function each: Add (SIADD), Remove (SIREM),
+// Card (SICARD), Exists (SIEXISTS), Range.Each (SIRANGE, SIREVRANGE) and
+// ValueRange.Each (SIRANGEBYVALUE, SIREVRANGEBYVALUE). Their semantics are
+// functions over a Store, one key's subkeys as the engine reads them
+// (write.go, store.go), which do no I/O and are tested on their own;
+// ranges stream their ids to a callback as they walk, reading no more
+// subkeys than the reply needs.
 //
-// It does no I/O and imports nothing of Basalt's: the engine backs Store,
-// and the command handlers render the results.
+// Nothing else is needed of the engine: TYPE, DEL, EXPIRE, RENAME, COPY,
+// SCAN, slot migration, replication and the compaction filters work from
+// the metadata record, and DUMP refuses the type as Kvrocks 5fccd57 does.
 package sortedint

@@ -112,9 +112,9 @@ func FuzzCommands(f *testing.F) {
 				break
 			}
 			size := uint64(len(s.subs))
-			added, errAdd := Add(s, size, ids)
-			removed, errRem := Remove(s, size, ids)
-			in, errIn := Exists(s, ids)
+			added, errAdd := planAdd(s, size, ids)
+			removed, errRem := planRemove(s, size, ids)
+			in, errIn := exists(s, ids)
 			if errAdd != nil || errRem != nil || errIn != nil || len(in) != len(ids) {
 				t.Fatalf("%v %v %v %d answers for %d ids", errAdd, errRem, errIn, len(in), len(ids))
 			}

@@ -40,9 +40,9 @@ func (db memDB) do(args [][]byte) string {
 		}
 		var ch Change
 		if name == "SIADD" {
-			ch, err = Add(k.store, k.size, ids)
+			ch, err = planAdd(k.store, k.size, ids)
 		} else {
-			ch, err = Remove(k.store, k.size, ids)
+			ch, err = planRemove(k.store, k.size, ids)
 		}
 		if err != nil {
 			return errorReply(err)
@@ -62,7 +62,7 @@ func (db memDB) do(args [][]byte) string {
 		}
 		found := make([]bool, len(ids))
 		if k != nil {
-			if found, err = Exists(k.store, ids); err != nil {
+			if found, err = exists(k.store, ids); err != nil {
 				return errorReply(err)
 			}
 		}

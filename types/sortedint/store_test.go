@@ -116,13 +116,13 @@ func TestStoreErrors(t *testing.T) {
 	if err := (ValueRange{}).Walk(s, func(uint64) bool { return true }); !errors.Is(err, errStore) {
 		t.Errorf("ValueRange.Walk: %v", err)
 	}
-	if _, err := Add(s, 1, []uint64{2}); !errors.Is(err, errStore) {
+	if _, err := planAdd(s, 1, []uint64{2}); !errors.Is(err, errStore) {
 		t.Errorf("Add: %v", err)
 	}
-	if _, err := Remove(s, 1, []uint64{1}); !errors.Is(err, errStore) {
+	if _, err := planRemove(s, 1, []uint64{1}); !errors.Is(err, errStore) {
 		t.Errorf("Remove: %v", err)
 	}
-	if _, err := Exists(s, []uint64{1}); !errors.Is(err, errStore) {
+	if _, err := exists(s, []uint64{1}); !errors.Is(err, errStore) {
 		t.Errorf("Exists: %v", err)
 	}
 }
@@ -133,7 +133,7 @@ type shortStore struct{ memStore }
 func (shortStore) Contains(subs [][]byte) ([]bool, error) { return nil, nil }
 
 func TestContainsMiscounted(t *testing.T) {
-	if _, err := Add(&shortStore{}, 0, []uint64{1}); err == nil {
+	if _, err := planAdd(&shortStore{}, 0, []uint64{1}); err == nil {
 		t.Error("Add took a Contains answer of the wrong length")
 	}
 }
@@ -160,9 +160,9 @@ func TestSizes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := newMemStore(c.held...)
-			change := Remove
+			change := planRemove
 			if c.add {
-				change = Add
+				change = planAdd
 			}
 			ch, err := change(s, c.size, c.ids)
 			if err != nil || !slices.Equal(ch.IDs, c.changed) || ch.Size != c.after {

@@ -16,11 +16,11 @@ type Change struct {
 	Size uint64
 }
 
-// Add returns the change of SIADD ids on a key of size size held in s: the
+// planAdd returns the change of SIADD ids on a key of size size held in s: the
 // ids s does not hold yet. An id named twice is added once: Kvrocks counts
 // it twice and grows the size by 2 for one subkey, a corrupt size Basalt
 // does not write (but reads as it is).
-func Add(s Store, size uint64, ids []uint64) (Change, error) {
+func planAdd(s Store, size uint64, ids []uint64) (Change, error) {
 	fresh, err := pick(s, ids, false)
 	if err != nil {
 		return Change{}, err
@@ -32,11 +32,11 @@ func Add(s Store, size uint64, ids []uint64) (Change, error) {
 	return Change{IDs: fresh, Size: grown}, nil
 }
 
-// Remove returns the change of SIREM ids on a key of size size held in s:
+// planRemove returns the change of SIREM ids on a key of size size held in s:
 // the ids s holds. An id named twice is removed once (Kvrocks counts it
 // twice, and its size can wrap around below 0); the size never goes below
 // 0.
-func Remove(s Store, size uint64, ids []uint64) (Change, error) {
+func planRemove(s Store, size uint64, ids []uint64) (Change, error) {
 	held, err := pick(s, ids, true)
 	if err != nil {
 		return Change{}, err
@@ -44,8 +44,8 @@ func Remove(s Store, size uint64, ids []uint64) (Change, error) {
 	return Change{IDs: held, Size: size - min(size, uint64(len(held)))}, nil
 }
 
-// Exists answers SIEXISTS: for each id, whether s holds it.
-func Exists(s Store, ids []uint64) ([]bool, error) {
+// exists answers SIEXISTS: for each id, whether s holds it.
+func exists(s Store, ids []uint64) ([]bool, error) {
 	return s.Contains(subkeys(ids))
 }
 
