@@ -111,7 +111,8 @@ var errorReplies = []struct {
 	{storage.ErrHashNotInteger, "ERR hash value is not an integer"},
 	{storage.ErrHashNotFloat, "ERR hash value is not a float"},
 	{config.ErrNoFile, "ERR The server is running without a config file"},
-	{storage.ErrNotDumpable, "ERR DUMP does not support the key's type yet"},
+	// Kvrocks's text: the types it cannot dump are its own (sortedint, Bloom, JSON).
+	{storage.ErrNotDumpable, "ERR Invalid or Not supported object type"},
 	{rdb.ErrChecksum, "ERR DUMP payload version or checksum are wrong"},
 	{rdb.ErrFormat, "ERR Bad data format"},
 	{storage.ErrStreamIDTooSmall, "ERR The ID specified in XADD is equal or smaller than the target stream top item"},
