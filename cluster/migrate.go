@@ -10,6 +10,7 @@ import (
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/types/sortedint"
 )
 
 // MigrateOptions are the migrate-* settings, read when a job starts.
@@ -299,15 +300,18 @@ func (m *migrator) sendKey(k *storage.SlotKey, replace bool) error {
 // restoreCommands names the command that rebuilds each type from its
 // elements.
 var restoreCommands = map[metadata.Type]string{
-	metadata.TypeHash: "HMSET",
-	metadata.TypeSet:  "SADD",
-	metadata.TypeZSet: "ZADD",
-	metadata.TypeList: "RPUSH",
+	metadata.TypeHash:      "HMSET",
+	metadata.TypeSet:       "SADD",
+	metadata.TypeZSet:      "ZADD",
+	metadata.TypeList:      "RPUSH",
+	metadata.TypeSortedint: "SIADD",
 }
 
 // sendCommands sends the commands that rebuild k: SET for a string, the
 // stream commands of sendStream for a stream, else chunks of elements for
-// HMSET, SADD, ZADD or RPUSH.
+// HMSET, SADD, ZADD, RPUSH or SIADD. A type no command rebuilds that way
+// (a Bloom filter, a JSON document) fails the job: raw-key-value
+// migration carries it.
 func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	t := k.Meta.Type
 	if t == metadata.TypeString {
@@ -337,6 +341,12 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 			args = append(args, append([]byte(nil), sub...), append([]byte(nil), value...))
 		case t == metadata.TypeSet:
 			args = append(args, append([]byte(nil), sub...))
+		case t == metadata.TypeSortedint:
+			id, err := sortedint.ParseSubkey(sub)
+			if err != nil {
+				return fmt.Errorf("%q: %w", k.Key, err)
+			}
+			args = append(args, strconv.AppendUint(nil, id, 10))
 		default: // list: the values in index order
 			args = append(args, append([]byte(nil), value...))
 		}

@@ -41,16 +41,16 @@ func slotKeys(n int, from, to uint16) []string {
 
 // keyState is the model of one key: what the acknowledged writes made it.
 type keyState struct {
-	typ    byte // s string, h hash, S set, l list, z zset
+	typ    byte // s string, h hash, S set, l list, z zset, i sortedint
 	exists bool
 	str    string
-	fields map[string]string // hash fields, set members (value ""), zset scores
+	fields map[string]string // hash fields, set members and sortedint ids (value ""), zset scores
 	list   []string
 	ttl    bool // a TTL long enough to outlive the test
 }
 
 // typeOf gives key i its type.
-func typeOf(i int) byte { return "shSlz"[i%5] }
+func typeOf(i int) byte { return "shSlzi"[i%6] }
 
 // dump renders a model key the way dumpRemote renders a stored one.
 func (k *keyState) dump() string {
@@ -101,6 +101,12 @@ func dumpRemote(c *redis.Client, key string, typ byte) (string, error) {
 		for _, z := range zs {
 			parts = append(parts, z.Member.(string)+"="+strconv.FormatFloat(z.Score, 'g', -1, 64))
 		}
+	case 'i':
+		var ids []string
+		ids, err = c.Do(ctx, "SIRANGE", key, 0, 0).StringSlice()
+		for _, id := range ids {
+			parts = append(parts, id+"=")
+		}
 	}
 	if errors.Is(err, redis.Nil) || (err == nil && len(parts) == 0) {
 		return "none", nil
@@ -140,6 +146,10 @@ func preload(t *testing.T, c *redis.Client, keys []string) map[string]*keyState 
 		case 'z':
 			st.fields["m0"], st.fields[k] = "1.5", "-2"
 			pipe.ZAdd(ctx, k, redis.Z{Score: 1.5, Member: "m0"}, redis.Z{Score: -2, Member: k})
+		case 'i':
+			id := strconv.Itoa(i + 10)
+			st.fields["1"], st.fields[id] = "", ""
+			pipe.Do(ctx, "SIADD", k, 1, id)
 		}
 		switch {
 		case i%7 == 0:
@@ -283,6 +293,18 @@ func (w *writer) step() {
 	case st.typ == 'z':
 		if _, err := w.r.do("ZREM", k, field); check(err) {
 			delete(st.fields, field)
+			st.exists = st.exists && len(st.fields) > 0
+		}
+	case st.typ == 'i' && op < 7:
+		id := strconv.Itoa(1 + w.rng.IntN(4))
+		if _, err := w.r.do("SIADD", k, id); check(err) {
+			create()
+			st.fields[id] = ""
+		}
+	case st.typ == 'i':
+		id := strconv.Itoa(1 + w.rng.IntN(4))
+		if _, err := w.r.do("SIREM", k, id); check(err) {
+			delete(st.fields, id)
 			st.exists = st.exists && len(st.fields) > 0
 		}
 	case st.typ == 'l' && op < 7:
