@@ -122,6 +122,11 @@ func dumpNamespace(t *testing.T, c *redis.Client) map[string]keyDump {
 				values[i], cards[i] = pipe.LRange(ctx, k, 0, -1), pipe.LLen(ctx, k)
 			case "stream":
 				values[i], cards[i] = pipe.Do(ctx, "XRANGE", k, "-", "+"), pipe.XLen(ctx, k)
+			case "sortedint": // its ids in order (SIRANGE leaves id 0 out)
+				ids, card := redis.NewStringSliceCmd(ctx, "SIRANGEBYVALUE", k, "-inf", "+inf"), redis.NewIntCmd(ctx, "SICARD", k)
+				must(t, pipe.Process(ctx, ids))
+				must(t, pipe.Process(ctx, card))
+				values[i], cards[i] = ids, card
 			default:
 				t.Fatalf("key %q: TYPE %q", k, types[i].Val())
 			}
@@ -251,7 +256,7 @@ func checkDumpCoversWorkload(t *testing.T, d dump, c interopCase) {
 				t.Errorf("%s: %q has %d elements but its size says %d", ns, name, len(k.value), k.card)
 			}
 		}
-		for _, typ := range []string{"string", "hash", "set", "zset", "list"} {
+		for _, typ := range []string{"string", "hash", "set", "zset", "list", "sortedint"} {
 			if types[typ] < c.keys/2 {
 				t.Errorf("%s: only %d keys of type %s", ns, types[typ], typ)
 			}
@@ -271,7 +276,7 @@ func checkDumpCoversWorkload(t *testing.T, d dump, c interopCase) {
 	}
 	if c.big > 0 {
 		keys := d.ns["__namespace"]
-		for _, name := range []string{"big:hash", "big:set", "big:zset", "big:list"} {
+		for _, name := range []string{"big:hash", "big:set", "big:zset", "big:list", "big:sortedint"} {
 			if n := len(keys[name].value); n < c.big-2 {
 				t.Errorf("%s has %d elements, want about %d", name, n, c.big)
 			}

@@ -12,7 +12,7 @@ import (
 )
 
 // The seeded workload of the data-directory interop tests: every type that
-// both Basalt and Kvrocks have, written the ways that leave different
+// both Basalt and Kvrocks have (Kvrocks's sortedints included), written the ways that leave different
 // records on disk (TTLs, removals in the middle of lists, deletions and
 // re-creations under one name, expiry, renames, big collections).
 
@@ -85,8 +85,11 @@ func (w *workload) score() string {
 	}
 }
 
+// kinds is how many kinds create writes.
+const kinds = 6
+
 // create writes key as a collection or string of kind (0 string, 1 hash,
-// 2 set, 3 zset, 4 list) with a few elements.
+// 2 set, 3 zset, 4 list, 5 sortedint) with a few elements.
 func (w *workload) create(key string, kind int) {
 	n := 1 + w.rnd.Intn(30)
 	switch kind {
@@ -112,7 +115,35 @@ func (w *workload) create(key string, kind int) {
 		w.do(args...)
 	case 4:
 		w.push(key, n)
+	case 5:
+		args := []any{"SIADD", key}
+		for _, id := range w.ids(n) {
+			args = append(args, id)
+		}
+		w.do(args...)
 	}
+}
+
+// specialIDs are the ends of a sortedint's range and its middle.
+var specialIDs = []string{"0", "1", "9223372036854775807", "9223372036854775808", "18446744073709551615"}
+
+// ids returns n distinct sortedint ids, some of them special (Kvrocks
+// counts an id named twice in one SIADD twice: its size would drift from
+// its ids).
+func (w *workload) ids(n int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		id := strconv.FormatUint(w.rnd.Uint64()>>w.rnd.Intn(64), 10)
+		if w.rnd.Intn(10) == 0 {
+			id = specialIDs[w.rnd.Intn(len(specialIDs))]
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // push adds n elements to list key from both ends, from a small pool of
@@ -210,7 +241,7 @@ func lrem(l []string, count int, v string) []string {
 func (w *workload) phaseShortLived(n int) {
 	for i := 0; i < n; i++ {
 		key := "exp:" + strconv.Itoa(i)
-		w.create(key, i%5)
+		w.create(key, i%kinds)
 		w.do("PEXPIRE", key, 20+w.rnd.Intn(280))
 		w.shortLived = append(w.shortLived, key)
 	}
@@ -264,7 +295,16 @@ func (w *workload) phaseMain(n int) {
 		l := "list:" + strconv.Itoa(i)
 		w.push(l, 5+w.rnd.Intn(40))
 		w.listEdits(l)
-		for _, key := range []string{h, s, z, l} {
+		si := "sortedint:" + strconv.Itoa(i)
+		ids := w.ids(4 + w.rnd.Intn(30))
+		add := []any{"SIADD", si}
+		for _, id := range ids[:len(ids)-2] {
+			add = append(add, id)
+		}
+		w.do(add...)
+		w.do("SIADD", si, ids[1], ids[len(ids)-2])
+		w.do("SIREM", si, ids[0], ids[len(ids)-1])
+		for _, key := range []string{h, s, z, l, si} {
 			if w.rnd.Intn(4) == 0 {
 				w.do("PEXPIRE", key, w.longTTL())
 			}
@@ -280,7 +320,7 @@ func (w *workload) phaseMain(n int) {
 	// the same type with other elements (old subkeys must stay invisible).
 	for i := 0; i < n; i++ {
 		key := "re:" + strconv.Itoa(i)
-		from, to := w.rnd.Intn(5), w.rnd.Intn(5)
+		from, to := w.rnd.Intn(kinds), w.rnd.Intn(kinds)
 		w.create(key, from)
 		if from == 4 {
 			w.listEdits(key)
@@ -306,7 +346,7 @@ func (w *workload) phaseMain(n int) {
 	for i := 0; i < n/4; i++ {
 		tag := "{ren" + strconv.Itoa(i) + "}" // one slot in cluster mode
 		src, dst, cp := tag+"src", tag+"dst", tag+"copy"
-		w.create(src, 1+i%4)
+		w.create(src, 1+i%(kinds-1))
 		w.do("RENAME", src, dst)
 		w.do("COPY", dst, cp)
 		delete(w.lists, src)
@@ -314,12 +354,13 @@ func (w *workload) phaseMain(n int) {
 }
 
 // phaseEmptied empties collections element by element: Kvrocks leaves a
-// dead record of size 0 for hashes and sorted sets and deletes the others';
+// dead record of size 0 for hashes, sorted sets and sortedints and deletes
+// the others';
 // every other one is then written again (a fresh version).
 func (w *workload) phaseEmptied() {
 	for i := 0; i < 10; i++ {
 		key := "emptied:" + strconv.Itoa(i)
-		switch i % 4 {
+		switch i % 5 {
 		case 0:
 			w.do("HSET", key, "a", "1", "b", "2")
 			w.do("HDEL", key, "a", "b")
@@ -332,6 +373,9 @@ func (w *workload) phaseEmptied() {
 		case 3:
 			w.do("RPUSH", key, "a", "b")
 			w.do("LPOP", key, 2)
+		case 4:
+			w.do("SIADD", key, 1, 2)
+			w.do("SIREM", key, 1, 2)
 		}
 		if i%2 == 0 {
 			w.do("HSET", key, "c", "3")
@@ -344,18 +388,19 @@ func (w *workload) phaseRecreate() {
 	for i, key := range w.shortLived {
 		if i%2 == 0 {
 			delete(w.lists, key)
-			w.create(key, (i/2+1)%5)
+			w.create(key, (i/2+1)%kinds)
 		}
 	}
 }
 
-// phaseBig writes a hash, a set, a sorted set and a list of n members each,
-// edits the list in its middle, and leaves the subkeys of a deleted big
-// hash behind a re-created small one of the same field names.
+// phaseBig writes a hash, a set, a sorted set, a list and a sortedint of n
+// members each, edits the list in its middle, and leaves the subkeys of a
+// deleted big hash behind a re-created small one of the same field names.
 func (w *workload) phaseBig(n int) {
 	const per = 1000
 	for i := 0; i < n; i += per {
 		h, s, z, l := []any{"HSET", "big:hash"}, []any{"SADD", "big:set"}, []any{"ZADD", "big:zset"}, []any{"RPUSH", "big:list"}
+		si := []any{"SIADD", "big:sortedint"}
 		for j := i; j < i+per && j < n; j++ {
 			id := strconv.Itoa(j)
 			h = append(h, "field:"+id, "value:"+id+":"+strconv.Itoa(w.rnd.Intn(1e6)))
@@ -366,11 +411,13 @@ func (w *workload) phaseBig(n int) {
 			}
 			z = append(z, sc, "member:"+id)
 			l = append(l, "item:"+id)
+			si = append(si, uint64(j)*0x9E3779B97F4A7C15)
 		}
 		w.do(h...)
 		w.do(s...)
 		w.do(z...)
 		w.do(l...)
+		w.do(si...)
 	}
 	w.do("ZADD", "big:zset", "-0", "negzero", "0", "poszero", "+inf", "top", "-inf", "bottom")
 	w.do("LINSERT", "big:list", "BEFORE", "item:"+strconv.Itoa(n/2), "inserted-middle")
@@ -379,6 +426,7 @@ func (w *workload) phaseBig(n int) {
 	w.do("LSET", "big:list", n/4, "set-quarter")
 	w.do("HDEL", "big:hash", "field:0", "field:"+strconv.Itoa(n/2))
 	w.do("SREM", "big:set", "member:1", "member:"+strconv.Itoa(n-1))
+	w.do("SIREM", "big:sortedint", 0, uint64(n/2)*0x9E3779B97F4A7C15)
 	orphans := n / 5
 	for i := 0; i < orphans; i += per {
 		args := []any{"HSET", "big:orphaned"}
@@ -432,7 +480,7 @@ func (w *workload) phaseEdits(keys map[string]keyDump, shortLived int) {
 	}
 	for _, name := range gone {
 		if _, ok := keys[name]; !ok && w.rnd.Intn(3) != 0 {
-			w.create(name, w.rnd.Intn(5))
+			w.create(name, w.rnd.Intn(kinds))
 		}
 	}
 	for _, name := range sortedKeys(keys) {
@@ -446,7 +494,7 @@ func (w *workload) phaseEdits(keys map[string]keyDump, shortLived int) {
 				return ""
 			}
 			e := k.value[len(k.value)/2]
-			if k.typ == "set" {
+			if k.typ == "set" || k.typ == "sortedint" {
 				return e
 			}
 			return pairFirst(e)
@@ -477,6 +525,9 @@ func (w *workload) phaseEdits(keys map[string]keyDump, shortLived int) {
 				w.do("LSET", name, len(k.value)/3, "edited-set")
 			}
 			w.do("RPOP", name)
+		case "sortedint":
+			w.do("SIADD", name, w.ids(1)[0])
+			w.do("SIREM", name, middle())
 		}
 		switch w.rnd.Intn(6) {
 		case 0:
@@ -486,7 +537,7 @@ func (w *workload) phaseEdits(keys map[string]keyDump, shortLived int) {
 		case 2:
 			if !strings.HasPrefix(name, "big:") {
 				w.do("DEL", name)
-				w.create(name, w.rnd.Intn(5))
+				w.create(name, w.rnd.Intn(kinds))
 			}
 		}
 	}

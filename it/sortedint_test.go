@@ -120,3 +120,41 @@ func TestSlotMigrationSortedInt(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactDropsSortedIntIDs: COMPACT reclaims the id records of
+// sortedints deleted, expired, emptied and made again (the old
+// incarnation's), and keeps those of the live ones: RocksDB then holds
+// exactly the live ids in the default column family.
+func TestCompactDropsSortedIntIDs(t *testing.T) {
+	c := startBasalt(t).longClient(t, 2)
+	siadd := func(key string, from, to int) {
+		args := []any{"SIADD", key}
+		for id := from; id <= to; id++ {
+			args = append(args, id)
+		}
+		must(t, c.Do(ctx, args...).Err())
+	}
+	siadd("live", 1, 100)
+	siadd("deleted", 1, 1000)
+	siadd("unlinked", 1, 1000)
+	siadd("expiring", 1, 1000)
+	siadd("emptied", 1, 10)
+	siadd("remade", 1, 500)
+	must(t, c.Del(ctx, "deleted").Err())
+	must(t, c.Unlink(ctx, "unlinked").Err())
+	must(t, c.PExpire(ctx, "expiring", 50*time.Millisecond).Err())
+	must(t, c.Do(ctx, "SIREM", "emptied", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10).Err())
+	must(t, c.Del(ctx, "remade").Err())
+	siadd("remade", 7, 7)
+	waitFor(t, time.Minute, "expiring expires", func() bool { return c.Exists(ctx, "expiring").Val() == 0 })
+	must(t, c.Do(ctx, "COMPACT").Err())
+	waitFor(t, time.Minute, "101 id records left", func() bool {
+		return infoInt(t, c, "rocksdb", "estimate_keys[default]") == 101
+	})
+	if ids, err := c.Do(ctx, "SIRANGE", "live", 0, 0).StringSlice(); err != nil || len(ids) != 100 {
+		t.Errorf("live after COMPACT: %d ids, %v", len(ids), err)
+	}
+	if ids, err := c.Do(ctx, "SIRANGE", "remade", 0, 0).StringSlice(); err != nil || strings.Join(ids, " ") != "7" {
+		t.Errorf("remade after COMPACT: %v, %v", ids, err)
+	}
+}
