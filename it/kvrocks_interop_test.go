@@ -390,9 +390,9 @@ func launchNoWait(t *testing.T, bin string, args []string) *proc {
 }
 
 // TestKvrocksInteropForeignTypes: a Kvrocks directory holding the types
-// Basalt does not serve (sortedint, bloom filter, JSON) or not wholly
-// (bitmap, HyperLogLog, a stream with a consumer group: Basalt has no
-// XGROUP yet) opens in Basalt, which lists them and leaves them alone; after Basalt's COMPACT (its compaction filters on
+// Basalt does not serve (bloom filter, JSON) or not wholly (bitmap,
+// HyperLogLog, a stream with a consumer group: Basalt has no XGROUP yet),
+// and a sortedint, opens in Basalt, which lists them and leaves them alone; after Basalt's COMPACT (its compaction filters on
 // records it cannot decode) Kvrocks reads every one of them back unchanged.
 func TestKvrocksInteropForeignTypes(t *testing.T) {
 	kvrocksBin(t)
