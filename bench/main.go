@@ -40,6 +40,7 @@ func main() {
 	groupEntries := flag.Int("group-entries", 100000, "entries the XREADGROUP+XACK loop reads (0: skip)")
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
 	streamsOnly := flag.Bool("streams-only", false, "run only the stream figures: XADD, XRANGE, the group loop and the big XRANGE")
+	sortedIntOnly := flag.Bool("sortedint-only", false, "run only the sortedint figures: SIADD and SIRANGE against Kvrocks, with CPU per request")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -69,6 +70,10 @@ func main() {
 		benchStreams(servers, *groupEntries, *bigStream)
 		return
 	}
+	if *sortedIntOnly {
+		benchSortedInt(l, servers, *rounds)
+		return
+	}
 	prefillBits(servers)
 	prefillGeo(servers)
 	prefillSort(servers)
@@ -87,6 +92,7 @@ func main() {
 	printRow("PUBLISH to 100 subscribers (msgs/s)", "-", perServer(servers, func(s *server) float64 { return benchFanOut(s.port, 20000) }))
 	printRow("LPUSH -> BRPOP queue (items/s)", "-", perServer(servers, func(s *server) float64 { return benchQueue(s.port, 50000) }))
 	benchStreams(servers, *groupEntries, *bigStream)
+	benchSortedInt(l, servers, *rounds)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}
