@@ -311,7 +311,8 @@ var restoreCommands = map[metadata.Type]string{
 // stream commands of sendStream for a stream, else chunks of elements for
 // HMSET, SADD, ZADD, RPUSH or SIADD. A type no command rebuilds that way
 // (a Bloom filter, a JSON document) fails the job: raw-key-value
-// migration carries it.
+// migration carries it. (Kvrocks 5fccd57 skips such keys and reports the
+// migration a success: they are lost once the topology moves the slot.)
 func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	t := k.Meta.Type
 	if t == metadata.TypeString {
