@@ -32,11 +32,11 @@ func init() {
 				docKey("key", 0), multiple(docID("id")))},
 		&executor.Command{Name: "sirange", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdSIRange,
 			Meta: siMeta("RO", "access", "Returns the ids of a sortedint above a cursor, ascending, by offset and limit", siRangeComplexity, siRangeDoc()...)},
-		&executor.Command{Name: "sirevrange", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdSIRange,
+		&executor.Command{Name: "sirevrange", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdSIRevRange,
 			Meta: siMeta("RO", "access", "Returns the ids of a sortedint below a cursor, descending, by offset and limit", siRangeComplexity, siRangeDoc()...)},
 		&executor.Command{Name: "sirangebyvalue", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdSIRangeByValue,
 			Meta: siMeta("RO", "access", "Returns the ids of a sortedint between min and max, ascending", siRangeComplexity, siValueRangeDoc("min", "max")...)},
-		&executor.Command{Name: "sirevrangebyvalue", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdSIRangeByValue,
+		&executor.Command{Name: "sirevrangebyvalue", Arity: -4, Flags: executor.ReadOnly | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdSIRevRangeByValue,
 			Meta: siMeta("RO", "access", "Returns the ids of a sortedint between max and min, descending", siRangeComplexity, siValueRangeDoc("max", "min")...)},
 	)
 }
@@ -129,18 +129,26 @@ func cmdSIExists(c *executor.Ctx) {
 }
 
 // SIRANGE key offset limit [CURSOR id]
+func cmdSIRange(c *executor.Ctx) { siRange(c, false) }
+
 // SIREVRANGE key offset limit [CURSOR id]
-func cmdSIRange(c *executor.Ctx) {
-	q, err := sortedint.ParseRange(c.Args[2:], c.Cmd.Name == "sirevrange")
+func cmdSIRevRange(c *executor.Ctx) { siRange(c, true) }
+
+func siRange(c *executor.Ctx, reverse bool) {
+	q, err := sortedint.ParseRange(c.Args[2:], reverse)
 	if siOK(c, err) {
 		replyIDs(c, func(emit func(uint64) bool) error { return q.Each(c.DB, c.Args[1], emit) })
 	}
 }
 
 // SIRANGEBYVALUE key min max [LIMIT offset count]
+func cmdSIRangeByValue(c *executor.Ctx) { siRangeByValue(c, false) }
+
 // SIREVRANGEBYVALUE key max min [LIMIT offset count]
-func cmdSIRangeByValue(c *executor.Ctx) {
-	q, err := sortedint.ParseValueRange(c.Args[2:], c.Cmd.Name == "sirevrangebyvalue")
+func cmdSIRevRangeByValue(c *executor.Ctx) { siRangeByValue(c, true) }
+
+func siRangeByValue(c *executor.Ctx, reverse bool) {
+	q, err := sortedint.ParseValueRange(c.Args[2:], reverse)
 	if siOK(c, err) {
 		replyIDs(c, func(emit func(uint64) bool) error { return q.Each(c.DB, c.Args[1], emit) })
 	}
