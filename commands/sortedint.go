@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/basaltdb/basalt/config"
@@ -106,8 +107,14 @@ func cmdSIRem(c *executor.Ctx) {
 // SICARD key
 func cmdSICard(c *executor.Ctx) {
 	n, err := sortedint.Card(c.DB, c.Args[1])
-	if siOK(c, err) {
-		// Kvrocks replies the size as a signed 64-bit integer.
+	switch {
+	case !siOK(c, err):
+	case n > math.MaxInt64:
+		// A size Kvrocks wrapped around below 0 (it counts an id named
+		// twice in one SIREM twice), which it replies unsigned: an
+		// integer reply no Sink method writes.
+		c.W.RawLine(":" + strconv.FormatUint(n, 10))
+	default:
 		c.W.Int(int64(n))
 	}
 }
