@@ -82,6 +82,10 @@ type Config struct {
 	MetadataCacheSize Int
 	// MaxBitmapToStringMB bounds the bitmap GET renders as a string.
 	MaxBitmapToStringMB Int
+	// JSONMaxNestingDepth bounds the nesting of the JSON documents
+	// written; JSONStorageFormat (json or cbor) is how they are encoded.
+	JSONMaxNestingDepth Int
+	JSONStorageFormat   Enum
 	UnixSocket          Text
 	UnixSocketPerm      Int
 	LogRetentionDays    Int

@@ -138,8 +138,9 @@ func (c *Config) addOptions() {
 	c.add("auto-resize-block-and-sst", boolean(), "yes", noEffect, "no effect in Kvrocks 2.10 either")
 	c.add("dbsize-scan-cron", &c.DBSizeScanCron, "", 0, "run DBSIZE SCAN at these times (crontab)")
 	c.byName["dbsize-scan-cron"].validate = cronCheck
-	c.add("json-max-nesting-depth", integer(0, intMax), "1024", noEffect, "deepest JSON document JSON.SET takes")
-	c.add("json-storage-format", enum("json", "cbor"), "json", noEffect, "how JSON values are stored")
+	c.JSONStorageFormat.allowed = []string{"json", "cbor"}
+	c.add("json-max-nesting-depth", c.JSONMaxNestingDepth.bounds(0, intMax), "1024", 0, "deepest JSON document the JSON.* commands take and write")
+	c.add("json-storage-format", &c.JSONStorageFormat, "json", 0, "how JSON documents are written: json (text) or cbor; both are read")
 	c.add("txn-context-enabled", boolean(), "no", ro|noEffect, "run MULTI on a snapshot")
 
 	// Cluster.

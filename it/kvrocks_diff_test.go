@@ -336,9 +336,16 @@ type kvdCounts struct {
 }
 
 func TestKvrocksDiff(t *testing.T) {
+	kvdRunFile(t, "kvrocks_diff.txt", "kvrocks_differences.txt")
+}
+
+// kvdRunFile runs the cases of testdata/cases against Kvrocks and Basalt,
+// section by section, with the differences listed in
+// testdata/differences.
+func kvdRunFile(t *testing.T, cases, differences string) {
 	kvrocksBin(t) // skips without a Kvrocks
-	sections := kvdParseCases(t, filepath.Join("testdata", "kvrocks_diff.txt"))
-	listed := kvdParseDifferences(t, filepath.Join("testdata", "kvrocks_differences.txt"))
+	sections := kvdParseCases(t, filepath.Join("testdata", cases))
+	listed := kvdParseDifferences(t, filepath.Join("testdata", differences))
 	names := map[string]bool{}
 	for _, s := range sections {
 		if names[s.name] {
@@ -368,9 +375,9 @@ func TestKvrocksDiff(t *testing.T) {
 		}
 		switch {
 		case !named:
-			t.Errorf("kvrocks_differences.txt:%d: no section matches %q", d.lineN, d.section)
+			t.Errorf("%s:%d: no section matches %q", differences, d.lineN, d.section)
 		case complete && !d.seen:
-			t.Errorf("kvrocks_differences.txt:%d: listed difference no longer occurs (remove it): %s", d.lineN, kvdKey(d.section, d.line, d.item))
+			t.Errorf("%s:%d: listed difference no longer occurs (remove it): %s", differences, d.lineN, kvdKey(d.section, d.line, d.item))
 		}
 	}
 	t.Logf("compared %d commands, %d CONFIG keys, %d INFO fields; %d differences seen, %d listed",

@@ -12,7 +12,8 @@
 // refuses what RedisJSON accepts (paths that do not start with `$`, SET's
 // NX and XX), Basalt answers as RedisJSON does.
 //
-// The package imports nothing of Basalt's but reply; the handlers in
-// commands/ read a key's value, call Decode, run a command here, and
-// write what Encode returns.
+// db.go runs the commands on the engine (storage.DB): Read and Update
+// decode a key's value, run a command function on the document, and
+// write back what it returns, each write through put; MGet and MSet do
+// it for several keys. The handlers in commands/json.go call them.
 package json

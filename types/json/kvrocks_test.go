@@ -150,7 +150,8 @@ func (ks *keyspace) run(t *testing.T, cmdline string) (string, bool) {
 	}
 	render := func(v reply.Value, err error) (string, bool) {
 		if err != nil {
-			return "-" + ReplyText(err) + "\r\n", true
+			text, _ := ReplyText(err)
+			return "-" + text + "\r\n", true
 		}
 		return string(resp.Render(proto, func(s reply.Sink) { reply.Write(s, v) })), true
 	}

@@ -1,0 +1,167 @@
+package json
+
+import (
+	"errors"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/reply"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// The commands on the engine (storage.DB): a JSON key is one metadata
+// record, its header, the format byte and the payload (FORMAT.md §4.11).
+// A command reads the record, decodes the document, runs on it, and a
+// write encodes the whole document again in the configured format, as
+// Kvrocks does, keeping the key's TTL. Every write of a document goes
+// through put.
+
+// ConfigOf is what the commands take from the server's configuration as
+// it is now (both keys may change at run time).
+func ConfigOf(c *config.Config) Config {
+	f, _ := ParseFormat(c.JSONStorageFormat.Get())
+	return Config{MaxDepth: int(c.JSONMaxNestingDepth.Get()), Format: f}
+}
+
+// decode returns the document of o (nil: absent) and its stored format,
+// storage.ErrWrongType for a live key of another type, and an error
+// wrapping ErrBadStored for a value that does not decode.
+func decode(o *storage.Object) (*Value, Format, error) {
+	if o == nil {
+		return nil, 0, nil
+	}
+	if o.Meta().Type != metadata.TypeJSON {
+		return nil, 0, storage.ErrWrongType
+	}
+	return Decode(o.Ext())
+}
+
+// A ReadFunc is a command that reads a document (nil: no key) stored in
+// format stored.
+type ReadFunc func(doc *Value, stored Format, cfg Config) (reply.Value, error)
+
+// A WriteFunc is a command that may change a document (nil: no key).
+type WriteFunc func(doc *Value, args [][]byte, cfg Config) (Result, error)
+
+// Read runs fn on the document at key.
+func Read(db storage.DB, key []byte, fn ReadFunc) (reply.Value, error) {
+	o, err := db.Lookup(key)
+	if err != nil {
+		return reply.Value{}, err
+	}
+	doc, stored, err := decode(o)
+	if err != nil {
+		return reply.Value{}, err
+	}
+	return fn(doc, stored, ConfigOf(db.Storage().Config()))
+}
+
+// Update runs fn with args on the document at key and writes the
+// document it returns (deletes the key for a nil one). It runs under the
+// key's lock, with db bound to the write.
+func Update(db storage.DB, key []byte, args [][]byte, fn WriteFunc) (reply.Value, error) {
+	o, err := db.LookupOrNew(key, metadata.TypeJSON)
+	if err != nil {
+		return reply.Value{}, err
+	}
+	var doc *Value
+	if o.Exists() {
+		if doc, _, err = decode(o); err != nil {
+			return reply.Value{}, err
+		}
+	}
+	cfg := ConfigOf(db.Storage().Config())
+	res, err := fn(doc, args, cfg)
+	if err != nil || !res.Write {
+		return res.Reply, err
+	}
+	b := db.NewBatch(storage.TypeLog(metadata.TypeJSON))
+	put(b, o, res.Root, cfg.Format)
+	return res.Reply, b.Commit()
+}
+
+// put adds to b the write of root as the document of o's key, encoded in
+// format f, or the key's deletion for a nil root. Every JSON write goes
+// through here, one call per key written: what must follow a change of a
+// document (an index over documents) hooks in here.
+func put(b storage.Batch, o *storage.Object, root *Value, f Format) {
+	if root == nil {
+		if o.Exists() {
+			b.Delete(storage.CFMetadata, o.NSKey())
+		}
+		return
+	}
+	value := o.Meta().AppendTo(nil)
+	b.Put(storage.CFMetadata, o.NSKey(), append(value, Encode(root, f)...))
+}
+
+// MGet is JSON.MGET key [key ...] path: for each key, the JSON text of
+// the path's matches, nil for a missing key or one of another type.
+func MGet(db storage.DB, keys [][]byte, path []byte) (reply.Value, error) {
+	if _, err := compilePath(path); err != nil {
+		return reply.Value{}, err
+	}
+	out := make([]reply.Value, len(keys))
+	err := db.LookupMany(nil, keys, func(i int, o *storage.Object) error {
+		doc, _, err := decode(o)
+		if errors.Is(err, storage.ErrWrongType) {
+			doc, err = nil, nil
+		}
+		if err != nil {
+			return err
+		}
+		out[i], err = MGetOne(doc, path)
+		return err
+	})
+	if err != nil {
+		return reply.Value{}, err
+	}
+	return rArray(out), nil
+}
+
+// MSet is JSON.MSET key path value [key path value ...]: JSON.SET of each
+// triple in order, a key's later triples on what its earlier ones made,
+// all written together or, at the first error, none.
+func MSet(db storage.DB, args [][]byte) (reply.Value, error) {
+	if len(args) == 0 || len(args)%3 != 0 {
+		return reply.Value{}, ErrArity
+	}
+	cfg := ConfigOf(db.Storage().Config())
+	type pending struct {
+		o   *storage.Object
+		doc *Value
+	}
+	var keys []*pending // in order of first appearance
+	byKey := map[string]*pending{}
+	for i := 0; i < len(args); i += 3 {
+		p := byKey[string(args[i])]
+		if p == nil {
+			o, err := db.LookupOrNew(args[i], metadata.TypeJSON)
+			if err != nil {
+				return reply.Value{}, err
+			}
+			p = &pending{o: o}
+			if o.Exists() {
+				if p.doc, _, err = decode(o); err != nil {
+					return reply.Value{}, err
+				}
+			}
+			byKey[string(args[i])] = p
+			keys = append(keys, p)
+		}
+		res, err := Set(p.doc, args[i+1:i+3], cfg)
+		if err != nil {
+			return reply.Value{}, err
+		}
+		if res.Write {
+			p.doc = res.Root
+		}
+	}
+	b := db.NewBatch(storage.TypeLog(metadata.TypeJSON))
+	for _, p := range keys {
+		if p.doc != nil {
+			put(b, p.o, p.doc, cfg.Format)
+		}
+	}
+	return rOK(), b.Commit()
+}
