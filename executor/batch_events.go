@@ -16,7 +16,8 @@ import (
 // deleted, the metadata record written), so the event is the type's
 // plain write: "set" for a string (where Redis says "incrby", "append",
 // ...), "hset" or "hdel" for a hash by whether fields were put, "sadd" or
-// "srem", "zadd" or "zrem", "xadd" or "xdel", "pfadd", "setbit", the list
+// "srem", "zadd" or "zrem", "xadd" or "xdel", "pfadd", "setbit", "json.set"
+// (in the module class) for a JSON document written, the list
 // command's own event, "expire" or "persist" for an expiry change, and
 // "del" for a key removed. Records no command's LogData precedes (an
 // import's) publish "restore", as the RESTORE a Redis migration sends.
@@ -124,6 +125,8 @@ func typeEvents(k *storage.KeyChange, after storage.KeyState) []keyEvent {
 		return []keyEvent{{config.NotifyString, "pfadd"}}
 	case c.Type == metadata.TypeSortedint: // as SIADD and SIREM publish them
 		return []keyEvent{{config.NotifyModule, pick(shrank, "sirem", "siadd")}}
+	case c.Type == metadata.TypeJSON:
+		return []keyEvent{{config.NotifyModule, "json.set"}}
 	case c.Type == metadata.TypeStream:
 		return streamEvents(k)
 	}

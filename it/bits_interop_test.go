@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
 	"github.com/redis/go-redis/v9"
 )
@@ -257,7 +258,7 @@ func rawBitRecords(t *testing.T, path string, keep func(key string) bool) []stri
 			return
 		}
 		key := string(k[len(ns):])
-		if len(v) >= 17 && v[0]&0x0f != 1 { // versioned types: flags, expire, version
+		if len(v) >= 17 && !metadata.Type(v[0]&0x0f).SingleKV() { // versioned types: flags, expire, version
 			versions[key] = append([]byte(nil), v[9:17]...)
 			v = append(append(append([]byte(nil), v[:9]...), "VVVVVVVV"...), v[17:]...)
 		}
