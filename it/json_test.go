@@ -229,3 +229,26 @@ func TestJSONKeyspaceEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONStrAppendWithoutPath: JSON.STRAPPEND key value, the form
+// without a path on which Kvrocks 5fccd57 aborts (an uncaught jsoncons
+// exception), answers as RedisJSON does, at the legacy root: the new
+// length, or RedisJSON's error when the root is no string; the server
+// keeps serving.
+func TestJSONStrAppendWithoutPath(t *testing.T) {
+	c := dial(t, startBasalt(t))
+	for _, step := range []struct{ cmd, want string }{
+		{`JSON.SET s $ "ab"`, "+OK\r\n"},
+		{`JSON.STRAPPEND s "x"`, ":3\r\n"},
+		{`JSON.GET s`, "$5\r\n\"abx\"\r\n"},
+		{`JSON.SET o $ {"a":"b"}`, "+OK\r\n"},
+		{`JSON.STRAPPEND o "x"`, "-ERR Path does not exist or not a string\r\n"},
+		{`JSON.STRAPPEND o x`, "-ERR Invalid argument: JSON syntax_error at line 1 and column 1\r\n"},
+		{`JSON.STRAPPEND nokey "x"`, "-ERR NotFound: \r\n"},
+		{`PING`, "+PONG\r\n"},
+	} {
+		if got := c.do(strings.Fields(step.cmd)...); got != step.want {
+			t.Errorf("%s: %q, want %q", step.cmd, got, step.want)
+		}
+	}
+}

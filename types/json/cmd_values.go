@@ -143,12 +143,14 @@ func arithmeticResult(v, by *Value, mult bool) *Value {
 
 // StrAppend is JSON.STRAPPEND key [path] value: appends a JSON string to
 // the strings that match and answers their new byte lengths. Without a
-// path it appends at the root (Kvrocks 5fccd57 aborts on that form).
+// path it appends to the root as RedisJSON does, at its legacy root: one
+// length, or an error when the root is no string (Kvrocks 5fccd57 aborts
+// on that form).
 func StrAppend(doc *Value, args [][]byte, cfg Config) (Result, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return Result{}, ErrArity
 	}
-	pa := rootPath
+	pa := legacyRoot
 	if len(args) == 2 {
 		var err error
 		if pa, err = compilePath(args[0]); err != nil {

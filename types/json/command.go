@@ -47,6 +47,10 @@ type pathArg struct {
 // rootPath is the path of a command that was given none: $, as Kvrocks.
 var rootPath = &pathArg{text: "$", path: &Path{Text: "$"}}
 
+// legacyRoot is RedisJSON's path of a command that was given none: the
+// legacy root, ., whose reply is one value.
+var legacyRoot = &pathArg{text: ".", path: &Path{Text: "$"}, legacy: true}
+
 // IsLegacyPath reports whether p is a RedisJSON legacy path: one that
 // neither RedisJSON nor jsoncons reads as JSONPath ($, $.…, $[…, and
 // jsoncons's @… and function expressions such as length($.a)).
