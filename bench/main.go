@@ -41,6 +41,7 @@ func main() {
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
 	streamsOnly := flag.Bool("streams-only", false, "run only the stream figures: XADD, XRANGE, the group loop and the big XRANGE")
 	sortedIntOnly := flag.Bool("sortedint-only", false, "run only the sortedint figures: SIADD and SIRANGE against Kvrocks, with CPU per request")
+	jsonOnly := flag.Bool("json-only", false, "run only the JSON figures (json.go), against Basalt and Kvrocks")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -64,6 +65,10 @@ func main() {
 		fmt.Printf(", kvrocks %s (stock config, workers 8)", *kvrocksBin)
 	}
 	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
+	if *jsonOnly {
+		benchJSON(l, servers, *rounds)
+		return
+	}
 	printHeader(names(servers))
 	if *streamsOnly {
 		benchPipeline(l, servers, streamCommands, 1, *rounds).print(1)
@@ -93,6 +98,7 @@ func main() {
 	printRow("LPUSH -> BRPOP queue (items/s)", "-", perServer(servers, func(s *server) float64 { return benchQueue(s.port, 50000) }))
 	benchStreams(servers, *groupEntries, *bigStream)
 	benchSortedInt(l, servers, *rounds)
+	benchJSON(l, servers, *rounds)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}

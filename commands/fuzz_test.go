@@ -81,6 +81,12 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(0), "CLIENT", []byte(token("KILL")+"\x00"+token("MAXAGE")+"\x00"+token("9223372036854775807")+"\x00"+token("SKIPME")+"\x00"+token("NO")+"\x00"+token("LADDR")+"\x00x"))
 	f.Add(uint8(0), "DEBUG", []byte(token("SET-ACTIVE-EXPIRE")+"\x00"+token("0")))
 	f.Add(uint8(fuzzTenant), "SET", []byte("str\x00v\x00"+token("PXAT")+"\x00"+token("1")))
+	f.Add(uint8(fuzzRESP3), "JSON.GET", []byte(token("j")+"\x00INDENT\x00"+token("\t")+"\x00"+token("$..*")+"\x00"+token(".")))
+	f.Add(uint8(fuzzInMulti), "JSON.ARRINSERT", []byte(token("j")+"\x00"+token("$.a[*]")+"\x00"+token("-9223372036854775808")+"\x00"+token("[[[[1]]]]")))
+	f.Add(uint8(fuzzTenant), "JSON.MSET", []byte(token("j")+"\x00"+token("$")+"\x00"+token(`"x"`)+"\x00"+token("jcbor")+"\x00"+token("$")+"\x00"+token("1e400")))
+	f.Add(uint8(fuzzRESP3), "JSON.DEBUG", []byte(token("MEMORY")+"\x00"+token("jtext")+"\x00"+token("$..*")))
+	f.Add(uint8(0), "JSON.STRAPPEND", []byte(token("j")+"\x00"+token(`"x"`)))
+	f.Add(uint8(0), "JSON.MGET", []byte(token("j")+"\x00"+token("jformat")+"\x00"+token("s")+"\x00"+token("a.c[0]")))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -140,6 +146,10 @@ var fuzzTokens = []string{
 	// Client-side caching's and CLIENT KILL's words.
 	"TRACKING", "CACHING", "GETREDIR", "TRACKINGINFO", "REDIRECT", "PREFIX", "BCAST", "OPTIN", "OPTOUT",
 	"NOLOOP", "YES", "NO", "MAXAGE", "SKIPME", "LADDR", "ADDR", "USER", "NO-EVICT", "SET-ACTIVE-EXPIRE",
+	// The JSON commands' keys (a document, stored values that do not
+	// decode), paths, values and words.
+	"j", "jcbor", "jtext", "jformat", "jempty", ".", "$..*", "$.a[*]", "$.a[-1:0:-1]", "$..[?(@ > 1 || @ == 'x')]", "a.c[0]",
+	`{"a":[1,{"b":null}],"c":"s"}`, `"x"`, "[[[[1]]]]", "1e400", "MEMORY", "INDENT", "NEWLINE", "SPACE", "\t",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -266,6 +276,7 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		{"xadd", "x", "2-1", "f", "v", "g", "w"},
 		{"xgroup", "create", "x", "g", "0"},
 		{"xreadgroup", "group", "g", "c", "count", "1", "streams", "x", ">"},
+		{"json.set", "j", "$", `{"a":[1,"x",{"b":null,"c":[true,2.5]}],"n":1,"s":"str"}`},
 	}
 	if big {
 		members := []string{"sadd", "big"}
@@ -282,7 +293,32 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		}
 		h.setup.W.Reset()
 	}
-	return nil
+	return h.seedCorruptJSON(ns)
+}
+
+// corruptJSON are stored JSON values that do not decode, by key: CBOR
+// cut short, JSON text cut short, an unknown format, no format byte.
+var corruptJSON = map[string][]byte{
+	"jcbor": {1, 0xa1, 0x61, 'a', 0x9f}, "jtext": []byte("\x00{\"a\":["), "jformat": {7, '1'}, "jempty": {},
+}
+
+// seedCorruptJSON writes the corruptJSON keys into namespace ns as a
+// broken disk would: a JSON metadata header before the bytes.
+func (h *fuzzHarness) seedCorruptJSON(ns string) error {
+	keys := make([][]byte, 0, len(corruptJSON))
+	for k := range corruptJSON {
+		keys = append(keys, []byte(k))
+	}
+	var err error
+	uerr := h.env.Storage.Update(&storage.Write{NS: ns, Keys: keys}, func(db storage.DB) {
+		b := db.NewBatch(nil)
+		for _, k := range keys {
+			o := db.NewObject(k, metadata.TypeJSON)
+			b.Put(storage.CFMetadata, o.NSKey(), append(o.Meta().AppendTo(nil), corruptJSON[string(k)]...))
+		}
+		err = b.Commit()
+	})
+	return errors.Join(uerr, err)
 }
 
 // fuzzSkip says why a call is not run, or "".
