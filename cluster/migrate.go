@@ -10,6 +10,7 @@ import (
 
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/types/json"
 	"github.com/basaltdb/basalt/types/sortedint"
 )
 
@@ -308,11 +309,12 @@ var restoreCommands = map[metadata.Type]string{
 }
 
 // sendCommands sends the commands that rebuild k: SET for a string, the
-// stream commands of sendStream for a stream, else chunks of elements for
-// HMSET, SADD, ZADD, RPUSH or SIADD. A type no command rebuilds that way
-// (a Bloom filter, a JSON document) fails the job: raw-key-value
-// migration carries it. (Kvrocks 5fccd57 skips such keys and reports the
-// migration a success: they are lost once the topology moves the slot.)
+// stream commands of sendStream for a stream, JSON.SET for a JSON
+// document, else chunks of elements for HMSET, SADD, ZADD, RPUSH or
+// SIADD. A type no command rebuilds that way (a Bloom filter) fails the
+// job: raw-key-value migration carries it. (Kvrocks 5fccd57 skips such
+// keys and reports the migration a success: they are lost once the
+// topology moves the slot.)
 func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	t := k.Meta.Type
 	if t == metadata.TypeString {
@@ -321,6 +323,9 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	}
 	if t == metadata.TypeStream {
 		return m.sendStream(k)
+	}
+	if t == metadata.TypeJSON {
+		return m.sendJSON(k)
 	}
 	name, ok := restoreCommands[t]
 	if !ok {
@@ -363,6 +368,20 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 		err = m.link.send(args...)
 	}
 	return err
+}
+
+// sendJSON sends the document of a JSON key as one JSON.SET at the root,
+// which a Kvrocks destination takes too; the destination stores it in
+// its own json-storage-format. (Kvrocks 5fccd57 leaves JSON keys out of a
+// redis-command migration: they are lost with the slot.)
+func (m *migrator) sendJSON(k *storage.SlotKey) error {
+	doc, _, err := json.Decode(k.Value)
+	if err != nil {
+		return fmt.Errorf("JSON key %q: %w", k.Key, err)
+	}
+	text := json.Text(doc)
+	m.bytes += int64(len(k.Key) + len(text))
+	return m.link.send([]byte("JSON.SET"), k.Key, []byte("$"), text)
 }
 
 // formatScore writes a score the way ZADD reads it back exactly.
