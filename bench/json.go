@@ -10,9 +10,9 @@ import (
 )
 
 // The JSON steps, against the servers that have JSON.* (not
-// redis-server): JSON.SET of a whole 1 KB document on random keys, then
-// JSON.SET and JSON.GET of one member deep in a 1 KB document, which
-// reads (and for SET rewrites) the whole stored document on every call.
+// redis-server): JSON.SET and JSON.GET of one member deep in a 1 KB
+// document, which reads (and for SET rewrites) the whole stored document
+// on every call.
 // Besides ops/s, each server's CPU time per request (user and system,
 // from /proc) is reported: the goal is Basalt ≥ 1.5× Kvrocks's
 // throughput at no more CPU per request.
@@ -27,11 +27,12 @@ var jsonDoc1KB = func() string {
 	return `{"items":[` + strings.Join(items, ",") + `]}`
 }()
 
-// jsonCommands are the steps; redis-benchmark's __rand_int__ is a
-// zero-padded number, no JSON number, so values carry it as a string.
+// jsonCommands are the steps. redis-benchmark's __rand_int__ is a
+// zero-padded number, no JSON number: a 1 before it makes one. No
+// argument has a double quote, which redis-benchmark's CSV output would
+// carry unescaped in the test's name.
 var jsonCommands = [][]string{
-	{"JSON.SET", "bench:json:__rand_int__", "$", jsonDoc1KB},
-	{"JSON.SET", "bench:json", "$.items[3].name", `"__rand_int__"`},
+	{"JSON.SET", "bench:json", "$.items[3].price", "1__rand_int__"},
 	{"JSON.GET", "bench:json", "$.items[3]"},
 }
 

@@ -23,17 +23,31 @@ func ConfigOf(c *config.Config) Config {
 	return Config{MaxDepth: int(c.JSONMaxNestingDepth.Get()), Format: f}
 }
 
-// decode returns the document of o (nil: absent) and its stored format,
+// decode returns the document of o (nil: absent), which must not be
+// modified (it may be the cache's), and its stored format;
 // storage.ErrWrongType for a live key of another type, and an error
 // wrapping ErrBadStored for a value that does not decode.
-func decode(o *storage.Object) (*Value, Format, error) {
+func decode(db storage.DB, o *storage.Object) (*Value, Format, error) {
 	if o == nil {
 		return nil, 0, nil
 	}
 	if o.Meta().Type != metadata.TypeJSON {
 		return nil, 0, storage.ErrWrongType
 	}
-	return Decode(o.Ext())
+	return docs(db).decode(o.NSKey(), o.Ext())
+}
+
+// decodeForWrite is decode of a key a write may change: a copy of the
+// document, which the write may modify (nil for a new key).
+func decodeForWrite(db storage.DB, o *storage.Object) (*Value, error) {
+	if !o.Exists() {
+		return nil, nil
+	}
+	doc, _, err := decode(db, o)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Clone(), nil
 }
 
 // A ReadFunc is a command that reads a document (nil: no key) stored in
@@ -49,7 +63,7 @@ func Read(db storage.DB, key []byte, fn ReadFunc) (reply.Value, error) {
 	if err != nil {
 		return reply.Value{}, err
 	}
-	doc, stored, err := decode(o)
+	doc, stored, err := decode(db, o)
 	if err != nil {
 		return reply.Value{}, err
 	}
@@ -64,11 +78,9 @@ func Update(db storage.DB, key []byte, args [][]byte, fn WriteFunc) (reply.Value
 	if err != nil {
 		return reply.Value{}, err
 	}
-	var doc *Value
-	if o.Exists() {
-		if doc, _, err = decode(o); err != nil {
-			return reply.Value{}, err
-		}
+	doc, err := decodeForWrite(db, o)
+	if err != nil {
+		return reply.Value{}, err
 	}
 	cfg := ConfigOf(db.Storage().Config())
 	res, err := fn(doc, args, cfg)
@@ -76,23 +88,50 @@ func Update(db storage.DB, key []byte, args [][]byte, fn WriteFunc) (reply.Value
 		return res.Reply, err
 	}
 	b := db.NewBatch(storage.TypeLog(metadata.TypeJSON))
-	put(b, o, res.Root, cfg.Format)
+	put(db, b, o, res.Root, cfg.Format)
 	return res.Reply, b.Commit()
 }
 
-// put adds to b the write of root as the document of o's key, encoded in
-// format f, or the key's deletion for a nil root. Every JSON write goes
+// put adds to b, the batch of a write through db, the write of root as
+// the document of o's key, encoded in format f, or the key's deletion
+// for a nil root; root is not modified afterwards. Every JSON write goes
 // through here, one call per key written: what must follow a change of a
 // document (an index over documents) hooks in here.
-func put(b storage.Batch, o *storage.Object, root *Value, f Format) {
+func put(db storage.DB, b storage.Batch, o *storage.Object, root *Value, f Format) {
 	if root == nil {
 		if o.Exists() {
 			b.Delete(storage.CFMetadata, o.NSKey())
 		}
 		return
 	}
-	value := o.Meta().AppendTo(nil)
-	b.Put(storage.CFMetadata, o.NSKey(), append(value, Encode(root, f)...))
+	stored := Encode(root, f)
+	b.Put(storage.CFMetadata, o.NSKey(), append(o.Meta().AppendTo(nil), stored...))
+	if decodesAs(root) {
+		// The next read of the key finds the document decoded.
+		docs(db).add(o.NSKey(), stored, root, f)
+	}
+}
+
+// decodesAs reports whether v, once encoded, decodes as v: all but a
+// document holding an infinite number (JSON text writes null for one).
+func decodesAs(v *Value) bool {
+	switch v.Kind {
+	case KindFloat:
+		return finite(v.Float)
+	case KindArray:
+		for _, e := range v.Elems {
+			if !decodesAs(e) {
+				return false
+			}
+		}
+	case KindObject:
+		for _, m := range v.Fields {
+			if !decodesAs(m.Val) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // MGet is JSON.MGET key [key ...] path: for each key, the JSON text of
@@ -103,7 +142,7 @@ func MGet(db storage.DB, keys [][]byte, path []byte) (reply.Value, error) {
 	}
 	out := make([]reply.Value, len(keys))
 	err := db.LookupMany(nil, keys, func(i int, o *storage.Object) error {
-		doc, _, err := decode(o)
+		doc, _, err := decode(db, o)
 		if errors.Is(err, storage.ErrWrongType) {
 			doc, err = nil, nil
 		}
@@ -141,10 +180,8 @@ func MSet(db storage.DB, args [][]byte) (reply.Value, error) {
 				return reply.Value{}, err
 			}
 			p = &pending{o: o}
-			if o.Exists() {
-				if p.doc, _, err = decode(o); err != nil {
-					return reply.Value{}, err
-				}
+			if p.doc, err = decodeForWrite(db, o); err != nil {
+				return reply.Value{}, err
 			}
 			byKey[string(args[i])] = p
 			keys = append(keys, p)
@@ -160,7 +197,7 @@ func MSet(db storage.DB, args [][]byte) (reply.Value, error) {
 	b := db.NewBatch(storage.TypeLog(metadata.TypeJSON))
 	for _, p := range keys {
 		if p.doc != nil {
-			put(b, p.o, p.doc, cfg.Format)
+			put(db, b, p.o, p.doc, cfg.Format)
 		}
 	}
 	return rOK(), b.Commit()
