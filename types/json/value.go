@@ -137,22 +137,42 @@ func (v *Value) Delete(key string) bool {
 	return ok
 }
 
-// Clone returns a deep copy of v.
+// Clone returns a deep copy of v, its nodes allocated together (a write
+// copies a whole cached document).
 func (v *Value) Clone() *Value {
-	c := *v
+	slab := make([]Value, 0, v.nodes())
+	return v.cloneInto(&slab)
+}
+
+// nodes counts the values v is made of, v included.
+func (v *Value) nodes() int {
+	n := 1
+	for _, e := range v.Elems {
+		n += e.nodes()
+	}
+	for _, m := range v.Fields {
+		n += m.Val.nodes()
+	}
+	return n
+}
+
+// cloneInto copies v into slab, whose capacity holds all its nodes.
+func (v *Value) cloneInto(slab *[]Value) *Value {
+	*slab = append(*slab, *v)
+	c := &(*slab)[len(*slab)-1]
 	if v.Elems != nil {
 		c.Elems = make([]*Value, len(v.Elems))
 		for i, e := range v.Elems {
-			c.Elems[i] = e.Clone()
+			c.Elems[i] = e.cloneInto(slab)
 		}
 	}
 	if v.Fields != nil {
 		c.Fields = make([]Member, len(v.Fields))
 		for i, m := range v.Fields {
-			c.Fields[i] = Member{Key: m.Key, Val: m.Val.Clone()}
+			c.Fields[i] = Member{Key: m.Key, Val: m.Val.cloneInto(slab)}
 		}
 	}
-	return &c
+	return c
 }
 
 // replaceWith makes v a copy of w in place, so that whatever holds v
