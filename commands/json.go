@@ -69,7 +69,7 @@ func init() {
 					"arguments", docArgs(multiple(docKey("key", 0)), docString("path"))),
 			}},
 		&executor.Command{Name: "json.mset", Arity: -4, Flags: executor.Write | executor.KvrocksOnly, FirstKey: 1, LastKey: -3, Step: 3, Handler: cmdJSONMSet,
-			Events: &executor.KeyEvents{Class: config.NotifyModule, Event: "json.set", Shape: executor.OnAll},
+			Events: &executor.KeyEvents{Class: config.NotifyModule, Event: "json.mset", Shape: executor.OnAll},
 			Meta: &executor.Meta{
 				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "update"}, BeginSearch: "index", Index: 1, FindKeys: "range", LastKey: -1, KeyStep: 3}},
 				Doc: doc("summary", "Sets JSON values at paths in keys, all or none", "group", "module",

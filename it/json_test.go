@@ -171,6 +171,9 @@ func TestKvrocksJSONInterop(t *testing.T) {
 func TestJSONKeyspaceEvents(t *testing.T) {
 	cmds := [][]string{
 		{"JSON.SET", "j", "$", `{"a":[1],"n":1}`},
+		{"JSON.MSET", "j", "$.a", "[1]"},
+		{"JSON.MSET", "j2", "$", "2"}, // one key each: Kvrocks orders a batch's keys its own way
+		{"JSON.DEL", "j2"},
 		{"JSON.ARRAPPEND", "j", "$.a", "2"},
 		{"JSON.NUMINCRBY", "j", "$.n", "1"},
 		{"JSON.GET", "j"},
@@ -195,6 +198,8 @@ func TestJSONKeyspaceEvents(t *testing.T) {
 			got = append(got, m)
 		}
 		want := "__keyspace@0__:j new|__keyevent@0__:new j|__keyspace@0__:j json.set|__keyevent@0__:json.set j|" +
+			"__keyspace@0__:j json.mset|__keyevent@0__:json.mset j|__keyspace@0__:j2 new|__keyevent@0__:new j2|__keyspace@0__:j2 json.mset|__keyevent@0__:json.mset j2|" +
+			"__keyspace@0__:j2 json.del|__keyevent@0__:json.del j2|" +
 			"__keyspace@0__:j json.arrappend|__keyevent@0__:json.arrappend j|__keyspace@0__:j json.numincrby|__keyevent@0__:json.numincrby j|" +
 			"__keyspace@0__:j json.del|__keyevent@0__:json.del j"
 		if strings.Join(got, "|") != want {
@@ -221,7 +226,10 @@ func TestJSONKeyspaceEvents(t *testing.T) {
 				t.Errorf("the replica holds %q", r)
 			}
 			got = append(got, ev.run(t, cmds[len(cmds)-1])...)
-			want := "__keyspace@0__:j new|__keyevent@0__:new j|" + strings.Repeat("__keyspace@0__:j json.set|__keyevent@0__:json.set j|", 3) +
+			want := "__keyspace@0__:j new|__keyevent@0__:new j|__keyspace@0__:j json.set|__keyevent@0__:json.set j|" +
+				"__keyspace@0__:j json.set|__keyevent@0__:json.set j|__keyspace@0__:j2 new|__keyevent@0__:new j2|__keyspace@0__:j2 json.set|__keyevent@0__:json.set j2|" +
+				"__keyspace@0__:j2 del|__keyevent@0__:del j2|" +
+				strings.Repeat("__keyspace@0__:j json.set|__keyevent@0__:json.set j|", 2) +
 				"__keyspace@0__:j del|__keyevent@0__:del j"
 			if strings.Join(got, "|") != want {
 				t.Errorf("the replica published %q\nwant                 %q", strings.Join(got, "|"), want)
