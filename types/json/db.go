@@ -106,27 +106,36 @@ func put(db storage.DB, b storage.Batch, o *storage.Object, root *Value, f Forma
 	}
 	stored := Encode(root, f)
 	b.Put(storage.CFMetadata, o.NSKey(), append(o.Meta().AppendTo(nil), stored...))
-	if decodesAs(root) {
+	if decodesAs(root, 0) {
 		// The next read of the key finds the document decoded.
 		docs(db).add(o.NSKey(), stored, root, f)
 	}
 }
 
-// decodesAs reports whether v, once encoded, decodes as v: all but a
-// document holding an infinite number (JSON text writes null for one).
-func decodesAs(v *Value) bool {
+// decodesAs reports whether v, inside depth containers, decodes as v once
+// encoded: not when it holds an infinite number (JSON text writes null
+// for one), nor when it is nested deeper than Decode reads (a document
+// json-max-nesting-depth past 1024 let through, which Kvrocks cannot
+// read back either).
+func decodesAs(v *Value, depth int) bool {
 	switch v.Kind {
 	case KindFloat:
 		return finite(v.Float)
 	case KindArray:
+		if depth >= DefaultMaxDepth {
+			return false
+		}
 		for _, e := range v.Elems {
-			if !decodesAs(e) {
+			if !decodesAs(e, depth+1) {
 				return false
 			}
 		}
 	case KindObject:
+		if depth >= DefaultMaxDepth {
+			return false
+		}
 		for _, m := range v.Fields {
-			if !decodesAs(m.Val) {
+			if !decodesAs(m.Val, depth+1) {
 				return false
 			}
 		}

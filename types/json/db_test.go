@@ -74,6 +74,20 @@ func TestDocCache(t *testing.T) {
 	if got := get("$"); got != "[[null]]" {
 		t.Errorf("an infinite number written as JSON text reads %s, want null", got)
 	}
+	// Nested as deep as Decode reads, and one deeper.
+	for _, depth := range []int{DefaultMaxDepth, DefaultMaxDepth + 1} {
+		root := NewArray()
+		for i := 1; i < depth; i++ {
+			root = &Value{Kind: KindArray, Elems: []*Value{root}}
+		}
+		if got, want := decodesAs(root, 0), depth <= DefaultMaxDepth; got != want {
+			t.Errorf("decodesAs of %d arrays: %v", depth, got)
+		}
+		_, _, err := Decode(Encode(root, FormatJSON))
+		if (err == nil) != (depth <= DefaultMaxDepth) {
+			t.Errorf("Decode of %d arrays: %v", depth, err)
+		}
+	}
 }
 
 func bargs(args []string) [][]byte {
