@@ -30,7 +30,7 @@ import (
 //	                         (these two before the first section: in every
 //	                         section)
 //	needs: CMD1 CMD2         commands the section needs: it is skipped
-//	                         while Basalt lacks one (kvdRunCorpus)
+//	                         while Basalt lacks one (kvdRunFile)
 //	!sleep 200ms             pause (for what Kvrocks does in the background)
 //	!until "text" [@conn] CMD args
 //	                         repeat the command on each server until its
@@ -336,35 +336,54 @@ type kvdCounts struct {
 }
 
 func TestKvrocksDiff(t *testing.T) {
-	kvdRunFile(t, "kvrocks_diff.txt", "kvrocks_differences.txt")
+	kvdRunFile(t, "kvrocks_diff.txt", "kvrocks_differences.txt", false)
 }
 
-// kvdRunFile runs the cases of testdata/cases against Kvrocks and Basalt,
-// section by section, with the differences listed in
-// testdata/differences.
-func kvdRunFile(t *testing.T, cases, differences string) {
+// kvdRunFile runs the sections of testdata/cases against Kvrocks and
+// Basalt as written or, with bothProtocols, once as written and once with
+// every connection in RESP3 (kvdInRESP3), and checks their differences
+// against testdata/differences: an unlisted difference fails, and so does
+// a listed one that no longer occurs once every section it names ran and
+// passed. A section whose needs: Basalt does not know (COMMAND INFO
+// answers nil for it) is skipped.
+func kvdRunFile(t *testing.T, cases, differences string, bothProtocols bool) {
 	kvrocksBin(t) // skips without a Kvrocks
 	sections := kvdParseCases(t, filepath.Join("testdata", cases))
 	listed := kvdParseDifferences(t, filepath.Join("testdata", differences))
-	names := map[string]bool{}
-	for _, s := range sections {
-		if names[s.name] {
-			t.Fatalf("section %q appears twice", s.name)
-		}
-		names[s.name] = true
-	}
-	total := &kvdCounts{configKeys: map[string]bool{}, infoFields: map[string]bool{}}
 	ran := map[string]bool{}
 	for _, s := range sections {
-		executed := false
-		passed := t.Run(s.name, func(t *testing.T) {
-			executed = true
-			kvdRunSection(t, s, listed, total)
-		})
-		ran[s.name] = executed && passed
+		if ran[s.name] {
+			t.Fatalf("section %q appears twice", s.name)
+		}
+		ran[s.name] = true
 	}
-	// A listed difference that matched nothing is stale, once every
-	// section it names has run and passed.
+	lacking := basaltLacks(t, sections)
+	total := &kvdCounts{configKeys: map[string]bool{}, infoFields: map[string]bool{}}
+	protos := []int{0} // as written
+	if bothProtocols {
+		protos = []int{2, 3}
+	}
+	for _, proto := range protos {
+		for _, s := range sections {
+			name := s.name
+			if proto != 0 {
+				name = fmt.Sprintf("RESP%d/%s", proto, s.name)
+			}
+			executed := false
+			passed := t.Run(name, func(t *testing.T) {
+				if missing := lacking(s); len(missing) > 0 {
+					t.Skipf("Basalt lacks %s", strings.Join(missing, ", "))
+				}
+				executed = true
+				run := s
+				if proto == 3 {
+					run = kvdInRESP3(s)
+				}
+				kvdRunSection(t, run, listed, total)
+			})
+			ran[s.name] = ran[s.name] && executed && passed
+		}
+	}
 	for _, d := range listed {
 		complete, named := true, false
 		for _, s := range sections {

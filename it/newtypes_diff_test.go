@@ -1,8 +1,6 @@
 package it
 
 import (
-	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,65 +14,14 @@ import (
 
 // TestSortedIntDiff: the SI* commands (testdata/sortedint_diff.txt).
 func TestSortedIntDiff(t *testing.T) {
-	kvdRunCorpus(t, "sortedint_diff.txt", "sortedint_differences.txt")
+	kvdRunFile(t, "sortedint_diff.txt", "sortedint_differences.txt", true)
 }
 
 // TestNewTypesKeysDiff: the key-level commands on sortedint, Bloom filter
 // and JSON keys (testdata/newtypes_keys_diff.txt); the sections of a type
 // whose commands Basalt lacks are skipped.
 func TestNewTypesKeysDiff(t *testing.T) {
-	kvdRunCorpus(t, "newtypes_keys_diff.txt", "newtypes_keys_differences.txt")
-}
-
-// kvdRunCorpus runs the sections of testdata/cases in RESP2 and in RESP3
-// and checks their differences against testdata/differences, as
-// TestKvrocksDiff does: an unlisted difference fails, and so does a listed
-// one that no longer occurs once every section it names ran and passed in
-// both protocols. A section whose needs: Basalt does not know (COMMAND
-// INFO answers nil for it) is skipped.
-func kvdRunCorpus(t *testing.T, cases, differences string) {
-	kvrocksBin(t) // skips without a Kvrocks
-	sections := kvdParseCases(t, filepath.Join("testdata", cases))
-	listed := kvdParseDifferences(t, filepath.Join("testdata", differences))
-	lacking := basaltLacks(t, sections)
-	total := &kvdCounts{configKeys: map[string]bool{}, infoFields: map[string]bool{}}
-	ran := map[string]bool{}
-	for _, s := range sections {
-		ran[s.name] = true
-	}
-	for _, proto := range []int{2, 3} {
-		for _, s := range sections {
-			executed := false
-			passed := t.Run(fmt.Sprintf("RESP%d/%s", proto, s.name), func(t *testing.T) {
-				if missing := lacking(s); len(missing) > 0 {
-					t.Skipf("Basalt lacks %s", strings.Join(missing, ", "))
-				}
-				executed = true
-				run := s
-				if proto == 3 {
-					run = kvdInRESP3(s)
-				}
-				kvdRunSection(t, run, listed, total)
-			})
-			ran[s.name] = ran[s.name] && executed && passed
-		}
-	}
-	for _, d := range listed {
-		complete, named := true, false
-		for _, s := range sections {
-			if kvdGlob(d.section, s.name) {
-				named = true
-				complete = complete && ran[s.name]
-			}
-		}
-		switch {
-		case !named:
-			t.Errorf("%s:%d: no section matches %q", differences, d.lineN, d.section)
-		case complete && !d.seen:
-			t.Errorf("%s:%d: listed difference no longer occurs (remove it): %s", differences, d.lineN, kvdKey(d.section, d.line, d.item))
-		}
-	}
-	t.Logf("compared %d commands; %d differences seen, %d listed", total.commands, total.differences, len(listed))
+	kvdRunFile(t, "newtypes_keys_diff.txt", "newtypes_keys_differences.txt", true)
 }
 
 // basaltLacks asks a Basalt, once, which of the commands the sections
