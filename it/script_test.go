@@ -379,7 +379,9 @@ func TestScriptMemory(t *testing.T) {
 // running is busy, then run again after SCRIPT KILL.
 func TestScriptQueue(t *testing.T) {
 	t.Parallel()
-	p := startBasalt(t, "--busy-reply-threshold", "200")
+	// Never busy while the clients race: on a loaded machine a short
+	// script can pass 200 ms. The busy part below sets the threshold.
+	p := startBasalt(t, "--busy-reply-threshold", "0")
 	const clients, rounds = 16, 150
 	// Not atomic without the queue's one-at-a-time: a GET, then a SET of
 	// one more.
@@ -401,10 +403,10 @@ func TestScriptQueue(t *testing.T) {
 			}
 		}()
 	}
-	stop := make(chan struct{})
+	stop, getsDone := make(chan struct{}), make(chan struct{})
 	var gets int
 	go func() {
-		defer close(errs)
+		defer close(getsDone)
 		c := p.longClient(t, 2)
 		for {
 			select {
@@ -421,6 +423,8 @@ func TestScriptQueue(t *testing.T) {
 	}()
 	wg.Wait()
 	close(stop)
+	<-getsDone
+	close(errs)
 	for err := range errs {
 		t.Fatal(err)
 	}
@@ -443,6 +447,7 @@ func TestScriptQueue(t *testing.T) {
 
 	// Scripts queued behind a busy one answer BUSY; after SCRIPT KILL they
 	// run again.
+	must(t, c.ConfigSet(ctx, "busy-reply-threshold", "200").Err())
 	spinner := p.longClient(t, 2)
 	spun := make(chan error, 1)
 	go func() { spun <- spinner.Eval(ctx, "while true do end", nil).Err() }()
