@@ -33,15 +33,11 @@ func main() {
 	clusterTests := flag.String("cluster", "set,get,lpush,hset", "tests run against a 3-node and a 1-node cluster (empty: skip)")
 	migrateMB := flag.Int("migrate-mb", 1024, "MB of mixed data whose slot migration is timed in each mode (0: skip)")
 	fullSyncMB := flag.Int("fullsync-mb", 1024, "MB of mixed data a new replica copies in the timed full sync (0: skip)")
-	replOnly := flag.Bool("repl-only", false, "run only the replication figures: the full sync and the lag under a SET load")
 	rdbMB := flag.Int("rdb-mb", 256, "MB of mixed data redis-server saves, whose RDB LOAD is timed (0: skip)")
 	backupMB := flag.Int("backup-mb", 1024, "MB of data whose BGSAVE is timed (0: skip)")
-	opsOnly := flag.Bool("ops-only", false, "run only the RDB LOAD and BGSAVE measurements")
 	groupEntries := flag.Int("group-entries", 100000, "entries the XREADGROUP+XACK loop reads (0: skip)")
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
-	streamsOnly := flag.Bool("streams-only", false, "run only the stream figures: XADD, XRANGE, the group loop and the big XRANGE")
-	sortedIntOnly := flag.Bool("sortedint-only", false, "run only the sortedint figures: SIADD and SIRANGE against Kvrocks, with CPU per request")
-	jsonOnly := flag.Bool("json-only", false, "run only the JSON figures (json.go), against Basalt and Kvrocks")
+	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json or bloom (against Basalt and Kvrocks)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -49,11 +45,11 @@ func main() {
 	workDir = dir
 	defer os.RemoveAll(dir)
 	l := load{clients: *clients, requests: *requests, minRate: *minRate}
-	if *replOnly {
+	switch *only {
+	case "repl":
 		benchReplication(*basaltBin, dir+"/replication", *fullSyncMB, l)
 		return
-	}
-	if *opsOnly {
+	case "ops":
 		benchOps(*basaltBin, *kvrocksBin, dir, *rdbMB, *backupMB)
 		return
 	}
@@ -65,20 +61,27 @@ func main() {
 		fmt.Printf(", kvrocks %s (stock config, workers 8)", *kvrocksBin)
 	}
 	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
-	if *jsonOnly {
-		benchJSON(l, servers, *rounds)
+	groups := map[string]func(){
+		"streams": func() {
+			benchPipeline(l, servers, streamCommands, 1, *rounds).print(1)
+			benchStreams(servers, *groupEntries, *bigStream)
+		},
+		"sortedint": func() { benchSortedInt(l, servers, *rounds) },
+		"json":      func() { benchJSON(l, servers, *rounds) },
+		"bloom":     func() { benchBloom(l, servers, *rounds) },
+	}
+	if *only != "" {
+		group, ok := groups[*only]
+		if !ok {
+			check(fmt.Errorf("-only %q: no such group", *only))
+		}
+		if *only != "json" { // benchJSON prints its own header
+			printHeader(names(servers))
+		}
+		group()
 		return
 	}
 	printHeader(names(servers))
-	if *streamsOnly {
-		benchPipeline(l, servers, streamCommands, 1, *rounds).print(1)
-		benchStreams(servers, *groupEntries, *bigStream)
-		return
-	}
-	if *sortedIntOnly {
-		benchSortedInt(l, servers, *rounds)
-		return
-	}
 	prefillBits(servers)
 	prefillGeo(servers)
 	prefillSort(servers)
@@ -99,6 +102,7 @@ func main() {
 	benchStreams(servers, *groupEntries, *bigStream)
 	benchSortedInt(l, servers, *rounds)
 	benchJSON(l, servers, *rounds)
+	benchBloom(l, servers, *rounds)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}

@@ -17,7 +17,8 @@ import (
 // plain write: "set" for a string (where Redis says "incrby", "append",
 // ...), "hset" or "hdel" for a hash by whether fields were put, "sadd" or
 // "srem", "zadd" or "zrem", "xadd" or "xdel", "pfadd", "setbit", "json.set"
-// (in the module class) for a JSON document written, the list
+// (in the module class) for a JSON document written, "bf.add" (of class d:
+// a Bloom filter's; BF.RESERVE's too), the list
 // command's own event, "expire" or "persist" for an expiry change, and
 // "del" for a key removed. Records no command's LogData precedes (an
 // import's) publish "restore", as the RESTORE a Redis migration sends.
@@ -129,6 +130,8 @@ func typeEvents(k *storage.KeyChange, after storage.KeyState) []keyEvent {
 		return []keyEvent{{config.NotifyModule, "json.set"}}
 	case c.Type == metadata.TypeStream:
 		return streamEvents(k)
+	case c.Type == metadata.TypeBloom:
+		return []keyEvent{{config.NotifyModule, "bf.add"}}
 	}
 	if after.Alive {
 		return []keyEvent{restored}

@@ -17,8 +17,9 @@ import (
 
 // kvdConn is a raw RESP connection: replies are kept exactly as sent.
 type kvdConn struct {
-	c net.Conn
-	r *bufio.Reader
+	c    net.Conn
+	r    *bufio.Reader
+	wait time.Duration // for each reply; 0: 30 s
 }
 
 func (c *kvdConn) do(args []string) (*kvdReply, error) {
@@ -27,7 +28,11 @@ func (c *kvdConn) do(args []string) (*kvdReply, error) {
 	for _, a := range args {
 		fmt.Fprintf(&sb, "$%d\r\n%s\r\n", len(a), a)
 	}
-	c.c.SetDeadline(time.Now().Add(30 * time.Second))
+	wait := c.wait
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
+	c.c.SetDeadline(time.Now().Add(wait))
 	if _, err := c.c.Write([]byte(sb.String())); err != nil {
 		return nil, err
 	}

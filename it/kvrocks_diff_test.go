@@ -25,6 +25,9 @@ import (
 //	== name                  a new section: both servers are (re)started
 //	args: --key value ...    command-line arguments of the section's servers
 //	conf: key value          a line of a config file given with -c (any number)
+//	volume: reason           the section proves a volume (big values):
+//	                         it runs only with BASALT_VOLUME=1 set, and
+//	                         each command may take 5 minutes
 //	ignore-values: k1 k2     config keys whose values necessarily differ
 //	info-values: f1 f2       INFO fields whose values are compared too
 //	                         (these two before the first section: in every
@@ -95,6 +98,7 @@ type kvdSection struct {
 	conf         []string
 	ignoreValues map[string]bool // CONFIG keys compared by presence only
 	infoValues   map[string]bool // INFO fields whose values are compared too
+	volume       bool            // runs only with BASALT_VOLUME=1
 	steps        []kvdStep
 }
 
@@ -178,6 +182,8 @@ func kvdParseCases(t *testing.T, path string) []*kvdSection {
 			cur.conf = append(cur.conf, strings.TrimSpace(line[len("conf:"):]))
 		case strings.HasPrefix(line, "needs:"):
 			cur.needs = append(cur.needs, strings.Fields(line[len("needs:"):])...)
+		case strings.HasPrefix(line, "volume:"):
+			cur.volume = true
 		case strings.HasPrefix(line, "!sleep "):
 			d, err := time.ParseDuration(strings.TrimSpace(line[len("!sleep "):]))
 			if err != nil {
@@ -374,6 +380,9 @@ func kvdRunFile(t *testing.T, cases, differences string, bothProtocols bool) {
 				if missing := lacking(s); len(missing) > 0 {
 					t.Skipf("Basalt lacks %s", strings.Join(missing, ", "))
 				}
+				if s.volume && os.Getenv("BASALT_VOLUME") == "" {
+					t.Skip("volume section: runs with BASALT_VOLUME=1")
+				}
 				executed = true
 				run := s
 				if proto == 3 {
@@ -408,6 +417,7 @@ type kvdServer struct {
 	name  string
 	p     *proc
 	conns map[string]*kvdConn
+	wait  time.Duration // for each reply
 }
 
 func (s *kvdServer) conn(t *testing.T, name string) *kvdConn {
@@ -420,14 +430,18 @@ func (s *kvdServer) conn(t *testing.T, name string) *kvdConn {
 		t.Fatalf("%s: %v", s.name, err)
 	}
 	t.Cleanup(func() { nc.Close() })
-	c := &kvdConn{c: nc, r: bufio.NewReader(nc)}
+	c := &kvdConn{c: nc, r: bufio.NewReader(nc), wait: s.wait}
 	s.conns[name] = c
 	return c
 }
 
 func kvdRunSection(t *testing.T, s *kvdSection, listed []*kvdDifference, total *kvdCounts) {
-	k := &kvdServer{name: "kvrocks", p: kvdStart(t, true, s.conf, s.args), conns: map[string]*kvdConn{}}
-	b := &kvdServer{name: "basalt", p: kvdStart(t, false, s.conf, s.args), conns: map[string]*kvdConn{}}
+	wait := 30 * time.Second
+	if s.volume {
+		wait = 5 * time.Minute
+	}
+	k := &kvdServer{name: "kvrocks", p: kvdStart(t, true, s.conf, s.args), conns: map[string]*kvdConn{}, wait: wait}
+	b := &kvdServer{name: "basalt", p: kvdStart(t, false, s.conf, s.args), conns: map[string]*kvdConn{}, wait: wait}
 	var unlisted []string
 	for _, st := range s.steps {
 		if st.sleep > 0 {

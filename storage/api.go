@@ -144,6 +144,33 @@ func (o *Object) GetElements(keys [][]byte) ([][]byte, error) {
 	return o.db.getElements(keys)
 }
 
+// PinElement reads element key of o in the default column family,
+// latest, through the write's pending records but around the elements
+// cache, without copying it: value (nil when absent) may be RocksDB's own
+// memory, valid until unpin is called, which must be, once. For a command
+// that reads a few bytes of a big value (a Bloom filter's block of 32
+// bytes in a sub-filter of up to 128 MiB).
+func (o *Object) PinElement(key []byte) (value []byte, unpin func(), err error) {
+	if g := o.db.g; g != nil {
+		switch v, p := g.lookup(CFDefault, key); p {
+		case pendingPut:
+			return v, func() {}, nil
+		case pendingDelete:
+			return nil, func() {}, nil
+		}
+	}
+	s := o.db.s
+	h, err := s.db.GetPinnedCF(s.readOpts, s.cfs[CFDefault], key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage: get: %w", err)
+	}
+	if !h.Exists() {
+		h.Destroy()
+		return nil, func() {}, nil
+	}
+	return h.Data(), h.Destroy, nil
+}
+
 // Each calls fn with o's elements in cf, in key order, from the subkey
 // from (nil: the first) until fn returns false or they end. want, when not
 // 0, is how many fn is expected to take: no more are read ahead. rv nil

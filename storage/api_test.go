@@ -95,3 +95,43 @@ func TestInWrite(t *testing.T) {
 		t.Fatalf("Update's view: InWrite %v, %v", in, err)
 	}
 }
+
+// TestPinElement: PinElement reads an element as stored (nil when
+// absent) and, in a write, as the write left it so far.
+func TestPinElement(t *testing.T) {
+	db := newTestDB(t)
+	o := db.NewObject(b("k"), metadata.TypeBloom)
+	wb := db.NewBatch(nil)
+	wb.Put(CFDefault, o.Subkey(b("a")), b("stored"))
+	if err := wb.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	pin := func(o *Object, sub string) string {
+		v, unpin, err := o.PinElement(o.Subkey(b(sub)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unpin()
+		if v == nil {
+			return "(absent)"
+		}
+		return string(v)
+	}
+	if a, x := pin(o, "a"), pin(o, "x"); a != "stored" || x != "(absent)" {
+		t.Fatalf("PinElement a = %q, x = %q", a, x)
+	}
+	var a, x string
+	err := db.Storage().Update(&Write{NS: db.Namespace(), Keys: [][]byte{b("k")}}, func(w DB) {
+		in := &Object{collection: collection{db: w, nsKey: o.nsKey, key: o.key, meta: o.meta}}
+		wb := w.NewBatch(nil)
+		wb.Put(CFDefault, in.Subkey(b("a")), b("pending"))
+		wb.Delete(CFDefault, in.Subkey(b("x")))
+		if err := wb.Commit(); err != nil {
+			t.Error(err)
+		}
+		a, x = pin(in, "a"), pin(in, "x")
+	})
+	if err != nil || a != "pending" || x != "(absent)" {
+		t.Fatalf("in a write: PinElement a = %q, x = %q (%v)", a, x, err)
+	}
+}

@@ -11,11 +11,13 @@
 // exactly as Kvrocks addresses them, so a filter built by either server
 // answers identically on the other and the subkey bytes are equal.
 //
-// The package is pure: no I/O, no storage engine. The command semantics
-// are functions over decoded values (Insert, Exists, Chain.Info) that read
-// sub-filters through a Reader and return what to write; parsing of the
-// commands' arguments returns Options and errors whose text is Kvrocks's
-// reply (Error); replies are written as values to a reply.Sink.
+// The command semantics are functions over decoded values (Insert,
+// Exists, Chain.Info) that read sub-filters through a Reader and return
+// what to write; parsing of the commands' arguments returns Options and
+// errors whose text is Kvrocks's reply (Error); replies are written as
+// values to a reply.Sink. store.go runs them on storage's engine API, one
+// function per command (Reserve, Add, MayContain, InfoOf, Card), each
+// write one batch after Kvrocks's LogData.
 //
 // Cost: an insert or a lookup reads one 32-byte block per item and
 // sub-filter, never a whole sub-filter, so a Reader that hands out a view
@@ -25,5 +27,5 @@
 // partial update, so the handler writes the whole value, but it can build
 // it from the old value and the blocks without another pass.
 //
-// It imports only metadata and reply of Basalt's packages.
+// It imports storage, metadata and reply of Basalt's packages.
 package bloom
