@@ -208,6 +208,8 @@ func kvdCompare(st kvdStep, s *kvdSection, k, b *kvdReply, total *kvdCounts) []k
 		return whole(kvdNodes(k), kvdNodes(b))
 	case "sorted":
 		return whole(kvdSorted(k), kvdSorted(b))
+	case "docs":
+		return whole(kvdDocs(k), kvdDocs(b))
 	case "cmdinfo":
 		var names []string
 		if len(st.args) > 2 {
@@ -388,6 +390,28 @@ func kvdSorted(r *kvdReply) string {
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("%c(sorted)[%s]", r.kind, strings.Join(parts, ", "))
+}
+
+// kvdDocs renders an FT.SEARCH reply with each document's field/value
+// pairs sorted: Kvrocks returns them in the order of an unordered map.
+func kvdDocs(r *kvdReply) string {
+	if r.kind != '*' || len(r.elems) == 0 {
+		return r.render()
+	}
+	parts := []string{r.elems[0].render()}
+	for _, e := range r.elems[1:] {
+		if e.kind != '*' || len(e.elems)%2 != 0 {
+			parts = append(parts, e.render())
+			continue
+		}
+		var pairs []string
+		for i := 0; i < len(e.elems); i += 2 {
+			pairs = append(pairs, e.elems[i].render()+": "+e.elems[i+1].render())
+		}
+		sort.Strings(pairs)
+		parts = append(parts, "{"+strings.Join(pairs, ", ")+"}")
+	}
+	return "docs[" + strings.Join(parts, ", ") + "]"
 }
 
 // kvdCommandItems turns COMMAND INFO into "<name>/arity", "<name>/keys"

@@ -35,11 +35,12 @@ type op struct {
 // batch collects the operations of one command. The keys and values it is
 // given must stay unmodified until commit returns.
 type batch struct {
-	s      *Storage
-	g      *group // the group the batch joins; nil: it is written by itself
-	ops    []op
-	logged int   // 1 when ops begins with the command's LogData
-	inline [4]op // ops of small batches, allocated with the batch
+	s       *Storage
+	g       *group // the group the batch joins; nil: it is written by itself
+	ops     []op
+	logged  int   // 1 when ops begins with the command's LogData
+	indexed bool  // the Indexer saw it (indexer.go)
+	inline  [4]op // ops of small batches, allocated with the batch
 }
 
 // newBatch starts a batch whose first record is log (nil: none).
@@ -124,14 +125,25 @@ func (b *batch) commit() error {
 			return fmt.Errorf("%w: begin %s, end %s in %s", errBackwardRange, quoteKey(o.key), quoteKey(o.value), o.cf)
 		}
 	}
+	applied, err := b.index()
+	if err != nil {
+		return err
+	}
+	if applied != nil {
+		defer applied()
+	}
 	if limit := b.s.cfg.RocksDB.WriteBatchMaxBytes.Get(); limit > 0 && b.s.batchBytes(b.ops) > limit {
 		return ErrBatchTooLarge
 	}
 	b.s.writes.Add(1)
-	if b.g != nil {
-		return b.g.add(b.ops)
+	if b.g == nil {
+		return b.s.write(b.ops)
 	}
-	return b.s.write(b.ops)
+	if err := b.g.add(b.ops); err != nil || applied == nil {
+		return err
+	}
+	b.g.flush()
+	return b.g.err
 }
 
 // batchBytes is the size of ops as a RocksDB write batch, what

@@ -1,0 +1,493 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// Running a plan: its scans read the index records and the documents as
+// of one ReadView, so that a query sees one moment of the database.
+
+// Doc is one document of a query's results: its key and the fields it
+// returns, in the order of the query's selection (of the schema when the
+// query selects all).
+type Doc struct {
+	Key    []byte
+	Fields []DocField
+}
+
+// DocField is a returned field: its name in the reply and its value as
+// the document holds it.
+type DocField struct {
+	Name  string
+	Value []byte
+}
+
+// Search runs a query on the index ix of namespace db.
+func Search(db storage.DB, ix *Index, q *Query) ([]Doc, error) {
+	rv := db.ReadView()
+	defer rv.Release()
+	r := &runner{db: db, rv: &rv, ix: ix, docs: map[string]*loaded{}}
+	plan := Optimize(q, ix.Schema)
+	var out []Doc
+	err := r.run(plan.Root, func(k []byte) (bool, error) {
+		d, err := r.doc(k)
+		if err == nil && d.exists {
+			out = append(out, project(ix.Schema, q, k, d))
+		}
+		return true, err
+	})
+	return out, err
+}
+
+// loaded is a document read by a query: its fields of the schema, raw
+// and as the index reads them (fields that do not parse left out).
+type loaded struct {
+	exists bool
+	raw    map[string][]byte
+	vals   docValues
+}
+
+type runner struct {
+	db   storage.DB
+	rv   *storage.ReadView
+	ix   *Index
+	docs map[string]*loaded
+}
+
+// emit takes the keys an operator produces, in its order, until it
+// returns false. The key is the caller's to keep.
+type emit func(key []byte) (more bool, err error)
+
+// run produces op's keys into out, stopping as soon as out wants no more:
+// a query with a LIMIT reads no further than its window.
+func (r *runner) run(op Op, out emit) error {
+	switch op := op.(type) {
+	case Noop:
+		return nil
+	case *FullScan:
+		return r.fullScan(out)
+	case *NumericScan:
+		return r.numericScan(op, out)
+	case *TagScan:
+		return r.tagScan(op, out)
+	case *KNNScan:
+		return r.vectorScan(op.Field, out, func(h *HNSWIndex) ([]Neighbour, error) { return h.KNN(op.Vector, op.K, beam(op.K)) })
+	case *RangeScan:
+		return r.vectorScan(op.Field, out, func(h *HNSWIndex) ([]Neighbour, error) { return h.Range(op.Vector, op.Range) })
+	case *Filter:
+		return r.run(op.Source, func(k []byte) (bool, error) {
+			d, err := r.doc(k)
+			if err != nil || !d.exists || !r.holds(op.Cond, d.vals) {
+				return true, err
+			}
+			return out(k)
+		})
+	case *Merge:
+		more := true
+		for _, src := range op.Sources {
+			err := r.run(src, func(k []byte) (bool, error) {
+				var err error
+				more, err = out(k)
+				return more, err
+			})
+			if err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	case *LimitOp:
+		return r.run(op.Source, window(op.Limit, out))
+	case *Sort:
+		return r.sorted(op.Source, op.By, out)
+	case *TopNSort:
+		return r.sorted(op.Source, op.By, window(op.Limit, out))
+	}
+	return ErrCorrupt
+}
+
+// window passes on the keys of a limit: Offset skipped, Count at most.
+func window(l Limit, out emit) emit {
+	skipped, passed := uint64(0), uint64(0)
+	return func(k []byte) (bool, error) {
+		if skipped < l.Offset {
+			skipped++
+			return true, nil
+		}
+		if passed >= l.Count {
+			return false, nil
+		}
+		passed++
+		more, err := out(k)
+		return more && passed < l.Count, err
+	}
+}
+
+// sorted produces src's keys ordered by a numeric field.
+func (r *runner) sorted(src Op, by SortBy, out emit) error {
+	var keys [][]byte
+	err := r.run(src, func(k []byte) (bool, error) {
+		keys = append(keys, k)
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if keys, err = r.sort(keys, by); err != nil {
+		return err
+	}
+	return emitAll(keys, out)
+}
+
+func emitAll(keys [][]byte, out emit) error {
+	for _, k := range keys {
+		if more, err := out(k); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanKeys produces the keys that parse reads from the records of the
+// search column family in [lower, upper).
+func (r *runner) scanKeys(lower, upper []byte, parse func(k []byte) ([]byte, error), out emit) error {
+	var ferr error
+	err := r.db.ScanRange(r.rv, storage.CFSearch, lower, upper, func(k, _ []byte) bool {
+		key, err := parse(k)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		more, err := out(append([]byte(nil), key...))
+		ferr = err
+		return more && err == nil
+	})
+	return firstError(err, ferr)
+}
+
+// fullScan produces the live documents of the index's kind under its
+// prefixes, in key order per prefix.
+func (r *runner) fullScan(out emit) error {
+	ex, ok := extractors[r.ix.Schema.On]
+	if !ok {
+		return nil
+	}
+	prefixes := r.ix.Schema.Prefixes
+	if len(prefixes) == 0 {
+		prefixes = []string{""}
+	}
+	layout := r.db.Storage().Layout()
+	ns := r.db.Namespace()
+	now := time.Now().UnixMilli()
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		lower := layout.AppendNSKey(nil, ns, []byte(p))
+		if layout.Cluster {
+			lower = metadata.AppendNamespacePrefix(nil, ns)
+		}
+		more := true
+		var ferr error
+		err := r.db.ScanRange(r.rv, storage.CFMetadata, lower, metadata.PrefixEnd(lower), func(nsKey, value []byte) bool {
+			m, _, err := metadata.Decode(value)
+			if err != nil || m.Type != ex.keyType || m.Dead(now) {
+				return true
+			}
+			_, key, err := layout.ParseNSKey(nsKey)
+			if err != nil || !r.ix.Schema.Covers(key) || seen[string(key)] {
+				return true
+			}
+			seen[string(key)] = true
+			more, ferr = out(append([]byte(nil), key...))
+			return more && ferr == nil
+		})
+		if err = firstError(err, ferr); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) numericScan(op *NumericScan, out emit) error {
+	f := r.ix.Schema.Field(op.Field)
+	if f == nil {
+		return ErrCorrupt
+	}
+	name := r.ix.Schema.Name
+	prefixLen := len(FieldDataPrefix(r.ix.NS, name, f.Name))
+	parse := func(k []byte) ([]byte, error) {
+		_, key, err := ParseNumericEntry(k[prefixLen:])
+		return key, err
+	}
+	lower, upper := NumericBound(r.ix.NS, name, f.Name, op.Range.lo), NumericBound(r.ix.NS, name, f.Name, op.Range.hi)
+	if !op.Desc {
+		return r.scanKeys(lower, upper, parse, out)
+	}
+	var keys [][]byte
+	err := r.scanKeys(lower, upper, parse, func(k []byte) (bool, error) {
+		keys = append(keys, k)
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.Reverse(keys)
+	return emitAll(keys, out)
+}
+
+func (r *runner) tagScan(op *TagScan, out emit) error {
+	f := r.ix.Schema.Field(op.Field)
+	if f == nil {
+		return ErrCorrupt
+	}
+	tag := op.Tag
+	if !f.CaseSensitive {
+		tag = strings.ToLower(tag)
+	}
+	prefix := TagPrefix(r.ix.NS, r.ix.Schema.Name, f.Name, []byte(tag))
+	return r.scanKeys(prefix, successor(prefix), func(k []byte) ([]byte, error) { return ParseSizedKey(k[len(prefix):]) }, out)
+}
+
+// vectorScan runs a search of a vector field's graph as of the query's
+// view, with the field's parameters as of then.
+func (r *runner) vectorScan(field string, out emit, search func(h *HNSWIndex) ([]Neighbour, error)) error {
+	f := r.ix.Schema.Field(field)
+	if f == nil {
+		return ErrCorrupt
+	}
+	vals, err := r.db.GetMany(r.rv, storage.CFSearch, [][]byte{FieldMetaKey(r.ix.NS, r.ix.Schema.Name, f.Name)})
+	if err != nil {
+		return err
+	}
+	stored := *f
+	if vals[0] != nil {
+		if stored, err = DecodeFieldMeta(f.Name, vals[0]); err != nil {
+			return err
+		}
+	}
+	h := &HNSWIndex{Graph: newStoreGraph(r.db, r.rv, r.ix, f.Name), Params: &stored.Vector}
+	found, err := search(h)
+	if err != nil {
+		return err
+	}
+	keys := make([][]byte, len(found))
+	for i, n := range found {
+		keys[i] = n.Key
+	}
+	return emitAll(keys, out)
+}
+
+// holds evaluates a condition on a document's values.
+func (r *runner) holds(e Expr, v docValues) bool {
+	switch e := e.(type) {
+	case *BoolLit:
+		return e.Val
+	case *TagContain:
+		f := r.ix.Schema.Field(e.Field)
+		val, ok := v[fieldName(f)]
+		return ok && hasTag(f, val.tags, e.Tag)
+	case *NumericCompare:
+		val, ok := v[fieldName(r.ix.Schema.Field(e.Field))]
+		return ok && compare(val.num, e.Op, e.Value)
+	case *VectorRange:
+		f := r.ix.Schema.Field(e.Field)
+		val, ok := v[fieldName(f)]
+		return ok && len(val.vector) == len(e.Vector) && Distance(f.Vector.Metric, val.vector, e.Vector) <= e.Range
+	case *Not:
+		return !r.holds(e.Inner, v)
+	case *And:
+		for _, c := range e.Inners {
+			if !r.holds(c, v) {
+				return false
+			}
+		}
+		return true
+	case *Or:
+		for _, c := range e.Inners {
+			if r.holds(c, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func fieldName(f *Field) string {
+	if f == nil {
+		return ""
+	}
+	return f.Name
+}
+
+func compare(a float64, op CompareOp, b float64) bool {
+	switch op {
+	case OpEQ:
+		return a == b
+	case OpNE:
+		return a != b
+	case OpLT:
+		return a < b
+	case OpLE:
+		return a <= b
+	case OpGT:
+		return a > b
+	case OpGE:
+		return a >= b
+	}
+	return false
+}
+
+// sort orders keys by a numeric field; documents without it come last.
+func (r *runner) sort(keys [][]byte, by SortBy) ([][]byte, error) {
+	name := fieldName(r.ix.Schema.Field(by.Field))
+	nums := make([]float64, len(keys))
+	for i, k := range keys {
+		d, err := r.doc(k)
+		if err != nil {
+			return nil, err
+		}
+		nums[i] = math.NaN()
+		if v, ok := d.vals[name]; ok {
+			nums[i] = v.num
+		}
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := nums[idx[a]], nums[idx[b]]
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return !math.IsNaN(x) && math.IsNaN(y)
+		}
+		if by.Desc {
+			return x > y
+		}
+		return x < y
+	})
+	out := make([][]byte, len(keys))
+	for i, j := range idx {
+		out[i] = keys[j]
+	}
+	return out, nil
+}
+
+// doc reads a document's schema fields as of the query's view, once.
+func (r *runner) doc(key []byte) (*loaded, error) {
+	if d := r.docs[string(key)]; d != nil {
+		return d, nil
+	}
+	d := &loaded{raw: map[string][]byte{}, vals: docValues{}}
+	r.docs[string(key)] = d
+	ex, ok := extractors[r.ix.Schema.On]
+	if !ok {
+		return d, nil
+	}
+	var o *storage.Object
+	err := r.db.LookupMany(r.rv, [][]byte{key}, func(_ int, obj *storage.Object) error {
+		o = obj
+		return nil
+	})
+	if err != nil || o == nil || o.Meta().Type != ex.keyType {
+		return d, err
+	}
+	d.exists = true
+	s := r.ix.Schema
+	subs := make([][]byte, len(s.Fields))
+	for i := range s.Fields {
+		subs[i] = o.Subkey([]byte(s.Fields[i].Name))
+	}
+	vals, err := r.db.GetMany(r.rv, storage.CFDefault, subs)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range vals {
+		f := &s.Fields[i]
+		if v == nil {
+			continue
+		}
+		d.raw[f.Name] = v
+		if pv, err := parseValue(f, v); err == nil {
+			d.vals[f.Name] = pv
+		}
+	}
+	return d, nil
+}
+
+// project builds a result: the selected fields the document has, under
+// their names in the reply.
+func project(s *Schema, q *Query, key []byte, d *loaded) Doc {
+	out := Doc{Key: key}
+	if q.NoContent {
+		return out
+	}
+	if q.Select == nil {
+		for i := range s.Fields {
+			f := &s.Fields[i]
+			if v, ok := d.reply(f); ok {
+				out.Fields = append(out.Fields, DocField{f.QueryName(), v})
+			}
+		}
+		return out
+	}
+	for i, name := range q.Select {
+		v, ok := d.reply(s.Field(name))
+		if !ok {
+			continue
+		}
+		if i < len(q.Aliases) && q.Aliases[i] != "" {
+			name = q.Aliases[i]
+		}
+		out.Fields = append(out.Fields, DocField{name, v})
+	}
+	return out
+}
+
+// reply is a field's value as Kvrocks returns it: a number as it prints
+// numbers, a vector as its elements with six decimals, a tag field as
+// stored.
+func (d *loaded) reply(f *Field) ([]byte, bool) {
+	if f == nil {
+		return nil, false
+	}
+	raw, ok := d.raw[f.Name]
+	if !ok {
+		return nil, false
+	}
+	v, parsed := d.vals[f.Name]
+	switch {
+	case !parsed:
+		return raw, true
+	case f.Type == FieldNumeric:
+		return []byte(formatNumber(v.num)), true
+	case f.Type == FieldVector:
+		var b []byte
+		for i, x := range v.vector {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendFixed6(b, x)
+		}
+		return b, true
+	}
+	return raw, true
+}
+
+// appendFixed6 appends x as C's %f prints it.
+func appendFixed6(b []byte, x float64) []byte {
+	switch {
+	case math.IsNaN(x):
+		return append(b, "nan"...)
+	case math.IsInf(x, 1):
+		return append(b, "inf"...)
+	case math.IsInf(x, -1):
+		return append(b, "-inf"...)
+	}
+	return strconv.AppendFloat(b, x, 'f', 6, 64)
+}

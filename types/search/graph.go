@@ -1,0 +1,237 @@
+package search
+
+import (
+	"bytes"
+
+	"github.com/basaltdb/basalt/storage"
+)
+
+// storeGraph is a vector field's HNSW graph in the search column family
+// (the Graph HNSWIndex works on): reads as of rv (nil: the latest, the
+// write's pending records included), and writes kept in pending, which
+// reads see, until flush puts them in the command's batch.
+type storeGraph struct {
+	db           storage.DB
+	rv           *storage.ReadView
+	ns           []byte
+	index, field string
+	// pending holds the records written, by key; a nil value is a
+	// deletion. edges indexes the pending edges by their EdgesPrefix.
+	pending map[string][]byte
+	edges   map[string]map[string]bool
+	order   []string // pending's keys in the order first written
+	// stored caches the edges read from the database, by EdgesPrefix:
+	// an insertion reads the same nodes' edges at several steps.
+	stored map[string][][]byte
+}
+
+func newStoreGraph(db storage.DB, rv *storage.ReadView, ix *Index, field string) *storeGraph {
+	return &storeGraph{db: db, rv: rv, ns: ix.NS, index: ix.Schema.Name, field: field,
+		pending: map[string][]byte{}, edges: map[string]map[string]bool{}, stored: map[string][][]byte{}}
+}
+
+func (g *storeGraph) write(key, value []byte) {
+	k := string(key)
+	if _, seen := g.pending[k]; !seen {
+		g.order = append(g.order, k)
+	}
+	g.pending[k] = value
+}
+
+// get reads a record, pending first; nil when absent.
+func (g *storeGraph) get(key []byte) ([]byte, error) {
+	if v, ok := g.pending[string(key)]; ok {
+		return v, nil
+	}
+	vals, err := g.db.GetMany(g.rv, storage.CFSearch, [][]byte{key})
+	if err != nil {
+		return nil, err
+	}
+	return vals[0], nil
+}
+
+func (g *storeGraph) Node(level uint16, key []byte) (Node, bool, error) {
+	v, err := g.get(NodeKey(g.ns, g.index, g.field, level, key))
+	if err != nil || v == nil {
+		return Node{}, false, err
+	}
+	n, err := DecodeNode(v)
+	return n, err == nil, err
+}
+
+func (g *storeGraph) Nodes(level uint16, keys [][]byte) ([]Node, error) {
+	out := make([]Node, len(keys))
+	var missing [][]byte
+	var at []int
+	for i, k := range keys {
+		nk := NodeKey(g.ns, g.index, g.field, level, k)
+		if v, ok := g.pending[string(nk)]; ok {
+			if v != nil {
+				n, err := DecodeNode(v)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = n
+			}
+			continue
+		}
+		missing, at = append(missing, nk), append(at, i)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	vals, err := g.db.GetMany(g.rv, storage.CFSearch, missing)
+	if err != nil {
+		return nil, err
+	}
+	for j, v := range vals {
+		if v == nil {
+			continue
+		}
+		n, err := DecodeNode(v)
+		if err != nil {
+			return nil, err
+		}
+		out[at[j]] = n
+	}
+	return out, nil
+}
+
+func (g *storeGraph) Neighbours(level uint16, key []byte) ([][]byte, error) {
+	prefix := EdgesPrefix(g.ns, g.index, g.field, level, key)
+	stored, err := g.storedEdges(prefix)
+	if err != nil {
+		return nil, err
+	}
+	pend := g.edges[string(prefix)]
+	out := make([][]byte, 0, len(stored)+len(pend))
+	for _, to := range stored {
+		if present, ok := pend[string(to)]; !ok || present {
+			out = append(out, to)
+		}
+	}
+	for to, present := range pend {
+		if present && !containsKey(out, []byte(to)) {
+			out = append(out, []byte(to))
+		}
+	}
+	return out, nil
+}
+
+// storedEdges reads the keys of the edges under prefix in the database,
+// once.
+func (g *storeGraph) storedEdges(prefix []byte) ([][]byte, error) {
+	if keys, ok := g.stored[string(prefix)]; ok {
+		return keys, nil
+	}
+	keys := [][]byte{}
+	var perr error
+	err := g.db.ScanRange(g.rv, storage.CFSearch, prefix, successor(prefix), func(k, _ []byte) bool {
+		to, err := ParseSizedKey(k[len(prefix):])
+		if err != nil {
+			perr = err
+			return false
+		}
+		keys = append(keys, append([]byte(nil), to...))
+		return true
+	})
+	if err = firstError(err, perr); err != nil {
+		return nil, err
+	}
+	g.stored[string(prefix)] = keys
+	return keys, nil
+}
+
+func (g *storeGraph) FirstNode(level uint16) ([]byte, bool, error) {
+	prefix := NodesPrefix(g.ns, g.index, g.field, level)
+	var first []byte
+	var perr error
+	err := g.db.ScanRange(g.rv, storage.CFSearch, prefix, successor(prefix), func(k, _ []byte) bool {
+		if v, ok := g.pending[string(k)]; ok && v == nil {
+			return true // deleted meanwhile
+		}
+		first, perr = ParseSizedKey(k[len(prefix):])
+		first = append([]byte(nil), first...)
+		return false
+	})
+	if err != nil || perr != nil {
+		return nil, false, firstError(err, perr)
+	}
+	for k, v := range g.pending {
+		if v == nil || !bytes.HasPrefix([]byte(k), prefix) {
+			continue
+		}
+		key, err := ParseSizedKey([]byte(k)[len(prefix):])
+		if err != nil {
+			continue
+		}
+		if first == nil || bytes.Compare(NodeKey(g.ns, g.index, g.field, level, key), NodeKey(g.ns, g.index, g.field, level, first)) < 0 {
+			first = key
+		}
+	}
+	return first, first != nil, nil
+}
+
+func (g *storeGraph) PutNode(level uint16, key []byte, n Node) error {
+	g.write(NodeKey(g.ns, g.index, g.field, level, key), EncodeNode(n))
+	return nil
+}
+
+func (g *storeGraph) DeleteNode(level uint16, key []byte) error {
+	g.write(NodeKey(g.ns, g.index, g.field, level, key), nil)
+	return nil
+}
+
+func (g *storeGraph) AddEdge(level uint16, from, to []byte) error {
+	g.edge(level, from, to, true)
+	return nil
+}
+
+func (g *storeGraph) DeleteEdge(level uint16, from, to []byte) error {
+	g.edge(level, from, to, false)
+	return nil
+}
+
+func (g *storeGraph) edge(level uint16, from, to []byte, present bool) {
+	prefix := string(EdgesPrefix(g.ns, g.index, g.field, level, from))
+	m := g.edges[prefix]
+	if m == nil {
+		m = map[string]bool{}
+		g.edges[prefix] = m
+	}
+	m[string(to)] = present
+	v := []byte(nil)
+	if present {
+		v = []byte{}
+	}
+	g.write(EdgeKey(g.ns, g.index, g.field, level, from, to), v)
+}
+
+// flush puts the pending records in b.
+func (g *storeGraph) flush(b storage.Batch) {
+	for _, k := range g.order {
+		if v := g.pending[k]; v == nil {
+			b.Delete(storage.CFSearch, []byte(k))
+		} else {
+			b.Put(storage.CFSearch, []byte(k), v)
+		}
+	}
+}
+
+func containsKey(keys [][]byte, k []byte) bool {
+	for _, x := range keys {
+		if bytes.Equal(x, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstError(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

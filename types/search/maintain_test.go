@@ -1,0 +1,119 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/storage/storagetest"
+)
+
+func mustCreate(t *testing.T, s *storage.Storage, ns, line string) *Index {
+	t.Helper()
+	schema, err := ParseCreate(splitWords(t, line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Create(s, ns, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func hset(t *testing.T, s *storage.Storage, ns string, keys []string, pairs ...string) {
+	t.Helper()
+	args := make([][]byte, len(pairs))
+	for i, p := range pairs {
+		args[i] = []byte(p)
+	}
+	bkeys := make([][]byte, len(keys))
+	for i, k := range keys {
+		bkeys[i] = []byte(k)
+	}
+	var werr error
+	err := s.Update(&storage.Write{NS: ns, Keys: bkeys}, func(db storage.DB) {
+		for _, k := range bkeys {
+			if _, werr = db.HSet(k, args, false); werr != nil {
+				return
+			}
+		}
+	})
+	if err = firstError(werr, err); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tagKeys(t *testing.T, db storage.DB, ix *Index, tag string) []string {
+	t.Helper()
+	docs, err := Search(db, ix, &Query{Index: ix.Schema.Name, Where: &TagContain{"t", tag}, NoContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range docs {
+		out = append(out, string(d.Key))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestMaintainLongestPrefix: a key's records go to the index with the
+// longest prefix of it only, as in Kvrocks, and one write of many keys
+// (a group of writes under one lock, as MULTI makes) indexes each.
+func TestMaintainLongestPrefix(t *testing.T) {
+	s := storagetest.Open(t)
+	const ns = "__namespace"
+	all := mustCreate(t, s, ns, "all SCHEMA t TAG")
+	docs := mustCreate(t, s, ns, "docs PREFIX 1 d: SCHEMA t TAG")
+	var keys []string
+	for i := 0; i < 20; i++ {
+		keys = append(keys, fmt.Sprintf("d:%02d", i), fmt.Sprintf("e:%02d", i))
+	}
+	hset(t, s, ns, keys, "t", "x")
+	db := s.DB(ns)
+	var dKeys, eKeys []string
+	for _, k := range keys {
+		if k[0] == 'd' {
+			dKeys = append(dKeys, k)
+		} else {
+			eKeys = append(eKeys, k)
+		}
+	}
+	slices.Sort(dKeys)
+	if got := tagKeys(t, db, docs, "x"); !slices.Equal(got, dKeys) {
+		t.Errorf("docs: %q, want %q", got, dKeys)
+	}
+	if got := tagKeys(t, db, all, "x"); !slices.Equal(got, eKeys) {
+		t.Errorf("all: %q, want %q", got, eKeys)
+	}
+}
+
+// TestUnreadableIndexIgnored: an index whose records do not decode (a
+// newer Kvrocks's field kind) is left out, and writes go on.
+func TestUnreadableIndexIgnored(t *testing.T) {
+	s := storagetest.Open(t)
+	const ns = "__namespace"
+	nsb := []byte(ns)
+	err := s.Update(&storage.Write{NS: ns}, func(db storage.DB) {
+		b := db.NewBatch(nil)
+		b.Put(storage.CFSearch, IndexMetaKey(nsb, "odd"), EncodeIndexMeta(OnHash))
+		b.Put(storage.CFSearch, PrefixesKey(nsb, "odd"), EncodePrefixes(nil))
+		b.Put(storage.CFSearch, FieldMetaKey(nsb, "odd", "f"), []byte{0x1e})
+		if err := b.Commit(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The indexes are read again after a reopening.
+	if err := s.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	hset(t, s, ns, []string{"k"}, "f", "v")
+	if names, err := List(s.DB(ns)); err != nil || len(names) != 0 {
+		t.Fatalf("FT._LIST: %q %v", names, err)
+	}
+}
