@@ -59,6 +59,7 @@ type Config struct {
 	MaxReplicationMB           Int
 	FullsyncRecvFileDelay      Int
 	MetricsPort                Int
+	MetricsPprofEnabled        Bool
 	MigrateType                Enum
 	MigrateSpeed               Int
 	MigratePipelineSize        Int

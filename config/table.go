@@ -66,6 +66,7 @@ func (c *Config) addOptions() {
 	c.add("redis-cursor-compatible", boolean(), "yes", noEffect, "numeric SCAN cursors (Basalt's always are)")
 	c.addClientLimits()
 	c.add("metrics-port", c.MetricsPort.bounds(0, 65535), "9666", ro|basalt, "serve Prometheus metrics at http://<first bind address>:<port>/metrics (0: off)")
+	c.add("metrics-pprof-enabled", &c.MetricsPprofEnabled, "no", basalt, "also serve Go's profiles (CPU, heap, goroutines, execution trace) at /debug/pprof/ on metrics-port")
 
 	// Security and namespaces.
 	c.add("requirepass", &c.RequirePass, "", 0, "admin password; clients must AUTH with it (empty: no password)")

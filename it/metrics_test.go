@@ -3,14 +3,18 @@ package it
 import (
 	"bufio"
 	"cmp"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -448,4 +452,99 @@ func TestMonitor(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestMetricsPprof: Go's profiles are off by default (404), and with
+// metrics-pprof-enabled, which CONFIG GET shows and CONFIG SET changes
+// live, /debug/pprof/heap is a gzipped pprof profile of the heap.
+func TestMetricsPprof(t *testing.T) {
+	port := freePort(t)
+	p := startBasalt(t, "--metrics-port", strconv.Itoa(port))
+	c := p.client(t, 2)
+	heap := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", port)
+	if got := c.ConfigGet(ctx, "metrics-pprof-enabled").Val(); got["metrics-pprof-enabled"] != "no" {
+		t.Fatalf("CONFIG GET metrics-pprof-enabled = %v, want no", got)
+	}
+	for _, path := range []string{"heap", "", "profile?seconds=1", "cmdline"} {
+		if code := httpStatus(t, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/%s", port, path)); code != http.StatusNotFound {
+			t.Errorf("/debug/pprof/%s while off: %d, want 404", path, code)
+		}
+	}
+
+	must(t, c.ConfigSet(ctx, "metrics-pprof-enabled", "yes").Err())
+	if got := c.ConfigGet(ctx, "metrics-pprof-enabled").Val(); got["metrics-pprof-enabled"] != "yes" {
+		t.Fatalf("CONFIG GET metrics-pprof-enabled = %v after CONFIG SET yes", got)
+	}
+	resp, err := http.Get(heap)
+	must(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /debug/pprof/heap: %s", resp.Status)
+	}
+	strs, err := profileStrings(resp.Body)
+	if err != nil {
+		t.Fatalf("/debug/pprof/heap is not a pprof profile: %v", err)
+	}
+	for _, want := range []string{"inuse_space", "alloc_objects", "bytes"} {
+		if !slices.Contains(strs, want) {
+			t.Errorf("heap profile's string table lacks %q", want)
+		}
+	}
+
+	must(t, c.ConfigSet(ctx, "metrics-pprof-enabled", "no").Err())
+	if code := httpStatus(t, heap); code != http.StatusNotFound {
+		t.Errorf("/debug/pprof/heap after CONFIG SET no: %d, want 404", code)
+	}
+}
+
+func httpStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	must(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// profileStrings reads a gzipped pprof profile (a protocol buffer, see
+// github.com/google/pprof's profile.proto), checks that every field is
+// well formed, and returns its string table (field 6).
+func profileStrings(r io.Reader) ([]string, error) {
+	z, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		return nil, err
+	}
+	var strs []string
+	for len(b) > 0 {
+		key, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, errors.New("bad field key")
+		}
+		b = b[n:]
+		switch key & 7 {
+		case 0: // varint
+			if _, n = binary.Uvarint(b); n <= 0 {
+				return nil, errors.New("bad varint")
+			}
+			b = b[n:]
+		case 2: // length-delimited
+			size, n := binary.Uvarint(b)
+			if n <= 0 || size > uint64(len(b)-n) {
+				return nil, errors.New("bad length")
+			}
+			if key>>3 == 6 {
+				strs = append(strs, string(b[n:n+int(size)]))
+			}
+			b = b[n+int(size):]
+		default:
+			return nil, fmt.Errorf("wire type %d where profile.proto has none", key&7)
+		}
+	}
+	if len(strs) == 0 || strs[0] != "" {
+		return nil, errors.New("no string table starting with the empty string")
+	}
+	return strs, nil
 }

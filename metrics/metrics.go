@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,9 @@ type Server struct {
 	ln   net.Listener
 }
 
-// Serve starts serving /metrics of env on addr; every other path is 404.
+// Serve starts serving /metrics of env on addr, and Go's profiles under
+// /debug/pprof/ while metrics-pprof-enabled is yes; every other path is
+// 404.
 func Serve(addr string, env *executor.Env) (*Server, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
@@ -38,6 +41,7 @@ func Serve(addr string, env *executor.Env) (*Server, error) {
 	)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogAdapter{}}))
+	servePprof(mux, env.Config.MetricsPprofEnabled.Get)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
@@ -56,6 +60,29 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Close stops the endpoint.
 func (s *Server) Close() error { return s.http.Close() }
+
+// servePprof registers net/http/pprof's handlers, each answering 404 while
+// enabled reports false: the key can be set at run time, so the check is
+// made per request. The mux is this server's own, not http's default one,
+// which other packages may fill.
+func servePprof(mux *http.ServeMux, enabled func() bool) {
+	only := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !enabled() {
+				http.NotFound(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	// Index serves the named profiles (heap, goroutine, allocs, ...) below
+	// /debug/pprof/; the others are handlers of their own.
+	mux.Handle("/debug/pprof/", only(http.HandlerFunc(pprof.Index)))
+	mux.Handle("/debug/pprof/cmdline", only(http.HandlerFunc(pprof.Cmdline)))
+	mux.Handle("/debug/pprof/profile", only(http.HandlerFunc(pprof.Profile)))
+	mux.Handle("/debug/pprof/symbol", only(http.HandlerFunc(pprof.Symbol)))
+	mux.Handle("/debug/pprof/trace", only(http.HandlerFunc(pprof.Trace)))
+}
 
 type slogAdapter struct{}
 
