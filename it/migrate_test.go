@@ -410,10 +410,10 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 	}
 }
 
-// migrateUnderLoad moves slots 0-999 with 100,000 keys from node 0 to node
+// migrateUnderLoad moves slots 0-999 with 50,000 keys from node 0 to node
 // 1 while 10 clients write, delete and expire keys of those slots.
 func migrateUnderLoad(t *testing.T, mode string) {
-	n := 100_000
+	n := 50_000
 	if raceBuild() {
 		n = 10_000
 	}
@@ -466,7 +466,7 @@ func migrateUnderLoad(t *testing.T, mode string) {
 	if text := src.Do(ctx, "CLUSTER", "NODES").String(); !strings.Contains(text, "[0-999->-"+ids[1]+"]") {
 		t.Errorf("CLUSTER NODES while migrating:\n%s", text)
 	}
-	state := waitMigration(t, src, 5*time.Minute)
+	state := waitMigration(t, src, 10*time.Minute) // generous: a loaded machine starves its catch-up
 	took := time.Since(start)
 	redirected := func() (moved, tryAgain int64) {
 		for _, w := range ws {
