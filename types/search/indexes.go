@@ -39,18 +39,27 @@ func (p *Progress) Snapshot() (examined, total int64, running bool) {
 	return p.examined.Load(), p.total.Load(), p.running.Load()
 }
 
-// registry holds a Storage's indexes by namespace and name.
+// registry holds a Storage's indexes by namespace and name. Every write
+// reads it (maintain.go), most to learn there is no index at all: the
+// current set is an immutable snapshot behind an atomic pointer, so that
+// reading it takes no lock; FT.CREATE, FT.DROPINDEX and reloads replace
+// it whole.
 type registry struct {
-	mu     sync.RWMutex
-	loaded bool
-	// lockless is the storage's LocklessWrites when the indexes were
-	// read.
-	lockless uint64
-	byNS     map[string]map[string]*Index
+	cur atomic.Pointer[indexSet] // nil until first read
+	// swap serializes the replacements of cur.
+	swap sync.Mutex
 	// graph serializes the writes of HNSW graphs (maintain.go).
 	graph sync.Mutex
 	// ddl serializes FT.CREATE and FT.DROPINDEX.
 	ddl sync.Mutex
+}
+
+// indexSet is a snapshot of a registry's indexes.
+type indexSet struct {
+	// lockless is the storage's LocklessWrites when the indexes were
+	// read.
+	lockless uint64
+	byNS     map[string]map[string]*Index
 }
 
 type registryKey struct{}
@@ -59,77 +68,84 @@ func registryOf(s *storage.Storage) *registry {
 	return s.Shared(registryKey{}, func() any { return &registry{} }).(*registry)
 }
 
-// indexesOf returns the indexes of namespace ns, reading them from disk
-// when they may have changed behind the registry's back. The map is the
-// registry's: the caller must not modify it.
-func (r *registry) indexesOf(db storage.DB, ns string) (map[string]*Index, error) {
+// current returns the indexes, reading them from disk when they may have
+// changed behind the registry's back. The maps are shared: the caller
+// must not modify them.
+func (r *registry) current(db storage.DB) (*indexSet, error) {
 	lockless := db.Storage().LocklessWrites()
-	r.mu.RLock()
-	if r.loaded && r.lockless == lockless {
-		m := r.byNS[ns]
-		r.mu.RUnlock()
-		return m, nil
+	if set := r.cur.Load(); set != nil && set.lockless == lockless {
+		return set, nil
 	}
-	r.mu.RUnlock()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.loaded || r.lockless != lockless {
-		byNS, err := loadAll(db)
-		if err != nil {
-			return nil, err
-		}
-		r.byNS, r.loaded, r.lockless = byNS, true, lockless
+	r.swap.Lock()
+	defer r.swap.Unlock()
+	if set := r.cur.Load(); set != nil && set.lockless == lockless {
+		return set, nil
 	}
-	return r.byNS[ns], nil
+	byNS, err := loadAll(db)
+	if err != nil {
+		return nil, err
+	}
+	set := &indexSet{lockless: lockless, byNS: byNS}
+	r.cur.Store(set)
+	return set, nil
+}
+
+// indexesOf returns the indexes of namespace ns; see current.
+func (r *registry) indexesOf(db storage.DB, ns string) (map[string]*Index, error) {
+	set, err := r.current(db)
+	if err != nil {
+		return nil, err
+	}
+	return set.byNS[ns], nil
 }
 
 // any reports whether the database has an index in any namespace.
 func (r *registry) any(db storage.DB) (bool, error) {
-	if _, err := r.indexesOf(db, ""); err != nil {
-		return false, err
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.byNS) > 0, nil
+	set, err := r.current(db)
+	return err == nil && len(set.byNS) > 0, err
 }
 
 // add registers a new index.
 func (r *registry) add(ns string, ix *Index) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byNS == nil {
-		r.byNS = map[string]map[string]*Index{}
-	}
-	m := make(map[string]*Index, len(r.byNS[ns])+1)
-	for k, v := range r.byNS[ns] {
-		m[k] = v
-	}
-	m[ix.Schema.Name] = ix
-	r.byNS[ns] = m
+	r.change(ns, func(m map[string]*Index) { m[ix.Schema.Name] = ix })
 }
 
 // remove forgets an index.
 func (r *registry) remove(ns, name string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	m := make(map[string]*Index, len(r.byNS[ns]))
-	for k, v := range r.byNS[ns] {
-		if k != name {
-			m[k] = v
-		}
-	}
-	if len(m) == 0 {
-		delete(r.byNS, ns)
+	r.change(ns, func(m map[string]*Index) { delete(m, name) })
+}
+
+// change replaces the current set by a copy whose namespace ns edit has
+// changed. With no current set there is nothing to change: the next read
+// loads the indexes from disk.
+func (r *registry) change(ns string, edit func(map[string]*Index)) {
+	r.swap.Lock()
+	defer r.swap.Unlock()
+	old := r.cur.Load()
+	if old == nil {
 		return
 	}
-	r.byNS[ns] = m
+	m := make(map[string]*Index, len(old.byNS[ns])+1)
+	for k, v := range old.byNS[ns] {
+		m[k] = v
+	}
+	edit(m)
+	byNS := make(map[string]map[string]*Index, len(old.byNS)+1)
+	for k, v := range old.byNS {
+		byNS[k] = v
+	}
+	if len(m) == 0 {
+		delete(byNS, ns)
+	} else {
+		byNS[ns] = m
+	}
+	r.cur.Store(&indexSet{lockless: old.lockless, byNS: byNS})
 }
 
 // registered reports whether ns has an index named name.
 func (r *registry) registered(ns, name string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.byNS[ns][name] != nil
+	set := r.cur.Load()
+	return set != nil && set.byNS[ns][name] != nil
 }
 
 // loadAll reads every index of every namespace: one seek per namespace
