@@ -9,7 +9,7 @@ import (
 )
 
 // searchInteropWorkload builds an index of hashes with tags, numbers and
-// 4-dimensional vectors, changes some documents, and returns the writes
+// 4-dimensional vectors, and one of JSON documents, changes some documents, and returns the writes
 // and the reads whose answers both servers must agree on. EF_RUNTIME is
 // large enough for KNN to be exact on so few vectors, whichever graph a
 // server built (their levels are random).
@@ -19,6 +19,10 @@ func searchInteropWorkload() (writes, reads [][]any) {
 	writes = append(writes, []any{"FT.CREATE", "cs", "PREFIX", "2", "d:1", "e:", "SCHEMA", "t", "TAG", "CASESENSITIVE", "SEPARATOR", ";"})
 	// Kvrocks 5fccd57 crashes creating an index over these documents once
 	// they exist (its FT.CREATE's scan): this one comes first.
+	// An index of JSON documents (paths, tag arrays, vectors as arrays),
+	// created before any document exists: see "gone".
+	writes = append(writes, []any{"FT.CREATE", "js", "ON", "JSON", "PREFIX", "1", "j:", "SCHEMA", "$.tags", "TAG", "$.m.n", "NUMERIC",
+		"emb", "VECTOR", "HNSW", "8", "TYPE", "FLOAT64", "DIM", "3", "DISTANCE_METRIC", "COSINE", "EF_RUNTIME", "1000"})
 	writes = append(writes, []any{"FT.CREATE", "gone", "PREFIX", "1", "d:2", "SCHEMA", "t", "TAG"})
 	for i := 0; i < 300; i++ {
 		x := float64(i)
@@ -32,6 +36,14 @@ func searchInteropWorkload() (writes, reads [][]any) {
 		writes = append(writes, []any{"DEL", fmt.Sprintf("d:%d", i)})
 	}
 	writes = append(writes, []any{"FT.DROPINDEX", "gone"})
+	// An index of JSON documents: paths, tag arrays, vectors as arrays.
+	for i := 0; i < 120; i++ {
+		doc := fmt.Sprintf(`{"tags":["k%d","All"],"m":{"n":%d.5},"emb":[%d,%d,1]}`, i%5, i%40, i%9, i%4)
+		writes = append(writes, []any{"JSON.SET", fmt.Sprintf("j:%d", i), "$", doc})
+	}
+	for i := 0; i < 120; i += 11 {
+		writes = append(writes, []any{"JSON.SET", fmt.Sprintf("j:%d", i), "$.tags", `"moved"`})
+	}
 
 	reads = [][]any{
 		{"FT._LIST"},
@@ -51,6 +63,11 @@ func searchInteropWorkload() (writes, reads [][]any) {
 		{"FT.SEARCHSQL", "select n from idx where n >= 40 and n < 42 order by n limit 20"},
 		{"FT.SEARCHSQL", "select t from idx order by v <-> [2, 3, 4, -1] limit 5"},
 		{"FT.EXPLAIN", "idx", "@t:{a} @n:[1 3]"},
+		{"FT.INFO", "js"},
+		{"FT.TAGVALS", "js", "$.tags"},
+		{"FT.SEARCHSQL", "select * from js where $.tags hastag \"moved\" order by $.m.n limit 50"},
+		{"FT.SEARCHSQL", "select * from js where $.m.n > 30 and $.tags hastag \"k2\" limit 50"},
+		{"FT.SEARCHSQL", "select * from js order by emb <-> [3, 1, 1] limit 4"},
 	}
 	return writes, reads
 }

@@ -243,3 +243,53 @@ func TestSearchNamespacesAndReplica(t *testing.T) {
 	same(t, "replica after new writes", searchKeys(t, rone, "idx", "@t:{x}"), "d:2")
 	same(t, "replica's other tenant", searchKeys(t, tenant(t, replica, "token2"), "idx", "@t:{y}"), "d:1")
 }
+
+// TestSearchJSONDocuments: an index ON JSON created over documents that
+// exist, in both storage formats and next to hashes, indexes them (the
+// backfill), follows writes below a document's root, and leaves out the
+// documents whose values do not fit its fields. Kvrocks 5fccd57 crashes
+// on this FT.CREATE (an index ON JSON created once other keys exist: its
+// scan), see TestKvrocksSearchInterop's "gone".
+func TestSearchJSONDocuments(t *testing.T) {
+	const n = 200
+	c := startBasalt(t).client(t, 2)
+	c.HSet(ctx, "j:hash", "t", "a")
+	pipe := c.Pipeline()
+	for i := 0; i < n; i++ {
+		if i == n/2 {
+			pipe.ConfigSet(ctx, "json-storage-format", "cbor")
+		}
+		doc := fmt.Sprintf(`{"t":["g%d","All"],"n":%d,"v":[%d,%d]}`, i%4, i, i%10, i/10)
+		pipe.Do(ctx, "JSON.SET", fmt.Sprintf("j:%03d", i), "$", doc)
+	}
+	pipe.Do(ctx, "JSON.SET", "j:badnum", "$", `{"t":"a","n":"7"}`)
+	pipe.Do(ctx, "JSON.SET", "j:badtag", "$", `{"t":[1],"n":7}`)
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, "FT.CREATE", "js", "ON", "JSON", "PREFIX", "1", "j:", "SCHEMA", "$.t", "AS", "t", "TAG",
+		"$.n", "AS", "n", "NUMERIC", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT64", "DIM", "2", "DISTANCE_METRIC", "L2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "all", []string{fmt.Sprint(len(searchKeys(t, c, "js", "@t:{all}", "LIMIT", "0", "1000")))}, fmt.Sprint(n))
+	same(t, "numeric across formats", searchKeys(t, c, "js", "@n:[99 (101]"), "j:099", "j:100")
+	same(t, "knn", searchKeys(t, c, "js", "*=>[KNN 1 @v $b]", "PARAMS", "2", "b", vec64(3, 15)), "j:153")
+	same(t, "tags", tagVals(t, c, "js", "t"), "all", "g0", "g1", "g2", "g3")
+
+	c.Do(ctx, "JSON.SET", "j:007", "$.t", `"moved,Here"`)
+	c.Do(ctx, "JSON.NUMINCRBY", "j:008", "$.n", 1000)
+	c.Do(ctx, "JSON.DEL", "j:009")
+	c.Do(ctx, "JSON.SET", "j:010", "$.v", "[1]")
+	same(t, "tag of a subpath write", searchKeys(t, c, "js", "@t:{here}"), "j:007")
+	same(t, "number of a subpath write", searchKeys(t, c, "js", "@n:[1000 +inf]"), "j:008")
+	same(t, "deleted", searchKeys(t, c, "js", "@n:[9 9]"))
+	same(t, "a vector of the wrong size unindexes the document", searchKeys(t, c, "js", "@n:[10 10]"))
+	r, err := c.Do(ctx, "FT.SEARCH", "js", "@n:[8 8]").Slice()
+	if err != nil || len(r) != 1 || r[0] != int64(0) {
+		t.Fatalf("the old number of a changed document: %v %v", r, err)
+	}
+	r, err = c.Do(ctx, "FT.SEARCH", "js", "@t:{here}").Slice()
+	if err != nil || len(r) != 3 || fmt.Sprint(sortedDocFields(r[2:])) != "[[n=7 t=moved,Here v=7.000000, 0.000000]]" {
+		t.Fatalf("a document's fields: %v %v", r, err)
+	}
+}

@@ -296,3 +296,8 @@ func (a wide) cmp(b wide) int {
 
 // compareStrings orders strings bytewise, as std::string does.
 func compareStrings(a, b string) int { return bytes.Compare([]byte(a), []byte(b)) }
+
+// Number returns a number as a double, and whether v is one.
+func (v *Value) Number() (float64, bool) {
+	return v.float(), v.IsNumber()
+}

@@ -16,9 +16,6 @@ import (
 var (
 	errExists   = fail(ErrIndexExists, "index already exists")
 	errNotFound = fail(ErrNoIndex, "index not found")
-	// An index of a kind no extractor reads would stay empty: refused
-	// until JSON documents are read (document.go).
-	errKindUnsupported = fail(ErrSchema, "indexes ON JSON are not supported yet")
 )
 
 // Find returns the index named name of db's namespace, or an ErrNoIndex
@@ -44,9 +41,6 @@ func List(db storage.DB) ([]string, error) {
 // its existing documents are then indexed by Backfill. It runs outside
 // any write (it takes the write door itself).
 func Create(s *storage.Storage, ns string, schema *Schema) (*Index, error) {
-	if _, ok := extractors[schema.On]; !ok {
-		return nil, errKindUnsupported
-	}
 	reg := registryOf(s)
 	reg.ddl.Lock()
 	defer reg.ddl.Unlock()

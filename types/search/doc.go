@@ -18,11 +18,9 @@
 // batch. Writes of a graph hold a lock until their batch is applied.
 //
 // Kinds of documents: an index reads its documents through the extractor
-// of its kind (document.go, extractors): hashes now. JSON joins with the
-// JSON type: an extractor of OnJSON whose keyType is metadata.TypeJSON,
-// reading docState.rest (the JSON document after the metadata header)
-// with the paths of the schema's fields, and, for queries, runner.doc
-// reading the document the same way; nothing else changes.
+// of its kind (document.go, extractors): a hash's fields by name, or the
+// values at the JSON paths of the schema in a JSON document (jsondoc.go),
+// in maintenance and in queries alike.
 //
 // Kvrocks 5fccd57 is the reference: replies, error texts and plans are
 // byte for byte its own (testdata/explain_5fccd57.txt holds its

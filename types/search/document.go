@@ -6,11 +6,58 @@ import (
 	"strings"
 
 	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/types/json"
 )
 
 // A document's index values: what an index holds of each of its fields,
 // read from a hash's fields or (after the JSON type) a JSON document's
 // paths by the extractor of the index's kind.
+
+// docState is a document as an extractor reads it: the key's metadata
+// record (rest: what follows its header, a JSON document, decoded once
+// when a field needs it) and a hash's fields by name.
+type docState struct {
+	rest    []byte
+	fields  map[string][]byte
+	decoded bool
+	doc     *json.Value
+	docErr  error
+}
+
+// fieldSubkeys returns the element keys of o of the schema's fields.
+func fieldSubkeys(s *Schema, o *storage.Object) [][]byte {
+	keys := make([][]byte, len(s.Fields))
+	for i := range s.Fields {
+		keys[i] = o.Subkey([]byte(s.Fields[i].Name))
+	}
+	return keys
+}
+
+// addFields records the values of the schema's fields read by
+// fieldSubkeys (nil: absent).
+func (st *docState) addFields(s *Schema, vals [][]byte) {
+	for i, v := range vals {
+		if v != nil {
+			st.fields[s.Fields[i].Name] = v
+		}
+	}
+}
+
+// get returns the hash field name.
+func (st *docState) get(name string) ([]byte, bool) {
+	v, ok := st.fields[name]
+	return v, ok
+}
+
+// json returns the JSON document, decoding it the first time.
+func (st *docState) json() (*json.Value, error) {
+	if !st.decoded {
+		st.decoded = true
+		st.doc, _, st.docErr = json.Decode(st.rest)
+	}
+	return st.doc, st.docErr
+}
 
 // value is what an index holds of one field of a document.
 type value struct {
@@ -23,40 +70,50 @@ type value struct {
 // lacks is absent.
 type docValues map[string]value
 
-// An extractor reads the values of a document for an index. A document
-// whose field holds what its type cannot take (no number, a vector of the
-// wrong size) is not indexed at all, as in Kvrocks: extract fails.
+// An extractor reads the fields of a document of an index's kind.
 type extractor struct {
 	// keyType is the type of the keys the index covers.
 	keyType metadata.Type
-	// extract reads the values of the schema's fields in a document.
-	extract func(s *Schema, st docState) (docValues, error)
+	// field reads field f of a document: what a query returns of it, and
+	// what the index holds of it; ok is false when the document lacks
+	// it. A field that holds what its type cannot take (no number, a
+	// vector of the wrong size) fails with an error: the document is not
+	// indexed at all, as in Kvrocks.
+	field func(f *Field, st *docState) (raw []byte, v value, ok bool, err error)
 }
 
-// extractors are the extractors by index kind. JSON's joins when the
-// JSON type is wired: its documents are the metadata record's value.
+// extractors are the extractors by index kind.
 var extractors = map[OnType]extractor{
-	OnHash: {keyType: metadata.TypeHash, extract: hashValues},
+	OnHash: {keyType: metadata.TypeHash, field: hashField},
+	OnJSON: {keyType: metadata.TypeJSON, field: jsonField},
 }
 
-// hashValues reads the fields of a hash, by name: a tag's value split on
-// its separator (empty tags dropped, lower-cased unless case sensitive),
-// a number as a double, a vector as little-endian elements.
-func hashValues(s *Schema, st docState) (docValues, error) {
+// extract reads the values of the schema's fields in a document.
+func (ex extractor) extract(s *Schema, st *docState) (docValues, error) {
 	out := docValues{}
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		raw, ok := st.get(f.Name)
-		if !ok {
-			continue
-		}
-		v, err := parseValue(f, raw)
+		_, v, ok, err := ex.field(f, st)
 		if err != nil {
 			return nil, err
 		}
-		out[f.Name] = v
+		if ok {
+			out[f.Name] = v
+		}
 	}
 	return out, nil
+}
+
+// hashField reads the hash field named as f: a tag's value split on its
+// separator (empty tags dropped, lower-cased unless case sensitive), a
+// number as a double, a vector as little-endian elements.
+func hashField(f *Field, st *docState) ([]byte, value, bool, error) {
+	raw, ok := st.get(f.Name)
+	if !ok {
+		return nil, value{}, false, nil
+	}
+	v, err := parseValue(f, raw)
+	return raw, v, true, err
 }
 
 // parseValue reads one hash field's value as field f's type.
@@ -82,8 +139,14 @@ func parseValue(f *Field, raw []byte) (value, error) {
 
 // splitTags splits a tag field's value into its sorted set of tags.
 func splitTags(raw []byte, sep byte, caseSensitive bool) []string {
+	return tagSet(bytes.Split(raw, []byte{sep}), caseSensitive)
+}
+
+// tagSet returns the sorted set of tags of pieces: empty ones dropped,
+// lower-cased unless case sensitive.
+func tagSet(pieces [][]byte, caseSensitive bool) []string {
 	set := map[string]bool{}
-	for _, t := range bytes.Split(raw, []byte{sep}) {
+	for _, t := range pieces {
 		if len(t) == 0 {
 			continue
 		}

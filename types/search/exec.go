@@ -399,22 +399,23 @@ func (r *runner) doc(key []byte) (*loaded, error) {
 	}
 	d.exists = true
 	s := r.ix.Schema
-	subs := make([][]byte, len(s.Fields))
+	st := &docState{rest: o.Ext(), fields: map[string][]byte{}}
+	if !o.Meta().Type.SingleKV() {
+		vals, err := r.db.GetMany(r.rv, storage.CFDefault, fieldSubkeys(s, o))
+		if err != nil {
+			return nil, err
+		}
+		st.addFields(s, vals)
+	}
 	for i := range s.Fields {
-		subs[i] = o.Subkey([]byte(s.Fields[i].Name))
-	}
-	vals, err := r.db.GetMany(r.rv, storage.CFDefault, subs)
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range vals {
 		f := &s.Fields[i]
-		if v == nil {
+		raw, v, ok, err := ex.field(f, st)
+		if !ok {
 			continue
 		}
-		d.raw[f.Name] = v
-		if pv, err := parseValue(f, v); err == nil {
-			d.vals[f.Name] = pv
+		d.raw[f.Name] = raw
+		if err == nil {
+			d.vals[f.Name] = v
 		}
 	}
 	return d, nil

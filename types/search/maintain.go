@@ -36,14 +36,6 @@ type elemWrite struct {
 	deleted    bool
 }
 
-// docState is a document as an extractor reads it: the key's metadata
-// record (rest: what follows its header, a JSON document) and its
-// elements by name (a hash's fields).
-type docState struct {
-	rest []byte
-	get  func(name string) ([]byte, bool)
-}
-
 // maintain is the Indexer.
 func maintain(db storage.DB, b storage.Batch) (func(), error) {
 	s := db.Storage()
@@ -262,27 +254,19 @@ func (m *maintenance) values(ix *Index, ex extractor, o *storage.Object, dw *doc
 	return nil, nil // not indexed, as in Kvrocks
 }
 
-// readState reads the schema's fields of a document.
-func readState(s *Schema, o *storage.Object, dw *docWrites) (docState, error) {
-	fields := map[string][]byte{}
-	st := docState{get: func(name string) ([]byte, bool) { v, ok := fields[name]; return v, ok }}
+// readState reads the schema's fields of a document: o's stored ones (o
+// nil: none), with the batch's writes of its version over them when dw is
+// set.
+func readState(s *Schema, o *storage.Object, dw *docWrites) (*docState, error) {
+	st := &docState{fields: map[string][]byte{}}
 	if o != nil {
 		st.rest = o.Ext()
-		keys := make([][]byte, len(s.Fields))
-		for i := range s.Fields {
-			keys[i] = o.Subkey([]byte(s.Fields[i].Name))
-		}
-		if o.Meta().Type.SingleKV() {
-			keys = nil
-		}
-		vals, err := o.GetElements(keys)
-		if err != nil {
-			return st, err
-		}
-		for i, v := range vals {
-			if v != nil {
-				fields[s.Fields[i].Name] = v
+		if !o.Meta().Type.SingleKV() {
+			vals, err := o.GetElements(fieldSubkeys(s, o))
+			if err != nil {
+				return nil, err
 			}
+			st.addFields(s, vals)
 		}
 	}
 	if dw != nil {
@@ -292,9 +276,9 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (docState, error) {
 				continue
 			}
 			if e.deleted {
-				delete(fields, string(e.sub))
+				delete(st.fields, string(e.sub))
 			} else {
-				fields[string(e.sub)] = e.value
+				st.fields[string(e.sub)] = e.value
 			}
 		}
 	}
