@@ -116,7 +116,7 @@ func (p writeBatches) close() {
 // commit applies the batch atomically. Its effects are visible when commit
 // returns (in a group: to the group's members, and to everyone once the
 // group is flushed); they are durable after the next Durable.
-func (b *batch) commit() error {
+func (b *batch) commit() (err error) {
 	if len(b.ops) == b.logged {
 		return nil // nothing but LogData: nothing written
 	}
@@ -130,7 +130,7 @@ func (b *batch) commit() error {
 		return err
 	}
 	if applied != nil {
-		defer applied()
+		defer func() { applied(err) }()
 	}
 	if limit := b.s.cfg.RocksDB.WriteBatchMaxBytes.Get(); limit > 0 && b.s.batchBytes(b.ops) > limit {
 		return ErrBatchTooLarge

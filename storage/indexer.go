@@ -18,10 +18,11 @@ import "github.com/basaltdb/basalt/metadata"
 // the write of the batch (db is that write's view, of no particular
 // namespace: DB.Sibling names one), before the batch is applied, and may
 // add records to b. When it returns a non-nil applied, the batch is
-// applied at once (its group flushed) and applied is called after: an
-// Indexer whose records depend on records other writes change (an HNSW
-// graph) holds its lock until then. An error fails the command's write.
-type Indexer func(db DB, b Batch) (applied func(), err error)
+// applied at once (its group flushed) and applied is called after with
+// the outcome (nil: applied): an Indexer whose records depend on records
+// other writes change (an HNSW graph) holds its lock until then. An error
+// fails the command's write.
+type Indexer func(db DB, b Batch) (applied func(err error), err error)
 
 var indexer Indexer
 
@@ -35,7 +36,7 @@ func RegisterIndexer(ix Indexer) {
 }
 
 // index runs the Indexer over a command's batch; see Indexer.
-func (b *batch) index() (applied func(), err error) {
+func (b *batch) index() (applied func(error), err error) {
 	if indexer == nil || b.indexed {
 		return nil, nil
 	}

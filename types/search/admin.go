@@ -79,9 +79,11 @@ func Drop(s *storage.Storage, ns, name string) error {
 		return err
 	}
 	ix.Backfill.running.Store(false)
-	// Writes of the graph wait: none may read the records going.
+	// Writes of the graph wait: none may read the records going, nor
+	// the cache's.
 	reg.graph.Lock()
 	defer reg.graph.Unlock()
+	reg.graphs.reset(0)
 	var werr error
 	err = s.Update(&storage.Write{NS: ns}, func(db storage.DB) {
 		b := db.NewBatch(nil)
@@ -143,7 +145,7 @@ func backfillStep(s *storage.Storage, ns string, ix *Index, ex extractor, keys [
 		}
 		start := time.Now()
 		m := &maintenance{db: db, reg: registryOf(s)}
-		defer m.done()
+		defer func() { m.release(werr) }()
 		for done < len(keys) && (done == 0 || time.Since(start) < backfillBudget) {
 			if werr = m.backfill(ix, ex, keys[done]); werr != nil {
 				return
@@ -172,8 +174,10 @@ func (m *maintenance) backfill(ix *Index, ex extractor, key []byte) error {
 	if !m.locked {
 		return m.b.Commit()
 	}
-	defer m.done()
-	return m.b.CommitNow()
+	m.flushGraphs()
+	err = m.b.CommitNow()
+	m.release(err)
+	return err
 }
 
 // coveredKeys lists the live keys of type t under the index's prefixes.

@@ -254,14 +254,19 @@ func (r *runner) tagScan(op *TagScan, out emit) error {
 	return r.scanKeys(prefix, successor(prefix), func(k []byte) ([]byte, error) { return ParseSizedKey(k[len(prefix):]) }, out)
 }
 
-// vectorScan runs a search of a vector field's graph as of the query's
-// view, with the field's parameters as of then.
+// vectorScan runs a search of a vector field's graph. The graph is read
+// as last applied, through the graph cache, under the graph lock: so
+// that no write is halfway (the documents found are then read as of the
+// query's view).
 func (r *runner) vectorScan(field string, out emit, search func(h *HNSWIndex) ([]Neighbour, error)) error {
 	f := r.ix.Schema.Field(field)
 	if f == nil {
 		return ErrCorrupt
 	}
-	vals, err := r.db.GetMany(r.rv, storage.CFSearch, [][]byte{FieldMetaKey(r.ix.NS, r.ix.Schema.Name, f.Name)})
+	reg := registryOf(r.db.Storage())
+	reg.graph.RLock()
+	defer reg.graph.RUnlock()
+	vals, err := r.db.GetMany(nil, storage.CFSearch, [][]byte{FieldMetaKey(r.ix.NS, r.ix.Schema.Name, f.Name)})
 	if err != nil {
 		return err
 	}
@@ -271,7 +276,11 @@ func (r *runner) vectorScan(field string, out emit, search func(h *HNSWIndex) ([
 			return err
 		}
 	}
-	h := &HNSWIndex{Graph: newStoreGraph(r.db, r.rv, r.ix, f.Name), Params: &stored.Vector}
+	g := newStoreGraph(r.db, nil, r.ix, f.Name)
+	if reg.graphs.lockless == r.db.Storage().LocklessWrites() {
+		g.cache = &reg.graphs
+	}
+	h := &HNSWIndex{Graph: g, Params: &stored.Vector}
 	found, err := search(h)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/basaltdb/basalt/storage"
 )
@@ -23,11 +24,23 @@ type storeGraph struct {
 	// stored caches the edges read from the database, by EdgesPrefix:
 	// an insertion reads the same nodes' edges at several steps.
 	stored map[string][][]byte
+	// cache holds the records as applied (graphcache.go), for a write
+	// holding the graph lock, which fills it (fill), or a query holding
+	// it to read; nodes are the nodes written, by key, which the cache
+	// takes once the write is applied.
+	cache *graphCache
+	fill  bool
+	nodes map[string]cachedNode
+	// meta is the field as stored, its NumLevels as the writes grow it;
+	// levels is its NumLevels as read.
+	meta   Field
+	levels uint16
 }
 
 func newStoreGraph(db storage.DB, rv *storage.ReadView, ix *Index, field string) *storeGraph {
 	return &storeGraph{db: db, rv: rv, ns: ix.NS, index: ix.Schema.Name, field: field,
-		pending: map[string][]byte{}, edges: map[string]map[string]bool{}, stored: map[string][][]byte{}}
+		pending: map[string][]byte{}, edges: map[string]map[string]bool{}, stored: map[string][][]byte{},
+		nodes: map[string]cachedNode{}}
 }
 
 func (g *storeGraph) write(key, value []byte) {
@@ -38,42 +51,31 @@ func (g *storeGraph) write(key, value []byte) {
 	g.pending[k] = value
 }
 
-// get reads a record, pending first; nil when absent.
-func (g *storeGraph) get(key []byte) ([]byte, error) {
-	if v, ok := g.pending[string(key)]; ok {
-		return v, nil
-	}
-	vals, err := g.db.GetMany(g.rv, storage.CFSearch, [][]byte{key})
-	if err != nil {
-		return nil, err
-	}
-	return vals[0], nil
-}
-
 func (g *storeGraph) Node(level uint16, key []byte) (Node, bool, error) {
-	v, err := g.get(NodeKey(g.ns, g.index, g.field, level, key))
-	if err != nil || v == nil {
+	nodes, err := g.Nodes(level, [][]byte{key})
+	if err != nil {
 		return Node{}, false, err
 	}
-	n, err := DecodeNode(v)
-	return n, err == nil, err
+	return nodes[0], nodes[0].Vector != nil, nil
 }
 
+// Nodes reads the nodes: written by this write, then in the cache, then
+// in the database (what it reads there joins the cache).
 func (g *storeGraph) Nodes(level uint16, keys [][]byte) ([]Node, error) {
 	out := make([]Node, len(keys))
 	var missing [][]byte
 	var at []int
 	for i, k := range keys {
 		nk := NodeKey(g.ns, g.index, g.field, level, k)
-		if v, ok := g.pending[string(nk)]; ok {
-			if v != nil {
-				n, err := DecodeNode(v)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = n
-			}
+		if n, ok := g.nodes[string(nk)]; ok {
+			out[i] = n.n
 			continue
+		}
+		if g.cache != nil {
+			if n, ok := g.cache.nodes[string(nk)]; ok {
+				out[i] = n.n
+				continue
+			}
 		}
 		missing, at = append(missing, nk), append(at, i)
 	}
@@ -85,14 +87,17 @@ func (g *storeGraph) Nodes(level uint16, keys [][]byte) ([]Node, error) {
 		return nil, err
 	}
 	for j, v := range vals {
-		if v == nil {
-			continue
+		var n cachedNode
+		if v != nil {
+			if n.n, err = DecodeNode(v); err != nil {
+				return nil, err
+			}
+			n.ok = true
 		}
-		n, err := DecodeNode(v)
-		if err != nil {
-			return nil, err
+		out[at[j]] = n.n
+		if g.fill {
+			g.cache.putNode(string(missing[j]), n)
 		}
-		out[at[j]] = n
 	}
 	return out, nil
 }
@@ -103,7 +108,15 @@ func (g *storeGraph) Neighbours(level uint16, key []byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pend := g.edges[string(prefix)]
+	return mergeEdges(stored, g.edges[string(prefix)]), nil
+}
+
+// mergeEdges returns the edge targets stored with the pending changes
+// over them (true: added, false: deleted), in the order of their records.
+func mergeEdges(stored [][]byte, pend map[string]bool) [][]byte {
+	if len(pend) == 0 {
+		return stored
+	}
 	out := make([][]byte, 0, len(stored)+len(pend))
 	for _, to := range stored {
 		if present, ok := pend[string(to)]; !ok || present {
@@ -115,14 +128,30 @@ func (g *storeGraph) Neighbours(level uint16, key []byte) ([][]byte, error) {
 			out = append(out, []byte(to))
 		}
 	}
-	return out, nil
+	slices.SortFunc(out, compareSized)
+	return out
 }
 
-// storedEdges reads the keys of the edges under prefix in the database,
-// once.
+// compareSized orders keys as their sized() encodings sort: by length,
+// then by bytes.
+func compareSized(a, b []byte) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return bytes.Compare(a, b)
+}
+
+// storedEdges reads the keys of the edges under prefix as applied, once:
+// from the cache, or the database (and then into the cache).
 func (g *storeGraph) storedEdges(prefix []byte) ([][]byte, error) {
 	if keys, ok := g.stored[string(prefix)]; ok {
 		return keys, nil
+	}
+	if g.cache != nil {
+		if keys, ok := g.cache.edges[string(prefix)]; ok {
+			g.stored[string(prefix)] = keys
+			return keys, nil
+		}
 	}
 	keys := [][]byte{}
 	var perr error
@@ -139,6 +168,9 @@ func (g *storeGraph) storedEdges(prefix []byte) ([][]byte, error) {
 		return nil, err
 	}
 	g.stored[string(prefix)] = keys
+	if g.fill {
+		g.cache.putEdges(string(prefix), keys)
+	}
 	return keys, nil
 }
 
@@ -173,12 +205,16 @@ func (g *storeGraph) FirstNode(level uint16) ([]byte, bool, error) {
 }
 
 func (g *storeGraph) PutNode(level uint16, key []byte, n Node) error {
-	g.write(NodeKey(g.ns, g.index, g.field, level, key), EncodeNode(n))
+	nk := NodeKey(g.ns, g.index, g.field, level, key)
+	g.write(nk, EncodeNode(n))
+	g.nodes[string(nk)] = cachedNode{n, true}
 	return nil
 }
 
 func (g *storeGraph) DeleteNode(level uint16, key []byte) error {
-	g.write(NodeKey(g.ns, g.index, g.field, level, key), nil)
+	nk := NodeKey(g.ns, g.index, g.field, level, key)
+	g.write(nk, nil)
+	g.nodes[string(nk)] = cachedNode{}
 	return nil
 }
 

@@ -48,8 +48,11 @@ type registry struct {
 	cur atomic.Pointer[indexSet] // nil until first read
 	// swap serializes the replacements of cur.
 	swap sync.Mutex
-	// graph serializes the writes of HNSW graphs (maintain.go).
-	graph sync.Mutex
+	// graph serializes the writes of HNSW graphs (maintain.go), which
+	// hold it until applied, and guards graphs, their records as
+	// applied; queries of graphs read under it.
+	graph  sync.RWMutex
+	graphs graphCache
 	// ddl serializes FT.CREATE and FT.DROPINDEX.
 	ddl sync.Mutex
 }

@@ -37,7 +37,7 @@ type elemWrite struct {
 }
 
 // maintain is the Indexer.
-func maintain(db storage.DB, b storage.Batch) (func(), error) {
+func maintain(db storage.DB, b storage.Batch) (func(error), error) {
 	s := db.Storage()
 	if s.Layout().Cluster {
 		return nil, nil // Kvrocks indexes nothing in cluster mode
@@ -59,11 +59,12 @@ func maintain(db storage.DB, b storage.Batch) (func(), error) {
 		}
 		if ex, ok := extractors[ix.Schema.On]; ok {
 			if err := m.update(ix, ex, w); err != nil {
-				m.done()
+				m.release(err)
 				return nil, err
 			}
 		}
 	}
+	m.flushGraphs()
 	return m.finish(), nil
 }
 
@@ -152,23 +153,35 @@ type maintenance struct {
 	b      storage.Batch
 	reg    *registry
 	locked bool // holds reg.graph
+	// graphs are the graph writes of the batch, in order.
+	graphs []*storeGraph
 }
 
-// done releases the graph lock if taken.
-func (m *maintenance) done() {
-	if m.locked {
-		m.locked = false
-		m.reg.graph.Unlock()
+// release releases the graph lock if taken, once the batch is applied
+// (err nil) or failed: the graph cache takes the graphs' records, or,
+// when the batch failed or writes it did not see came meanwhile, empties.
+func (m *maintenance) release(err error) {
+	if !m.locked {
+		return
 	}
+	c := &m.reg.graphs
+	if err == nil && m.db.Storage().LocklessWrites() == c.lockless {
+		c.apply(m.graphs)
+	} else {
+		c.reset(0)
+	}
+	m.graphs = nil
+	m.locked = false
+	m.reg.graph.Unlock()
 }
 
 // finish returns what the storage calls once the batch is applied: nil
 // when no graph changed, so that the batch joins its group as usual.
-func (m *maintenance) finish() func() {
+func (m *maintenance) finish() func(error) {
 	if !m.locked {
 		return nil
 	}
-	return m.done
+	return m.release
 }
 
 // update writes the changes of ix's records for the document w writes.
@@ -335,41 +348,63 @@ func (m *maintenance) writeTags(ix *Index, f *Field, key []byte, old, cur []stri
 }
 
 // writeVector replaces key's node in the field's graph by one of v (nil:
-// none), under the graph lock, which holds until the batch is applied:
-// the next graph write must read this one's records.
+// none).
 func (m *maintenance) writeVector(ix *Index, f *Field, key []byte, v []float64) error {
-	if !m.locked {
-		m.reg.graph.Lock()
-		m.locked = true
-	}
-	db := m.db.Sibling(string(ix.NS))
-	metaKey := FieldMetaKey(ix.NS, ix.Schema.Name, f.Name)
-	vals, err := db.GetMany(nil, storage.CFSearch, [][]byte{metaKey})
+	g, err := m.graph(ix, f)
 	if err != nil {
 		return err
 	}
-	field := *f
-	if vals[0] != nil {
-		if field, err = DecodeFieldMeta(f.Name, vals[0]); err != nil {
-			return err
-		}
-	}
-	levels := field.Vector.NumLevels
-	g := newStoreGraph(db, nil, ix, f.Name)
-	h := &HNSWIndex{Graph: g, Params: &field.Vector, Uniform: rand.Float64}
+	h := &HNSWIndex{Graph: g, Params: &g.meta.Vector, Uniform: rand.Float64}
 	// Deleted whether the old document had a vector or not: a backfill
 	// may have indexed the document already.
 	if err := h.Delete(key); err != nil {
 		return err
 	}
 	if v != nil {
-		if err := h.Insert(key, v); err != nil {
-			return err
-		}
-	}
-	g.flush(m.b)
-	if field.Vector.NumLevels != levels {
-		m.b.Put(storage.CFSearch, metaKey, EncodeFieldMeta(&field))
+		return h.Insert(key, v)
 	}
 	return nil
+}
+
+// graph returns the batch's writes of field f's graph, begun the first
+// time under the graph lock, which holds until the batch is applied: the
+// next graph write must read this one's records. One per field, so that
+// the batch's insertions see each other's records.
+func (m *maintenance) graph(ix *Index, f *Field) (*storeGraph, error) {
+	for _, g := range m.graphs {
+		if g.index == ix.Schema.Name && g.field == f.Name && bytes.Equal(g.ns, ix.NS) {
+			return g, nil
+		}
+	}
+	if !m.locked {
+		m.reg.graph.Lock()
+		m.locked = true
+		m.reg.graphs.sync(m.db.Storage().LocklessWrites())
+	}
+	db := m.db.Sibling(string(ix.NS))
+	vals, err := db.GetMany(nil, storage.CFSearch, [][]byte{FieldMetaKey(ix.NS, ix.Schema.Name, f.Name)})
+	if err != nil {
+		return nil, err
+	}
+	g := newStoreGraph(db, nil, ix, f.Name)
+	g.cache, g.fill, g.meta = &m.reg.graphs, true, *f
+	if vals[0] != nil {
+		if g.meta, err = DecodeFieldMeta(f.Name, vals[0]); err != nil {
+			return nil, err
+		}
+	}
+	g.levels = g.meta.Vector.NumLevels
+	m.graphs = append(m.graphs, g)
+	return g, nil
+}
+
+// flushGraphs puts the graphs' records in the batch, and the metadata of
+// the fields whose graph has a new number of levels.
+func (m *maintenance) flushGraphs() {
+	for _, g := range m.graphs {
+		g.flush(m.b)
+		if g.meta.Vector.NumLevels != g.levels {
+			m.b.Put(storage.CFSearch, FieldMetaKey(g.ns, g.index, g.field), EncodeFieldMeta(&g.meta))
+		}
+	}
 }

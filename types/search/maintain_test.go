@@ -1,7 +1,9 @@
 package search
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -115,5 +117,63 @@ func TestUnreadableIndexIgnored(t *testing.T) {
 	hset(t, s, ns, []string{"k"}, "f", "v")
 	if names, err := List(s.DB(ns)); err != nil || len(names) != 0 {
 		t.Fatalf("FT._LIST: %q %v", names, err)
+	}
+}
+
+// TestGraphCacheMatchesRecords: after inserts, moves and deletions of
+// vectors, several keys to a write, every record the graph cache holds is
+// the column family's.
+func TestGraphCacheMatchesRecords(t *testing.T) {
+	s := storagetest.Open(t)
+	mustCreate(t, s, "", "g PREFIX 1 v: SCHEMA v VECTOR HNSW 10 TYPE FLOAT64 DIM 2 DISTANCE_METRIC L2 M 4 EF_CONSTRUCTION 20")
+	vec := func(i int) string {
+		b := make([]byte, 0, 16)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i%17)))
+		return string(binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i%23)/3)))
+	}
+	for i := 0; i < 240; i += 3 {
+		hset(t, s, "", []string{fmt.Sprint("v:", i), fmt.Sprint("v:", i+1), fmt.Sprint("v:", i+2)}, "v", vec(i))
+	}
+	for i := 0; i < 240; i += 7 {
+		hset(t, s, "", []string{fmt.Sprint("v:", i)}, "v", vec(i*5+1))
+	}
+	for i := 0; i < 240; i += 11 {
+		err := s.Update(&storage.Write{Keys: [][]byte{[]byte(fmt.Sprint("v:", i))}}, func(db storage.DB) {
+			_, err := db.Del([][]byte{[]byte(fmt.Sprint("v:", i))})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &registryOf(s).graphs
+	if len(c.nodes) == 0 || len(c.edges) == 0 {
+		t.Fatalf("the cache holds %d nodes and %d edge lists", len(c.nodes), len(c.edges))
+	}
+	db := s.DB("")
+	for key, n := range c.nodes {
+		vals, err := db.GetMany(nil, storage.CFSearch, [][]byte{[]byte(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (vals[0] != nil) != n.ok || (n.ok && !slices.Equal(vals[0], EncodeNode(n.n))) {
+			t.Fatalf("node %q: cached %v %v, stored %x", key, n.ok, n.n, vals[0])
+		}
+	}
+	for prefix, to := range c.edges {
+		var stored [][]byte
+		err := db.ScanRange(nil, storage.CFSearch, []byte(prefix), successor([]byte(prefix)), func(k, _ []byte) bool {
+			target, _ := ParseSizedKey(k[len(prefix):])
+			stored = append(stored, append([]byte(nil), target...))
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(stored, to, slices.Equal) {
+			t.Fatalf("edges %q: cached %q, stored %q", prefix, to, stored)
+		}
 	}
 }
