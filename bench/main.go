@@ -37,7 +37,9 @@ func main() {
 	backupMB := flag.Int("backup-mb", 1024, "MB of data whose BGSAVE is timed (0: skip)")
 	groupEntries := flag.Int("group-entries", 100000, "entries the XREADGROUP+XACK loop reads (0: skip)")
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
-	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json or bloom (against Basalt and Kvrocks)")
+	searchDocs := flag.Int("search-docs", 100000, "hashes the search steps query and FT.CREATE backfills")
+	searchVectors := flag.Int("search-vectors", 5000, "64-dim vectors the KNN step searches (Kvrocks inserts about 20 a second)")
+	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json, bloom or search (against Basalt and Kvrocks)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -63,20 +65,19 @@ func main() {
 	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
 	groups := map[string]func(){
 		"streams": func() {
+			printHeader(names(servers))
 			benchPipeline(l, servers, streamCommands, 1, *rounds).print(1)
 			benchStreams(servers, *groupEntries, *bigStream)
 		},
 		"sortedint": func() { benchSortedInt(l, servers, *rounds) },
 		"json":      func() { benchJSON(l, servers, *rounds) },
 		"bloom":     func() { benchBloom(l, servers, *rounds) },
+		"search":    func() { benchSearch(l, servers, *rounds, *searchDocs, *searchVectors) },
 	}
 	if *only != "" {
 		group, ok := groups[*only]
 		if !ok {
 			check(fmt.Errorf("-only %q: no such group", *only))
-		}
-		if *only != "json" { // benchJSON prints its own header
-			printHeader(names(servers))
 		}
 		group()
 		return
@@ -103,6 +104,7 @@ func main() {
 	benchSortedInt(l, servers, *rounds)
 	benchJSON(l, servers, *rounds)
 	benchBloom(l, servers, *rounds)
+	benchSearch(l, servers, *rounds, *searchDocs, *searchVectors)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}

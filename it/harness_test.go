@@ -169,11 +169,20 @@ func quietMetrics(bin string, args []string) []string {
 	return append([]string{"--metrics-port", "0"}, args...)
 }
 
+// serverCommand is the command of a server a test starts: killed with the
+// test binary, should that die before its cleanups run (a -timeout
+// panic, a kill), so that no server outlives the run.
+func serverCommand(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
 // launchExact is launch with args as they are.
 func launchExact(t testing.TB, bin string, args []string, port int) *proc {
 	t.Helper()
 	p := &proc{t: t, Port: port, Output: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, args...)
+	p.cmd = serverCommand(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

@@ -3,7 +3,6 @@ package it
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -376,7 +375,7 @@ func runToExit(t *testing.T, s server, dir string, args ...string) string {
 func launchNoWait(t *testing.T, bin string, args []string) *proc {
 	t.Helper()
 	p := &proc{t: t, Output: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, quietMetrics(bin, args)...)
+	p.cmd = serverCommand(bin, quietMetrics(bin, args)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

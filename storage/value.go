@@ -12,9 +12,9 @@ import (
 // Whole values, as DUMP reads them and RESTORE writes them: every element
 // of a key at once, in one snapshot or one batch.
 
-// ErrNotDumpable refuses DUMP of a type Basalt does not serialize yet:
-// streams, and Kvrocks's own types (sorted ints, Bloom filters, JSON),
-// which Redis has no payload for without its modules.
+// ErrNotDumpable refuses DUMP of a type that has no Redis payload:
+// Kvrocks's own types (sorted ints, Bloom filters, JSON...), which Redis
+// serializes only with its modules; Kvrocks refuses them too.
 var ErrNotDumpable = errors.New("storage: the key's type cannot be dumped")
 
 // Value is a key's whole value.
