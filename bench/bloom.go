@@ -26,58 +26,10 @@ var bloomCommands = [][]string{
 // rounds times at -P 1 and once at -P 16, and prints their ops/s and the
 // CPU each server used per request.
 func benchBloom(l load, all []*server, rounds int) {
-	var servers []*server
-	for _, s := range all {
-		if s.name != "redis" {
-			servers = append(servers, s)
-		}
-	}
+	servers := withoutRedis(all)
 	prefill(servers, func(ctx context.Context, pipe redis.Pipeliner, _ *rand.Rand) {
 		pipe.Do(ctx, "BF.RESERVE", "bench:bf", "0.01", 10000)
 	})
 	fmt.Printf("\nBloom filters (Kvrocks's BF.*): ops/s, then server CPU per request in ns (the ratio: basalt's over kvrocks's)\n\n")
-	benchStepsWithCPU(l, servers, bloomCommands, rounds)
-}
-
-// benchStepsWithCPU runs steps on the servers, rounds times at -P 1 and
-// once at -P 16, and prints each step's ops/s followed by the CPU each
-// server used per request. Which server goes first rotates by round.
-func benchStepsWithCPU(l load, servers []*server, steps [][]string, rounds int) {
-	printHeader(names(servers))
-	for _, pipeline := range []int{1, 16} {
-		n := 1
-		if pipeline == 1 {
-			n = rounds
-		}
-		ops, cpu := newTable(names(servers)), newTable(names(servers))
-		for round := 0; round < n; round++ {
-			for _, step := range steps {
-				results, used := make([]result, len(servers)), make([]result, len(servers))
-				for j := range servers {
-					i := (j + round) % len(servers)
-					ticks := servers[i].cpuTicks()
-					results[i] = l.measure(step, pipeline, servers[i])
-					perRequest := servers[i].cpuPerRequest(ticks, l.sent(pipeline))
-					used[i] = cpuResult(results[i], float64(perRequest.Nanoseconds()))
-				}
-				ops.add(step, results)
-				cpu.add(step, used)
-			}
-		}
-		for _, name := range ops.order {
-			printRow(name, fmt.Sprint(pipeline), ops.rows[name])
-			printRow("  CPU ns/request", fmt.Sprint(pipeline), cpu.rows[name])
-		}
-	}
-}
-
-// cpuResult is r with its figure replaced by cpu, for a table of CPU
-// per request.
-func cpuResult(r result, cpu float64) result {
-	out := r
-	out.rps = map[string]float64{}
-	for _, name := range r.order {
-		out.rps[name] = cpu
-	}
-	return out
+	measureSteps(l, servers, bloomCommands, rounds, 1, 16)
 }

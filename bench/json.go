@@ -39,50 +39,10 @@ var jsonCommands = [][]string{
 // benchJSON runs the JSON steps on the servers that have them, rounds
 // times at -P 1, and prints ops/s and CPU per request.
 func benchJSON(l load, all []*server, rounds int) {
-	var servers []*server
-	for _, s := range all {
-		if s.name != "redis" {
-			servers = append(servers, s)
-		}
-	}
+	servers := withoutRedis(all)
 	prefill(servers, func(ctx context.Context, pipe redis.Pipeliner, _ *rand.Rand) {
 		pipe.Do(ctx, "JSON.SET", "bench:json", "$", jsonDoc1KB)
 	})
-	fmt.Printf("\nJSON, a %d-byte document (CPU: ns of server CPU per request)\n\n", len(jsonDoc1KB))
-	printHeader(names(servers))
-	ops, cpu := newTable(names(servers)), map[string][][]float64{}
-	for round := 0; round < rounds; round++ {
-		for _, step := range jsonCommands {
-			results := make([]result, len(servers))
-			name := step[0] + " " + step[2]
-			if cpu[name] == nil {
-				cpu[name] = make([][]float64, len(servers))
-			}
-			for j := range servers {
-				i := (j + round) % len(servers)
-				ticks := servers[i].cpuTicks()
-				results[i] = l.measure(step, 1, servers[i])
-				used := servers[i].cpuPerRequest(ticks, l.sent(1))
-				cpu[name][i] = append(cpu[name][i], float64(used.Nanoseconds()))
-			}
-			ops.add([]string{name}, relabel(results, name))
-		}
-	}
-	ops.print(1)
-	for _, step := range jsonCommands {
-		name := step[0] + " " + step[2]
-		printRow(name+" CPU ns/request", "1", cpu[name])
-	}
-}
-
-// relabel names each run's figure name: redis-benchmark names a custom
-// command's test by its whole line, 1 KB of JSON here.
-func relabel(results []result, name string) []result {
-	for i, r := range results {
-		if len(r.order) == 1 {
-			results[i].rps = map[string]float64{name: r.rps[r.order[0]]}
-			results[i].order = []string{name}
-		}
-	}
-	return results
+	fmt.Printf("\nJSON, a %d-byte document: ops/s, then server CPU per request in ns\n\n", len(jsonDoc1KB))
+	measureSteps(l, servers, jsonCommands, rounds, 1)
 }

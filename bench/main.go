@@ -65,8 +65,7 @@ func main() {
 	fmt.Printf("\nops/s unless the test says otherwise; -P 1 is the median of %d rounds (ratio range in parentheses); a run is cut off after %v\n\n", *rounds, l.limit())
 	groups := map[string]func(){
 		"streams": func() {
-			printHeader(names(servers))
-			benchPipeline(l, servers, streamCommands, 1, *rounds).print(1)
+			measureSteps(l, servers, streamCommands, *rounds, 1)
 			benchStreams(servers, *groupEntries, *bigStream)
 		},
 		"sortedint": func() { benchSortedInt(l, servers, *rounds) },
@@ -82,20 +81,13 @@ func main() {
 		group()
 		return
 	}
-	printHeader(names(servers))
 	prefillBits(servers)
 	prefillGeo(servers)
 	prefillSort(servers)
 	prefillScripts(servers)
-	for _, pipeline := range []int{1, 16} {
-		// -P 1 carries the targets; its rounds are repeated because this
-		// kind of machine drifts in speed by tens of percent within minutes.
-		n := 1
-		if pipeline == 1 {
-			n = *rounds
-		}
-		benchPipeline(l, servers, benchSteps(*tests), pipeline, n).print(pipeline)
-	}
+	// -P 1 carries the targets; its rounds are repeated because this kind
+	// of machine drifts in speed by tens of percent within minutes.
+	measureSteps(l, servers, benchSteps(*tests), *rounds, 1, 16)
 	printRow("RSS after the tests (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmRSS") }))
 	printRow("peak RSS (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmHWM") }))
 	printRow("PUBLISH to 100 subscribers (msgs/s)", "-", perServer(servers, func(s *server) float64 { return benchFanOut(s.port, 20000) }))
@@ -135,22 +127,50 @@ func benchOps(basaltBin, kvrocksBin, dir string, rdbMB, backupMB int) {
 	}
 }
 
-// benchPipeline runs every step on every server, rounds times. Each step
-// runs on all servers back to back, so that all see the machine at the
-// same speed; which one goes first rotates from round to round.
-func benchPipeline(l load, servers []*server, steps [][]string, pipeline, rounds int) *table {
-	t := newTable(names(servers))
-	for round := 0; round < rounds; round++ {
-		for _, step := range steps {
-			results := make([]result, len(servers))
-			for j := range servers {
-				i := (j + round) % len(servers)
-				results[i] = l.measure(step, pipeline, servers[i])
+// measureSteps runs every step on every server, rounds times at -P 1 and
+// once at each deeper pipeline given, and prints each step's ops/s
+// followed by the CPU time each server spent per request, in ns (from
+// /proc: the figure a shared machine disturbs least). Each step runs on
+// all servers back to back, so that all see the machine at the same
+// speed; which one goes first rotates from round to round.
+func measureSteps(l load, servers []*server, steps [][]string, rounds int, pipelines ...int) {
+	printHeader(names(servers))
+	for _, pipeline := range pipelines {
+		n := 1
+		if pipeline == 1 {
+			n = rounds
+		}
+		ops, cpu := newTable(names(servers)), newTable(names(servers))
+		for round := 0; round < n; round++ {
+			for _, step := range steps {
+				results, used := make([]result, len(servers)), make([]result, len(servers))
+				for j := range servers {
+					i := (j + round) % len(servers)
+					ticks := servers[i].cpuTicks()
+					results[i] = l.measure(step, pipeline, servers[i])
+					perRequest := servers[i].cpuPerRequest(ticks, l.sent(pipeline))
+					used[i] = cpuResult(results[i], float64(perRequest.Nanoseconds()))
+				}
+				ops.add(step, results)
+				cpu.add(step, used)
 			}
-			t.add(step, results)
+		}
+		for _, name := range ops.order {
+			printRow(name, fmt.Sprint(pipeline), ops.rows[name])
+			printRow("  CPU ns/request", fmt.Sprint(pipeline), cpu.rows[name])
 		}
 	}
-	return t
+}
+
+// cpuResult is r with its figure replaced by cpu, for a table of CPU
+// per request.
+func cpuResult(r result, cpu float64) result {
+	out := r
+	out.rps = map[string]float64{}
+	for _, name := range r.order {
+		out.rps[name] = cpu
+	}
+	return out
 }
 
 // benchSteps returns the redis-benchmark arguments of each step: the
@@ -307,6 +327,17 @@ func lastBytes(b []byte, n int) []byte {
 	return b[max(0, len(b)-n):]
 }
 
+// label is a test's name as a row shows it: up to its first byte that is
+// not printable ASCII (a binary argument's), then an ellipsis.
+func label(name string) string {
+	for i := 0; i < len(name); i++ {
+		if name[i] < ' ' || name[i] > '~' {
+			return name[:i] + "…"
+		}
+	}
+	return name
+}
+
 func parseCSV(out string, step []string) result {
 	// With --cluster, redis-benchmark lists the masters before the CSV.
 	var table strings.Builder
@@ -324,8 +355,9 @@ func parseCSV(out string, step []string) result {
 	for _, row := range rows[1:] {
 		rps, err := strconv.ParseFloat(row[1], 64)
 		check(err)
-		res.order = append(res.order, row[0])
-		res.rps[row[0]] = rps
+		name := label(row[0])
+		res.order = append(res.order, name)
+		res.rps[name] = rps
 	}
 	return res
 }

@@ -25,11 +25,11 @@ import (
 // count is a flag, 5,000 by default.
 
 // searchSteps are the redis-benchmark steps; the KNN query's vector is
-// built so that no byte is zero (an argument cannot hold one).
+// built of bytes an argument and redis-benchmark's CSV can hold.
 func searchSteps() [][]string {
 	return [][]string{
 		{"FT.SEARCH", "benchh", "@t:{g3} @n:[__rand_int__ +inf]", "LIMIT", "0", "10"},
-		{"FT.SEARCH", "benchv", "*=>[KNN 10 @v $b]", "PARAMS", "2", "b", string(nonZeroVector(rand.New(rand.NewSource(7))))},
+		{"FT.SEARCH", "benchv", "*=>[KNN 10 @v $b]", "PARAMS", "2", "b", string(argVector(rand.New(rand.NewSource(7))))},
 	}
 }
 
@@ -42,13 +42,14 @@ func randomVector(r *rand.Rand) []byte {
 	return b
 }
 
-// nonZeroVector is randomVector with every element drawn again until
-// none of its bytes is zero.
-func nonZeroVector(r *rand.Rand) []byte {
+// argVector is randomVector with every element drawn again until none
+// of its bytes is a control character (a zero ends an argument, a line
+// feed a CSV row), a quote or a comma.
+func argVector(r *rand.Rand) []byte {
 	b := make([]byte, 0, 64*8)
 	for len(b) < cap(b) {
 		e := binary.LittleEndian.AppendUint64(nil, math.Float64bits(r.Float64()))
-		if !slices.Contains(e, 0) {
+		if !slices.ContainsFunc(e, func(c byte) bool { return c < ' ' || c == '"' || c == ',' || c == 0x7f }) {
 			b = append(b, e...)
 		}
 	}
@@ -128,15 +129,13 @@ func ignoreNil(err error) error {
 // benchSearch runs the search steps against the servers other than
 // redis-server, in a table of their own.
 func benchSearch(l load, all []*server, rounds, docs, vectors int) {
-	var servers []*server
-	for _, s := range all {
-		if s.name != "redis" {
-			servers = append(servers, s)
-		}
-	}
+	servers := withoutRedis(all)
 	inserts := prefillSearch(servers, docs, vectors)
-	fmt.Printf("\nSearch (FT.*): %d hashes with a tag and a number, %d 64-dim vectors (HNSW, L2); ops/s, then server CPU per request in ns\n\n", docs, vectors)
-	benchStepsWithCPU(l, servers, searchSteps(), rounds)
+	// Queries cost milliseconds: a 40th of the requests, and a run cut
+	// off below 100 a second.
+	l.requests, l.minRate = max(l.requests/40, 500), 100
+	fmt.Printf("\nSearch (FT.*): %d hashes with a tag and a number, %d 64-dim vectors (HNSW, L2); %d requests a run; ops/s, then server CPU per request in ns\n\n", docs, vectors, l.requests)
+	measureSteps(l, servers, searchSteps(), rounds, 1, 16)
 	printRow(fmt.Sprintf("insert %d vectors (vectors/s)", vectors), "-", perServer(servers, func(s *server) float64 {
 		return float64(vectors) / inserts[slices.Index(servers, s)]
 	}))

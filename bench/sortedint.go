@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -37,45 +36,8 @@ func prefillSortedInt(servers []*server) {
 // benchSortedInt runs the sortedint steps at -P 1 (rounds times) and -P
 // 16 on the servers other than redis-server, in a table of their own.
 func benchSortedInt(l load, all []*server, rounds int) {
-	var servers []*server
-	for _, s := range all {
-		if s.name != "redis" {
-			servers = append(servers, s)
-		}
-	}
+	servers := withoutRedis(all)
 	prefillSortedInt(servers)
-	fmt.Println()
-	printHeader(names(servers))
-	for _, pipeline := range []int{1, 16} {
-		n := 1
-		if pipeline == 1 {
-			n = rounds
-		}
-		t := newTable(names(servers))
-		cpu := map[string][][]float64{} // step -> server -> µs per request, by round
-		for round := 0; round < n; round++ {
-			for _, step := range sortedIntCommands {
-				results := make([]result, len(servers))
-				used := make([]float64, len(servers))
-				for j := range servers {
-					i := (j + round) % len(servers)
-					ticks := servers[i].cpuTicks()
-					results[i] = l.measure(step, pipeline, servers[i])
-					used[i] = float64(servers[i].cpuPerRequest(ticks, l.sent(pipeline))) / float64(time.Microsecond)
-				}
-				t.add(step, results)
-				name := stepNames(step, results)[0]
-				if cpu[name] == nil {
-					cpu[name] = make([][]float64, len(servers))
-				}
-				for i, u := range used {
-					cpu[name][i] = append(cpu[name][i], u)
-				}
-			}
-		}
-		for _, name := range t.order {
-			printRow(name, fmt.Sprint(pipeline), t.rows[name])
-			printRow("  server CPU per request (µs)", fmt.Sprint(pipeline), cpu[name])
-		}
-	}
+	fmt.Printf("\nSorted ints (Kvrocks's SI*): ops/s, then server CPU per request in ns\n\n")
+	measureSteps(l, servers, sortedIntCommands, rounds, 1, 16)
 }

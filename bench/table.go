@@ -51,7 +51,7 @@ func stepNames(step []string, results []result) []string {
 			return r.order
 		}
 	}
-	return []string{strings.Join(step, " ")}
+	return []string{label(strings.Join(step, " "))}
 }
 
 func (t *table) print(pipeline int) {
@@ -117,6 +117,18 @@ func median(xs []float64) float64 {
 		return (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
 	return s[len(s)/2]
+}
+
+// withoutRedis returns the servers but redis-server, for the steps of
+// Kvrocks's own types and commands.
+func withoutRedis(all []*server) []*server {
+	var out []*server
+	for _, s := range all {
+		if s.name != "redis" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // perServer measures f once on each server, as a one-round row.
