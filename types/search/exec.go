@@ -36,21 +36,38 @@ func Search(db storage.DB, ix *Index, q *Query) ([]Doc, error) {
 	defer rv.Release()
 	r := &runner{db: db, rv: &rv, ix: ix, docs: map[string]*loaded{}}
 	plan := Optimize(q, ix.Schema)
-	var out []Doc
+	var keys [][]byte
 	err := r.run(plan.Root, func(k []byte) (bool, error) {
-		d, err := r.doc(k)
-		if err == nil && d.exists {
+		keys = append(keys, k)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	fields := allFields(ix.Schema)
+	if q.NoContent {
+		fields = nil
+	}
+	if err := r.load(keys, fields); err != nil {
+		return nil, err
+	}
+	var out []Doc
+	for _, k := range keys {
+		if d := r.docs[string(k)]; d.exists {
 			out = append(out, project(ix.Schema, q, k, d))
 		}
-		return true, err
-	})
-	return out, err
+	}
+	return out, nil
 }
 
-// loaded is a document read by a query: its fields of the schema, raw
-// and as the index reads them (fields that do not parse left out).
+// loaded is a document read by a query: whether it is there, and the
+// fields of the schema read so far (read, by their index in the schema),
+// raw and as the index reads them (fields that do not parse left out).
 type loaded struct {
 	exists bool
+	obj    *storage.Object
+	st     *docState
+	read   []bool
 	raw    map[string][]byte
 	vals   docValues
 }
@@ -83,13 +100,7 @@ func (r *runner) run(op Op, out emit) error {
 	case *RangeScan:
 		return r.vectorScan(op.Field, out, func(h *HNSWIndex) ([]Neighbour, error) { return h.Range(op.Vector, op.Range) })
 	case *Filter:
-		return r.run(op.Source, func(k []byte) (bool, error) {
-			d, err := r.doc(k)
-			if err != nil || !d.exists || !r.holds(op.Cond, d.vals) {
-				return true, err
-			}
-			return out(k)
-		})
+		return r.filter(op, out)
 	case *Merge:
 		more := true
 		for _, src := range op.Sources {
@@ -111,6 +122,88 @@ func (r *runner) run(op Op, out emit) error {
 		return r.sorted(op.Source, op.By, window(op.Limit, out))
 	}
 	return ErrCorrupt
+}
+
+// filter passes on the keys of op's source whose documents hold its
+// condition. It reads the documents a chunk of keys at a time (two
+// RocksDB calls a chunk, not two a document), and of each only the fields
+// the condition names, the chunks growing from 8 keys to 128, so that a
+// LIMIT reads little past its window.
+func (r *runner) filter(op *Filter, out emit) error {
+	fields := r.condFields(op.Cond, nil)
+	var chunk [][]byte
+	size, more := 8, true
+	flush := func() error {
+		if err := r.load(chunk, fields); err != nil {
+			return err
+		}
+		for _, k := range chunk {
+			if d := r.docs[string(k)]; !d.exists || !r.holds(op.Cond, d.vals) {
+				continue
+			}
+			var err error
+			if more, err = out(k); err != nil || !more {
+				return err
+			}
+		}
+		chunk, size = chunk[:0], min(2*size, 128)
+		return nil
+	}
+	err := r.run(op.Source, func(k []byte) (bool, error) {
+		if chunk = append(chunk, k); len(chunk) < size {
+			return true, nil
+		}
+		err := flush()
+		return more, err
+	})
+	if err != nil || !more || len(chunk) == 0 {
+		return err
+	}
+	return flush()
+}
+
+// condFields appends to out the schema indexes of the fields condition e
+// reads.
+func (r *runner) condFields(e Expr, out []int) []int {
+	switch e := e.(type) {
+	case *TagContain:
+		return r.fieldIndex(e.Field, out)
+	case *NumericCompare:
+		return r.fieldIndex(e.Field, out)
+	case *VectorRange:
+		return r.fieldIndex(e.Field, out)
+	case *Not:
+		return r.condFields(e.Inner, out)
+	case *And:
+		for _, c := range e.Inners {
+			out = r.condFields(c, out)
+		}
+	case *Or:
+		for _, c := range e.Inners {
+			out = r.condFields(c, out)
+		}
+	}
+	return out
+}
+
+// fieldIndex appends the schema index of the field a query names.
+func (r *runner) fieldIndex(name string, out []int) []int {
+	f := r.ix.Schema.Field(name)
+	for i := range r.ix.Schema.Fields {
+		if &r.ix.Schema.Fields[i] == f && !slices.Contains(out, i) {
+			return append(out, i)
+		}
+	}
+	return out
+}
+
+// allFields are the schema indexes of every field.
+func allFields(s *Schema) []int {
+	out := make([]int, len(s.Fields))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // window passes on the keys of a limit: Offset skipped, Count at most.
@@ -355,12 +448,12 @@ func compare(a float64, op CompareOp, b float64) bool {
 // sort orders keys by a numeric field; documents without it come last.
 func (r *runner) sort(keys [][]byte, by SortBy) ([][]byte, error) {
 	name := fieldName(r.ix.Schema.Field(by.Field))
+	if err := r.load(keys, r.fieldIndex(by.Field, nil)); err != nil {
+		return nil, err
+	}
 	nums := make([]float64, len(keys))
 	for i, k := range keys {
-		d, err := r.doc(k)
-		if err != nil {
-			return nil, err
-		}
+		d := r.docs[string(k)]
 		nums[i] = math.NaN()
 		if v, ok := d.vals[name]; ok {
 			nums[i] = v.num
@@ -387,38 +480,86 @@ func (r *runner) sort(keys [][]byte, by SortBy) ([][]byte, error) {
 	return out, nil
 }
 
-// doc reads a document's schema fields as of the query's view, once.
-func (r *runner) doc(key []byte) (*loaded, error) {
-	if d := r.docs[string(key)]; d != nil {
-		return d, nil
-	}
-	d := &loaded{raw: map[string][]byte{}, vals: docValues{}}
-	r.docs[string(key)] = d
+// load reads, as of the query's view, the documents of keys not read
+// yet (their metadata, in one call), then the fields of the schema among
+// fields (by index) that each has not read yet (in one more call).
+func (r *runner) load(keys [][]byte, fields []int) error {
 	ex, ok := extractors[r.ix.Schema.On]
 	if !ok {
-		return d, nil
+		return nil
 	}
-	var o *storage.Object
-	err := r.db.LookupMany(r.rv, [][]byte{key}, func(_ int, obj *storage.Object) error {
-		o = obj
+	if err := r.lookup(keys, ex); err != nil {
+		return err
+	}
+	s := r.ix.Schema
+	var subs [][]byte
+	var at []*loaded
+	var idx []int
+	queued := map[*loaded]bool{}
+	for _, k := range keys {
+		d := r.docs[string(k)]
+		if !d.exists || d.obj.Meta().Type.SingleKV() || queued[d] {
+			continue
+		}
+		queued[d] = true
+		for _, i := range fields {
+			if !d.read[i] {
+				subs = append(subs, d.obj.Subkey([]byte(s.Fields[i].Name)))
+				at, idx = append(at, d), append(idx, i)
+			}
+		}
+	}
+	if len(subs) > 0 {
+		vals, err := r.db.GetMany(r.rv, storage.CFDefault, subs)
+		if err != nil {
+			return err
+		}
+		for j, v := range vals {
+			if v != nil {
+				at[j].st.fields[s.Fields[idx[j]].Name] = v
+			}
+		}
+	}
+	for _, k := range keys {
+		if d := r.docs[string(k)]; d.exists {
+			d.readFields(ex, s, fields)
+		}
+	}
+	return nil
+}
+
+// lookup reads the metadata of the documents of keys not looked up yet.
+func (r *runner) lookup(keys [][]byte, ex extractor) error {
+	var todo [][]byte
+	for _, k := range keys {
+		if r.docs[string(k)] == nil {
+			r.docs[string(k)] = &loaded{}
+			todo = append(todo, k)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	n := len(r.ix.Schema.Fields)
+	return r.db.LookupMany(r.rv, todo, func(i int, o *storage.Object) error {
+		if o != nil && o.Meta().Type == ex.keyType {
+			*r.docs[string(todo[i])] = loaded{exists: true, obj: o, st: &docState{rest: o.Ext(), fields: map[string][]byte{}},
+				read: make([]bool, n), raw: map[string][]byte{}, vals: docValues{}}
+		}
 		return nil
 	})
-	if err != nil || o == nil || o.Meta().Type != ex.keyType {
-		return d, err
-	}
-	d.exists = true
-	s := r.ix.Schema
-	st := &docState{rest: o.Ext(), fields: map[string][]byte{}}
-	if !o.Meta().Type.SingleKV() {
-		vals, err := r.db.GetMany(r.rv, storage.CFDefault, fieldSubkeys(s, o))
-		if err != nil {
-			return nil, err
+}
+
+// readFields extracts the fields among fields not read yet from the
+// document's state.
+func (d *loaded) readFields(ex extractor, s *Schema, fields []int) {
+	for _, i := range fields {
+		if d.read[i] {
+			continue
 		}
-		st.addFields(s, vals)
-	}
-	for i := range s.Fields {
+		d.read[i] = true
 		f := &s.Fields[i]
-		raw, v, ok, err := ex.field(f, st)
+		raw, v, ok, err := ex.field(f, d.st)
 		if !ok {
 			continue
 		}
@@ -427,7 +568,6 @@ func (r *runner) doc(key []byte) (*loaded, error) {
 			d.vals[f.Name] = v
 		}
 	}
-	return d, nil
 }
 
 // project builds a result: the selected fields the document has, under
