@@ -1,6 +1,7 @@
 package it
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -64,6 +65,28 @@ func TestGoRedisConditionalWrites(t *testing.T) {
 		}
 		if n, err := c.MSetEX(ctx, redis.MSetEXArgs{Condition: redis.XX}, "a", "3", "c", "4").Result(); n != 0 || err != nil {
 			t.Fatalf("MSetEX XX with c missing: %d %v", n, err)
+		}
+	})
+}
+
+// TestGoRedisBitOps: BitOpDiff, BitOpDiff1, BitOpAndOr and BitOpOne on
+// REDIS-NEW.md §4's worked bytes.
+func TestGoRedisBitOps(t *testing.T) {
+	protocols(t, startBasalt(t), func(t *testing.T, c *redis.Client) {
+		must(t, c.FlushAll(ctx).Err())
+		must(t, c.Set(ctx, "x", "\xf0", 0).Err())
+		must(t, c.Set(ctx, "y", "\x0f\x55", 0).Err())
+		for _, tt := range []struct {
+			name string
+			run  func(ctx context.Context, dst string, keys ...string) *redis.IntCmd
+			want string
+		}{{"diff", c.BitOpDiff, "\xf0\x00"}, {"diff1", c.BitOpDiff1, "\x0f\x55"}, {"andor", c.BitOpAndOr, "\x00\x00"}, {"one", c.BitOpOne, "\xff\x55"}} {
+			if n, err := tt.run(ctx, "d", "x", "y").Result(); n != 2 || err != nil {
+				t.Fatalf("%s: %d %v", tt.name, n, err)
+			}
+			if got := c.Get(ctx, "d").Val(); got != tt.want {
+				t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+			}
 		}
 	})
 }
