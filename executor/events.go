@@ -210,6 +210,14 @@ func OnStreamAdd(a *announcement, ev *KeyEvents) {
 	}
 }
 
+// OnShrunk publishes the event when the write removed elements of the
+// key (XDELEX and XACKDEL: entries, not only the groups' references).
+func OnShrunk(a *announcement, ev *KeyEvents) {
+	if a.after[0].Size < a.before[0].Size {
+		a.emit(ev.Class, ev.Event, 0, false)
+	}
+}
+
 // OnNewConsumer publishes the creation of the consumer a read or claim
 // named, when it did not exist.
 func OnNewConsumer(a *announcement, ev *KeyEvents) {

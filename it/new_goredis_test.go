@@ -90,3 +90,54 @@ func TestGoRedisBitOps(t *testing.T) {
 		}
 	})
 }
+
+// TestGoRedisStreamClaim: XReadGroup with Claim hands over an entry idle
+// for at least min-idle-time (and not before), with its idle time and
+// deliveries as go-redis reads them (REDIS-NEW.md §3.5); XAckDel and
+// XDelEx (§3.2, §3.3).
+func TestGoRedisStreamClaim(t *testing.T) {
+	protocols(t, startBasalt(t), func(t *testing.T, c *redis.Client) {
+		must(t, c.FlushAll(ctx).Err())
+		for _, id := range []string{"1-0", "2-0"} {
+			must(t, c.XAdd(ctx, &redis.XAddArgs{Stream: "s", ID: id, Values: []string{"f", "v" + id}}).Err())
+		}
+		must(t, c.XGroupCreate(ctx, "s", "g", "0").Err())
+		must(t, c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "c1", Streams: []string{"s", ">"}, Count: 1, Block: -1}).Err())
+		read := func(consumer string, claim time.Duration) []redis.XMessage {
+			res, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: consumer, Streams: []string{"s", ">"}, Claim: claim, Block: -1}).Result()
+			if errors.Is(err, redis.Nil) {
+				return nil
+			}
+			must(t, err)
+			return res[0].Messages
+		}
+		// An hour is more than 1-0 has been idle: nothing to claim, and
+		// 2-0 comes new, with 0 and 0.
+		if got := read("c3", time.Hour); len(got) != 1 || got[0].ID != "2-0" || got[0].MillisElapsedFromDelivery != 0 || got[0].DeliveredCount != 0 {
+			t.Fatalf("CLAIM of an hour: %+v", got)
+		}
+		waitFor(t, 30*time.Second, "1-0 idle for 50 ms", func() bool {
+			p := c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "s", Group: "g", Start: "1-0", End: "1-0", Count: 1}).Val()
+			return len(p) == 1 && p[0].Idle >= 60*time.Millisecond
+		})
+		got := read("c2", 50*time.Millisecond)
+		if len(got) == 0 || got[0].ID != "1-0" || got[0].Values["f"] != "v1-0" || got[0].MillisElapsedFromDelivery < 50 || got[0].DeliveredCount != 1 {
+			t.Fatalf("CLAIM 50: %+v", got)
+		}
+		p := c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "s", Group: "g", Start: "1-0", End: "1-0", Count: 1}).Val()
+		if len(p) != 1 || p[0].Consumer != "c2" || p[0].RetryCount != 2 {
+			t.Fatalf("after the claim: %+v", p)
+		}
+		res, err := c.XAckDel(ctx, "s", "g", "ACKED", "1-0", "3-0").Result()
+		if err != nil || len(res) != 2 || res[0] != int64(1) || res[1] != int64(-1) {
+			t.Fatalf("XAckDel: %v %v", res, err)
+		}
+		if res, err = c.XDelEx(ctx, "s", "ACKED", "2-0").Result(); err != nil || len(res) != 1 || res[0] != int64(2) {
+			t.Fatalf("XDelEx ACKED of 2-0, pending for c3: %v %v", res, err)
+		}
+		res, err = c.XDelEx(ctx, "s", "DELREF", "2-0").Result()
+		if err != nil || len(res) != 1 || res[0] != int64(1) || c.XLen(ctx, "s").Val() != 0 || c.XPending(ctx, "s", "g").Val().Count != 0 {
+			t.Fatalf("XDelEx DELREF: %v %v", res, err)
+		}
+	})
+}

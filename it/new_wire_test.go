@@ -150,3 +150,8 @@ func TestStringsNewWire(t *testing.T) {
 func TestBitOpNewWire(t *testing.T) {
 	runWireCorpus(t, startBasalt(t), "testdata/bitop_new_wire.txt")
 }
+
+// TestStreamNewWire: XDELEX, XACKDEL and XREADGROUP ... CLAIM.
+func TestStreamNewWire(t *testing.T) {
+	runWireCorpus(t, startBasalt(t), "testdata/stream_new_wire.txt")
+}
