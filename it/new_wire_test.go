@@ -155,3 +155,17 @@ func TestBitOpNewWire(t *testing.T) {
 func TestStreamNewWire(t *testing.T) {
 	runWireCorpus(t, startBasalt(t), "testdata/stream_new_wire.txt")
 }
+
+// clusterSlotStatsNode starts a cluster node serving slots 0-5 and
+// 10-16383, beside a node (not started) serving 6-9.
+func clusterSlotStatsNode(t *testing.T) *proc {
+	nodes, ids := clusterNodes(t, 1)
+	text := mastersText(nodes, ids, []string{"0-5 10-16383"}) + strings.Repeat("b", 40) + " 127.0.0.1 1 master - 6-9\n"
+	pushTopology(t, nodes, text, 1)
+	return nodes[0]
+}
+
+// TestClusterSlotStatsWire: CLUSTER SLOT-STATS.
+func TestClusterSlotStatsWire(t *testing.T) {
+	runWireCorpus(t, clusterSlotStatsNode(t), "testdata/cluster_new_wire.txt")
+}
