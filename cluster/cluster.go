@@ -318,6 +318,26 @@ func (c *Cluster) Snapshot() (*Topology, *Node) {
 	return c.topo, c.self
 }
 
+// ShardSlots reports, by slot, whether this node's shard serves it: the
+// node's own slots for a master, its master's for a replica; none before
+// a topology names the node.
+func (c *Cluster) ShardSlots() []bool {
+	owned := make([]bool, SlotCount)
+	topo, self := c.Snapshot()
+	if topo == nil || self == nil {
+		return owned
+	}
+	master := self.ID
+	if self.Role == Slave {
+		master = self.MasterID
+	}
+	for slot := range owned {
+		n := topo.Owner(slot)
+		owned[slot] = n != nil && n.ID == master
+	}
+	return owned
+}
+
 // Info renders CLUSTER INFO.
 func (c *Cluster) Info() (string, error) {
 	c.mu.RLock()

@@ -262,30 +262,30 @@ func cmdBitPos(c *executor.Ctx) {
 	c.W.Int(pos)
 }
 
-// BITOP <AND | OR | XOR | NOT> destkey key [key ...]
+// BITOP <AND | OR | XOR | NOT | DIFF | DIFF1 | ANDOR | ONE> destkey key [key ...]
 func cmdBitOp(c *executor.Ctx) {
-	var op bitmap.OpKind
-	switch strings.ToLower(string(c.Args[1])) {
-	case "and":
-		op = bitmap.And
-	case "or":
-		op = bitmap.Or
-	case "xor":
-		op = bitmap.Xor
-	case "not":
-		op = bitmap.Not
-	default:
+	op, ok := bitOps[strings.ToLower(string(c.Args[1]))]
+	switch {
+	case !ok:
 		c.ErrorString(executor.ErrSyntax)
 		return
-	}
-	if op == bitmap.Not && len(c.Args) != 4 {
+	case op == bitmap.Not && len(c.Args) != 4:
 		c.ErrorString("ERR BITOP NOT must be called with a single source key.")
+		return
+	case (op == bitmap.Diff || op == bitmap.Diff1 || op == bitmap.AndOr) && len(c.Args) < 5:
+		c.ErrorString("ERR BITOP " + strings.ToUpper(string(c.Args[1])) + " must be called with at least two source keys.")
 		return
 	}
 	n, err := bitmap.Op(c.DB, op, c.Args[1], c.Args[2], c.Args[3:])
 	if c.OK(err) {
 		c.W.Int(n)
 	}
+}
+
+// bitOps are BITOP's operations by name.
+var bitOps = map[string]bitmap.OpKind{
+	"and": bitmap.And, "or": bitmap.Or, "xor": bitmap.Xor, "not": bitmap.Not,
+	"diff": bitmap.Diff, "diff1": bitmap.Diff1, "andor": bitmap.AndOr, "one": bitmap.One,
 }
 
 // BITFIELD key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]

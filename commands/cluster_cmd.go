@@ -44,13 +44,13 @@ func clusterError(c *executor.Ctx, err error) {
 
 // CLUSTER INFO | NODES | SLOTS | SHARDS | KEYSLOT key | MYID |
 // COUNTKEYSINSLOT slot | GETKEYSINSLOT slot count | REPLICAS node-id |
-// RESET [HARD | SOFT] | IMPORT slot|a-b 0|1|2
+// RESET [HARD | SOFT] | IMPORT slot|a-b 0|1|2 | SLOT-STATS ...
 func cmdCluster(c *executor.Ctx) {
 	if c.Env.Cluster == nil {
 		c.ErrorString(errClusterDisabled)
 		return
 	}
-	executor.DispatchSubOr(c, "ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET|IMPORT")
+	executor.DispatchSubOr(c, "ERR CLUSTER command, CLUSTER INFO|NODES|SLOTS|SHARDS|KEYSLOT|MYID|COUNTKEYSINSLOT|GETKEYSINSLOT|REPLICAS|RESET|IMPORT|SLOT-STATS")
 }
 
 var clusterSubcommands = map[string]*executor.Subcommand{

@@ -87,6 +87,13 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(fuzzRESP3), "JSON.DEBUG", []byte(token("MEMORY")+"\x00"+token("jtext")+"\x00"+token("$..*")))
 	f.Add(uint8(0), "JSON.STRAPPEND", []byte(token("j")+"\x00"+token(`"x"`)))
 	f.Add(uint8(0), "JSON.MGET", []byte(token("j")+"\x00"+token("jformat")+"\x00"+token("s")+"\x00"+token("a.c[0]")))
+	f.Add(uint8(fuzzRESP3), "SET", []byte("str\x00v\x00"+token("IFDNE")+"\x00"+token("9555e8555c62dcfd")+"\x00GET\x00"+token("KEEPTTL")))
+	f.Add(uint8(0), "DELEX", []byte("str\x00"+token("IFDEQ")+"\x00"+token("9555e8555c62dcfd")))
+	f.Add(uint8(fuzzInMulti), "MSETEX", []byte(token("2")+"\x00a\x00"+token("1")+"\x00b\x00"+token("2")+"\x00"+token("NX")+"\x00"+token("PX")+"\x00"+token("9223372036854775807")))
+	f.Add(uint8(fuzzRESP3), "XACKDEL", []byte("x\x00g\x00"+token("ACKED")+"\x00"+token("IDS")+"\x00"+token("2")+"\x001-1\x00"+token("18446744073709551615-18446744073709551615")))
+	f.Add(uint8(0), "XDELEX", []byte("x\x00"+token("DELREF")+"\x00"+token("IDS")+"\x00"+token("4611686018427387904")+"\x001-1"))
+	f.Add(uint8(fuzzRESP3), "XREADGROUP", []byte("GROUP\x00g\x00c\x00"+token("CLAIM")+"\x00"+token("0")+"\x00COUNT\x00"+token("1")+"\x00STREAMS\x00x\x00>"))
+	f.Add(uint8(0), "BITOP", []byte(token("DIFF1")+"\x00dst\x00str\x00n\x00missing"))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -150,6 +157,10 @@ var fuzzTokens = []string{
 	// decode), paths, values and words.
 	"j", "jcbor", "jtext", "jformat", "jempty", ".", "$..*", "$.a[*]", "$.a[-1:0:-1]", "$..[?(@ > 1 || @ == 'x')]", "a.c[0]",
 	`{"a":[1,{"b":null}],"c":"s"}`, `"x"`, "[[[[1]]]]", "1e400", "MEMORY", "INDENT", "NEWLINE", "SPACE", "\t",
+	// Redis 8.2-8.4's conditions, digests, entry deletions, CLAIM and
+	// BITOP operations.
+	"IFEQ", "IFNE", "IFDEQ", "IFDNE", "9555e8555c62dcfd", "IDS", "KEEPREF", "DELREF", "ACKED", "CLAIM",
+	"DIFF", "DIFF1", "ANDOR", "ONE",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.

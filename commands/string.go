@@ -2,7 +2,6 @@ package commands
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/basaltdb/basalt/config"
@@ -14,7 +13,7 @@ func init() {
 	executor.Register(
 		&executor.Command{Name: "get", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGet},
 		&executor.Command{Name: "set", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSet, KeyFlags: setKeyFlags,
-			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: hasExpiryOption, Reads: hasWord("get")}},
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: setOption("ex", "px", "exat", "pxat"), Reads: setOption("get")}},
 		&executor.Command{Name: "setnx", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSetNX,
 			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach}},
 		&executor.Command{Name: "setex", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSetEX,
@@ -88,10 +87,8 @@ func cmdGet(c *executor.Ctx) {
 
 // setKeyFlags are SET's key flags: GET reads the old value.
 func setKeyFlags(args [][]byte) []string {
-	for _, a := range args[3:] {
-		if strings.EqualFold(string(a), "get") {
-			return []string{"RW", "access", "update"}
-		}
+	if setOption("get")(args) {
+		return []string{"RW", "access", "update"}
 	}
 	return []string{"OW", "update"}
 }
@@ -185,7 +182,11 @@ func (p *pendingExpiry) accept(c *executor.Ctx, i int) bool {
 // error when it is invalid.
 func (p *pendingExpiry) resolve(c *executor.Ctx) (int64, bool) { return expireArg(c, p.idx, p.unit) }
 
-// SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]
+// SET key value [NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]
+//
+// As Redis 8.4's parser: a condition excludes NX, XX and another
+// condition before it, while NX or XX after a condition is taken and
+// applies too.
 func cmdSet(c *executor.Ctx) {
 	var a storage.SetArgs
 	var exp pendingExpiry
@@ -195,6 +196,9 @@ func cmdSet(c *executor.Ctx) {
 			a.NX = true
 		case c.Is(i, "xx") && !a.NX:
 			a.XX = true
+		case a.Cond.Kind == storage.CondNone && !a.NX && !a.XX && conditionAt(c, i) != storage.CondNone && i+1 < len(c.Args):
+			a.Cond = storage.Condition{Kind: conditionAt(c, i), Value: c.Args[i+1]}
+			i++
 		case c.Is(i, "get"):
 			a.Get = true
 		case c.Is(i, "keepttl") && exp.idx == 0:

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -499,10 +500,12 @@ func cmdXAutoClaim(c *executor.Ctx) {
 }
 
 // XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds]
-// [NOACK] STREAMS key [key ...] id [id ...]
+// [CLAIM min-idle-time] [NOACK] STREAMS key [key ...] id [id ...]
 //
 // ">" reads new entries, which become pending for the consumer; an ID
-// reads the consumer's pending entries after it. With BLOCK and nothing
+// reads the consumer's pending entries after it. CLAIM (Redis 8.4) makes
+// ">" first take the group's entries pending for min-idle-time ms, and
+// every entry ">" reads then carries its idle time and deliveries. With BLOCK and nothing
 // new, the client waits on its keys (blocking.go) and is served, like a
 // new call, from the first key that gets entries.
 func cmdXReadGroup(c *executor.Ctx) {
@@ -628,8 +631,9 @@ func xreadgroup(c *executor.Ctx, keys [][]byte, history []*metadata.StreamID, a 
 	}
 	replied := 0
 	for i, k := range keys {
-		entries, served, err := c.DB.XReadGroup(k, &storage.XReadGroupArgs{
+		entries, claims, served, err := c.DB.XReadGroupClaim(k, &storage.XReadGroupArgs{
 			Group: a.group, Consumer: a.consumer, Count: a.count, NoAck: a.noAck, History: history[i],
+			Claim: a.claim, MinIdle: a.minIdle,
 		})
 		if err != nil {
 			c.W.Abandon(d)
@@ -649,7 +653,11 @@ func xreadgroup(c *executor.Ctx, keys [][]byte, history []*metadata.StreamID, a 
 		}
 		c.W.Bulk(k)
 		c.W.Array(len(entries))
-		for _, e := range entries {
+		for j, e := range entries {
+			if a.claim && history[i] == nil {
+				writeClaimedEntry(c, e, claims, j)
+				continue
+			}
 			if e.FieldsValues == nil {
 				// A pending entry deleted from the stream.
 				c.W.Array(2)
@@ -666,6 +674,24 @@ func xreadgroup(c *executor.Ctx, keys [][]byte, history []*metadata.StreamID, a 
 		return
 	}
 	c.W.Finish(d, replied)
+}
+
+// writeClaimedEntry replies entry j of a read with CLAIM, as Redis 8.4:
+// [id, fields, idle ms, deliveries before], the two 0 for a new entry
+// (past the claimed ones).
+func writeClaimedEntry(c *executor.Ctx, e storage.StreamEntry, claims []storage.StreamClaim, j int) {
+	var was storage.StreamClaim
+	if j < len(claims) {
+		was = claims[j]
+	}
+	c.W.Array(4)
+	writeID(c, e.ID)
+	c.W.Array(len(e.FieldsValues))
+	for _, b := range e.FieldsValues {
+		c.W.Bulk(b)
+	}
+	c.W.Int(was.Idle)
+	c.W.Int(int64(min(was.Count, math.MaxInt64)))
 }
 
 // xreadgroupServe serves a blocked XREADGROUP from key, as Redis 7.0

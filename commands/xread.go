@@ -21,7 +21,7 @@ import (
 func xreadStreams(args [][]byte) int {
 	for i := 1; i < len(args); i++ {
 		switch strings.ToLower(string(args[i])) {
-		case "block", "count":
+		case "block", "count", "claim":
 			i++
 		case "group":
 			i += 2
@@ -52,6 +52,8 @@ type xreadArgs struct {
 	streams         int           // the position of the first key
 	group, consumer []byte        // XREADGROUP's GROUP
 	noAck           bool
+	claim           bool  // XREADGROUP's CLAIM (Redis 8.4)
+	minIdle         int64 // its min-idle-time in ms
 }
 
 // parseXRead reads the options of XREAD (or XREADGROUP) up to STREAMS as
@@ -98,6 +100,16 @@ func parseXRead(c *executor.Ctx, group bool) (a xreadArgs, ok bool) {
 			}
 			a.group, a.consumer = c.Args[i+1], c.Args[i+2]
 			i += 2
+		case more > 0 && c.Is(i, "claim"):
+			if !group {
+				c.ErrorString("ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.")
+				return a, false
+			}
+			i++
+			if a.minIdle, ok = minIdleTime(c, i); !ok {
+				return a, false
+			}
+			a.claim = true
 		case c.Is(i, "noack"):
 			if !group {
 				c.ErrorString("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
@@ -118,6 +130,21 @@ func parseXRead(c *executor.Ctx, group bool) (a xreadArgs, ok bool) {
 		return a, true
 	}
 	return a, false
+}
+
+// minIdleTime reads CLAIM's min-idle-time at argument i: a plain
+// decimal integer, 0 or more, with Redis 8.4's errors.
+func minIdleTime(c *executor.Ctx, i int) (int64, bool) {
+	n, ok := num.ParseInt(c.Args[i])
+	switch {
+	case !ok:
+		c.ErrorString("ERR min-idle-time is not an integer")
+	case n < 0:
+		c.ErrorString("ERR min-idle-time must be a positive integer")
+	default:
+		return n, true
+	}
+	return 0, false
 }
 
 // XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]

@@ -75,6 +75,18 @@ func OnAll(a *announcement, ev *KeyEvents) {
 	}
 }
 
+// OnAllAfterExpire publishes "expire", when the arguments set one, then
+// the event, on every key written, as MSETEX does.
+func OnAllAfterExpire(a *announcement, ev *KeyEvents) {
+	expire := ev.Expire != nil && ev.Expire(a.c.Args)
+	for i := range a.keys {
+		if expire {
+			a.emit(config.NotifyGeneric, "expire", i, false)
+		}
+		a.emit(ev.Class, ev.Event, i, false)
+	}
+}
+
 // OnEachThenDel is OnEach, with "del" after the event on a key the write
 // emptied (LPOP of the last element).
 func OnEachThenDel(a *announcement, ev *KeyEvents) {
@@ -195,6 +207,14 @@ func OnStreamAdd(a *announcement, ev *KeyEvents) {
 	a.emit(ev.Class, ev.Event, 0, false)
 	if a.after[0].Size < a.before[0].Size+1 {
 		a.emit(ev.Class, "xtrim", 0, false)
+	}
+}
+
+// OnShrunk publishes the event when the write removed elements of the
+// key (XDELEX and XACKDEL: entries, not only the groups' references).
+func OnShrunk(a *announcement, ev *KeyEvents) {
+	if a.after[0].Size < a.before[0].Size {
+		a.emit(ev.Class, ev.Event, 0, false)
 	}
 }
 

@@ -22,3 +22,25 @@ func (db DB) KeysInSlot(slot uint16, limit int64) (keys [][]byte, count int64, e
 	})
 	return keys, count, err
 }
+
+// SlotKeyCounts returns how many live keys each slot from..to has, in
+// cluster mode, from one walk of their keys' range of the metadata column
+// family: a read of every key there, no count kept beside them.
+func (db DB) SlotKeyCounts(from, to uint16) ([]int64, error) {
+	counts := make([]int64, int(to)-int(from)+1)
+	lower := metadata.AppendSlotPrefix(nil, db.ns, from)
+	upper := metadata.PrefixEnd(metadata.AppendSlotPrefix(nil, db.ns, to))
+	it := db.newIterator(CFMetadata, lower, upper, nil)
+	defer it.close()
+	now := nowMs()
+	it.SeekToFirst()
+	err := it.walk(false, 0, func(nsKey, value []byte) bool {
+		if k, ok := db.visible(nsKey, value, now, nil, metadata.TypeNone); ok {
+			if slot := int(metadata.HashSlot(k)); slot >= int(from) && slot <= int(to) {
+				counts[slot-int(from)]++
+			}
+		}
+		return true
+	})
+	return counts, err
+}

@@ -472,41 +472,53 @@ func (db DB) XDel(key []byte, ids []metadata.StreamID) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := db.newBatch(TypeLog(metadata.TypeStream))
 	gone := map[metadata.StreamID]bool{}
 	for i, v := range vals {
-		if v == nil {
-			continue
-		}
-		b.del(CFStream, keys[i])
-		gone[uniq[i]] = true
-		if uniq[i].Compare(s.sm.MaxDeleted) > 0 {
-			s.sm.MaxDeleted = uniq[i]
+		if v != nil {
+			gone[uniq[i]] = true
 		}
 	}
 	n := int64(len(gone))
 	if n == 0 {
 		return 0, nil
 	}
-	s.meta.Size -= uint64(n)
+	b := db.newBatch(TypeLog(metadata.TypeStream))
+	if err := s.forget(b, gone); err != nil {
+		return 0, err
+	}
+	return n, b.commit()
+}
+
+// forget adds to b the deletion of the entries gone, which exist, and the
+// stream's metadata after it: its length, its ends moved past them, its
+// max deleted ID.
+func (s *stream) forget(b *batch, gone map[metadata.StreamID]bool) error {
+	for id := range gone {
+		b.del(CFStream, s.entryKey(id))
+		if id.Compare(s.sm.MaxDeleted) > 0 {
+			s.sm.MaxDeleted = id
+		}
+	}
+	s.meta.Size -= uint64(len(gone))
+	var err error
 	if s.meta.Size == 0 {
 		s.sm.First, s.sm.Last, s.sm.RecordedFirst = metadata.StreamID{}, metadata.StreamID{}, metadata.StreamID{}
 	} else {
 		// The ends move past the deleted entries, still in the database.
 		if gone[s.sm.First] {
 			if s.sm.First, err = s.nearestLive(s.sm.First, false, gone); err != nil {
-				return 0, err
+				return err
 			}
 			s.sm.RecordedFirst = s.sm.First
 		}
 		if gone[s.sm.Last] {
 			if s.sm.Last, err = s.nearestLive(s.sm.Last, true, gone); err != nil {
-				return 0, err
+				return err
 			}
 		}
 	}
 	s.save(b)
-	return n, b.commit()
+	return nil
 }
 
 // nearestLive returns the first entry from id on (before it, when back)

@@ -1,7 +1,11 @@
 package storage
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/basaltdb/basalt/metadata"
 )
@@ -185,4 +189,71 @@ func (db DB) XAutoClaim(key []byte, a *XAutoClaimArgs) (XAutoClaimResult, error)
 	}
 	g.save(b)
 	return res, b.commit()
+}
+
+// idlePending returns the group's pending entries idle for at least
+// minIdle ms at now, the longest idle first (in ID order among equals).
+func (g *groupState) idlePending(minIdle, now int64) ([]*pendingRecord, error) {
+	var out []*pendingRecord
+	var bad error
+	err := g.eachPending(metadata.StreamID{}, func(id metadata.StreamID, value []byte) bool {
+		rec, err := metadata.DecodeStreamPending(value)
+		if err != nil {
+			bad = fmt.Errorf("%w: pending entry %s of stream %q: %v", ErrCorrupt, id, g.s.key, err)
+			return false
+		}
+		if now-rec.DeliveryTime >= minIdle {
+			rec.Consumer = bytes.Clone(rec.Consumer)
+			out = append(out, &pendingRecord{id: id, rec: rec, present: true})
+		}
+		return true
+	})
+	if err = errors.Join(err, bad); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b *pendingRecord) int { return cmp.Compare(a.rec.DeliveryTime, b.rec.DeliveryTime) })
+	return out, nil
+}
+
+// claim gives consumer c up to count (0: all) of the idle pending entries,
+// in their order, adding the writes to b, and returns the entries and how
+// each had been delivered. A pending entry whose stream entry is gone
+// leaves the PEL and counts for nothing, as with XAUTOCLAIM.
+func (g *groupState) claim(b *batch, idle []*pendingRecord, c *consumerState, count, now int64) ([]StreamEntry, []StreamClaim, error) {
+	var entries []StreamEntry
+	var claims []StreamClaim
+	for len(idle) > 0 && (count == 0 || int64(len(entries)) < count) {
+		chunk := idle
+		if count > 0 {
+			chunk = idle[:min(int64(len(idle)), count-int64(len(entries)))]
+		}
+		idle = idle[len(chunk):]
+		ids := make([]metadata.StreamID, len(chunk))
+		for i, p := range chunk {
+			ids[i] = p.id
+		}
+		values, err := g.s.entryValues(ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, p := range chunk {
+			if p.owner, err = g.consumer(p.rec.Consumer, false, now); err != nil {
+				return nil, nil, err
+			}
+			if values[i] == nil {
+				g.drop(p)
+				g.writeOne(b, p)
+				continue
+			}
+			e, err := g.s.parseEntry(p.id, values[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			entries = append(entries, e)
+			claims = append(claims, StreamClaim{Idle: max(now-p.rec.DeliveryTime, 0), Count: p.rec.DeliveryCount})
+			g.assign(p, c, now, p.rec.DeliveryCount+1)
+			g.writeOne(b, p)
+		}
+	}
+	return entries, claims, nil
 }

@@ -435,6 +435,18 @@ type XReadGroupArgs struct {
 	// History, when set, reads the consumer's pending entries from this
 	// ID on instead of new entries (">").
 	History *metadata.StreamID
+	// Claim (Redis 8.4's CLAIM min-idle-time) hands the consumer the
+	// group's entries pending for at least MinIdle ms first, the longest
+	// idle first, before new entries; with History it is ignored.
+	Claim   bool
+	MinIdle int64
+}
+
+// StreamClaim is how an entry XREADGROUP ... CLAIM took had been
+// delivered before.
+type StreamClaim struct {
+	Idle  int64  // ms since its last delivery
+	Count uint64 // its deliveries, this one not counted
 }
 
 // XReadGroup serves a consumer of a group of the stream key, as Redis's
@@ -446,29 +458,66 @@ type XReadGroupArgs struct {
 // ErrNoGroup when the stream or the group is absent. The entries are
 // copies.
 func (db DB) XReadGroup(key []byte, a *XReadGroupArgs) (entries []StreamEntry, served bool, err error) {
+	entries, _, served, err = db.XReadGroupClaim(key, a)
+	return entries, served, err
+}
+
+// XReadGroupClaim is XReadGroup that, with a.Claim, first claims idle
+// pending entries: they come first among the entries, and claims says
+// how each had been delivered (one per claimed entry).
+func (db DB) XReadGroupClaim(key []byte, a *XReadGroupArgs) (entries []StreamEntry, claims []StreamClaim, served bool, err error) {
 	g, err := db.streamGroupForWrite(key, a.Group)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	now := nowMs()
 	if a.History != nil {
 		entries, err = g.readHistory(a, now)
-		return entries, err == nil, err
+		return entries, nil, err == nil, err
+	}
+	var idle []*pendingRecord
+	if a.Claim {
+		if idle, err = g.idlePending(a.MinIdle, now); err != nil {
+			return nil, nil, false, err
+		}
 	}
 	s := g.s
-	if s.meta.Size == 0 || s.sm.Last.Compare(g.rec.LastDelivered) <= 0 {
-		return nil, false, nil
+	fresh := s.meta.Size > 0 && s.sm.Last.Compare(g.rec.LastDelivered) > 0
+	if len(idle) == 0 && !fresh {
+		return nil, nil, false, nil
 	}
 	c, err := g.consumer(a.Consumer, true, now)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	from, _ := g.rec.LastDelivered.Next()
-	if entries, err = s.nextEntries(from, a.Count); err != nil {
-		return nil, false, err
+	b := db.newBatch(TypeLog(metadata.TypeStream))
+	if entries, claims, err = g.claim(b, idle, c, a.Count, now); err != nil {
+		return nil, nil, false, err
+	}
+	if fresh && (a.Count == 0 || int64(len(entries)) < a.Count) {
+		left := int64(0) // no limit
+		if a.Count > 0 {
+			left = a.Count - int64(len(entries))
+		}
+		more, err := g.deliverNew(b, a, c, left, now)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		entries = append(entries, more...)
 	}
 	c.seen(now, len(entries) > 0)
-	b := db.newBatch(TypeLog(metadata.TypeStream))
+	g.save(b)
+	return entries, claims, true, b.commit()
+}
+
+// deliverNew delivers up to count (0: all) new entries to consumer c,
+// pending for it unless a.NoAck, adding the writes to b.
+func (g *groupState) deliverNew(b *batch, a *XReadGroupArgs, c *consumerState, count, now int64) ([]StreamEntry, error) {
+	from, _ := g.rec.LastDelivered.Next()
+	entries, err := g.s.nextEntries(from, count)
+	if err != nil {
+		return nil, err
+	}
 	ids := make([]metadata.StreamID, len(entries))
 	for i, e := range entries {
 		ids[i] = e.ID
@@ -477,15 +526,14 @@ func (db DB) XReadGroup(key []byte, a *XReadGroupArgs) (entries []StreamEntry, s
 	if !a.NoAck {
 		pel, err := g.readPending(ids, now)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		for _, p := range pel {
 			g.assign(p, c, now, 1)
 		}
 		g.writePending(b, pel)
 	}
-	g.save(b)
-	return entries, true, b.commit()
+	return entries, nil
 }
 
 // nextEntries reads up to count (0: all) entries from ID from on, as

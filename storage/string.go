@@ -75,6 +75,9 @@ type SetArgs struct {
 	KeepTTL bool  // keep the key's current expiry
 	Get     bool  // return the old string value
 	Expire  int64 // absolute expiry in ms, 0 for none
+	// Cond is IFEQ, IFNE, IFDEQ or IFDNE: the write happens only when the
+	// key meets it (and NX or XX, when given too).
+	Cond Condition
 }
 
 // SetResult reports what Set did.
@@ -88,7 +91,7 @@ type SetResult struct {
 // single Put with no read.
 func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 	nsKey := db.nsKey(key)
-	if !a.NX && !a.XX && !a.KeepTTL && !a.Get {
+	if !a.NX && !a.XX && !a.KeepTTL && !a.Get && a.Cond.Kind == CondNone {
 		return SetResult{Written: true}, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(value, a.Expire))
 	}
 	rec, found, err := db.lookup(nsKey)
@@ -102,6 +105,9 @@ func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 		}
 		res.Old, res.OldFound = rec.rest, true
 	}
+	if met, err := db.setConditionHolds(key, rec, found, a.Cond); !met || err != nil {
+		return res, err
+	}
 	if (a.NX && found) || (a.XX && !found) {
 		return res, nil
 	}
@@ -111,6 +117,19 @@ func (db DB) Set(key, value []byte, a SetArgs) (SetResult, error) {
 	}
 	res.Written = true
 	return res, db.put(typeLogs[metadata.TypeString], CFMetadata, nsKey, EncodeString(value, expire))
+}
+
+// setConditionHolds reports whether a key found with record rec (found
+// false: absent) meets SET's condition.
+func (db DB) setConditionHolds(key []byte, rec record, found bool, cond Condition) (bool, error) {
+	if cond.Kind == CondNone || !found {
+		return cond.holds(nil, found)
+	}
+	v, err := db.stringOf(key, rec)
+	if err != nil {
+		return false, err
+	}
+	return cond.holds(v, true)
 }
 
 // CompareAndSwap is Kvrocks's CAS: it sets a string key to value when it

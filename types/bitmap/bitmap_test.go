@@ -364,3 +364,37 @@ func BenchmarkBits(b *testing.B) {
 		}
 	})
 }
+
+// TestBitOpRedis82: REDIS-NEW.md §4's worked bytes, X = f0 and Y = 0f 55,
+// on strings and on bitmaps (whose segments follow the ops' own rules).
+func TestBitOpRedis82(t *testing.T) {
+	db := storagetest.DB(t)
+	db.Set(b("x"), []byte{0xf0}, storage.SetArgs{})
+	db.Set(b("y"), []byte{0x0f, 0x55}, storage.SetArgs{})
+	for i := uint64(0); i < 16; i++ {
+		if i < 8 && 0xf0&(0x80>>i) != 0 {
+			SetBit(db, b("bx"), i, true)
+		}
+		if (uint16(0x0f55)<<i)&0x8000 != 0 {
+			SetBit(db, b("by"), i, true)
+		}
+	}
+	for _, tt := range []struct {
+		op   OpKind
+		want []byte
+	}{{Diff, []byte{0xf0, 0}}, {Diff1, []byte{0x0f, 0x55}}, {AndOr, []byte{0, 0}}, {One, []byte{0xff, 0x55}}} {
+		for _, src := range [][]string{{"x", "y"}, {"bx", "by"}, {"x", "by"}} {
+			n, err := Op(db, tt.op, b("op"), b("d"), [][]byte{b(src[0]), b(src[1])})
+			got, _, _ := db.Get(b("d"))
+			if n != 2 || err != nil || !bytes.Equal(got, tt.want) {
+				t.Errorf("op %d on %v: %d %v %x, want %x", tt.op, src, n, err, got, tt.want)
+			}
+		}
+	}
+	if n, _ := Op(db, One, b("one"), b("d"), [][]byte{b("y")}); n != 2 {
+		t.Fatalf("ONE of one source: %d", n)
+	}
+	if got, _, _ := db.Get(b("d")); !bytes.Equal(got, []byte{0x0f, 0x55}) {
+		t.Fatalf("ONE of one source: %x", got)
+	}
+}

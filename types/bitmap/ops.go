@@ -14,12 +14,19 @@ import (
 // OpKind is the operation of BITOP.
 type OpKind uint8
 
-// BITOP's operations.
+// BITOP's operations; Redis 8.2 added the last four, where the first
+// source X is compared with the others Y1..Yn: DIFF is X & ^(Y1|...|Yn),
+// DIFF1 ^X & (Y1|...|Yn), ANDOR X & (Y1|...|Yn), and ONE has the bits set
+// in exactly one source.
 const (
 	And OpKind = iota
 	Or
 	Xor
 	Not
+	Diff
+	Diff1
+	AndOr
+	One
 )
 
 // bitSource is one source of BITOP: a string, a bitmap or nothing.
@@ -143,37 +150,62 @@ func bitOpSegment(op OpKind, sources []bitSource, datas [][][]byte, k int, seg u
 			n = max(n, len(ins[i]))
 		}
 	}
+	othersPresent := present
+	if ins[0] != nil {
+		othersPresent--
+	}
 	switch {
 	case op == Not:
 		n = int(min(metadata.BitmapSegmentBytes, size-int64(seg)*metadata.BitmapSegmentBytes))
-	case op == And && present < len(sources), present == 0:
+	case op == And && present < len(sources), present == 0,
+		(op == Diff || op == AndOr) && ins[0] == nil,
+		(op == Diff1 || op == AndOr) && othersPresent == 0:
+		// The result's segment is all zeros: none is written.
 		return nil
 	}
 	out := make([]byte, n)
 	for j := range out {
-		var v byte
-		for i, in := range ins {
-			var c byte
-			if j < len(in) {
-				c = in[j]
-			}
-			switch {
-			case i == 0:
-				v = c
-			case op == And:
-				v &= c
-			case op == Or:
-				v |= c
-			case op == Xor:
-				v ^= c
-			}
-		}
-		if op == Not {
-			v = ^v
-		}
-		out[j] = v
+		out[j] = combineByte(op, ins, j)
 	}
 	return out
+}
+
+// combineByte returns byte j of op applied to the sources' segments ins,
+// where a segment shorter than j+1 bytes, or absent, has zeros.
+func combineByte(op OpKind, ins [][]byte, j int) byte {
+	var first, others, or, xor, once, twice byte
+	and := byte(0xff)
+	for i, in := range ins {
+		var c byte
+		if j < len(in) {
+			c = in[j]
+		}
+		if i == 0 {
+			first = c
+		} else {
+			others |= c
+		}
+		and, or, xor = and&c, or|c, xor^c
+		twice |= once & c
+		once |= c
+	}
+	switch op {
+	case And:
+		return and
+	case Or:
+		return or
+	case Xor:
+		return xor
+	case Not:
+		return ^first
+	case Diff:
+		return first &^ others
+	case Diff1:
+		return others &^ first
+	case AndOr:
+		return first & others
+	}
+	return once &^ twice // One
 }
 
 // FieldKind is the kind of a BITFIELD operation.

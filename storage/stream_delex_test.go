@@ -1,0 +1,80 @@
+package storage
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/basaltdb/basalt/metadata"
+)
+
+// TestStreamDelExAndClaimCounters: XREADGROUP's CLAIM and XDELEX/XACKDEL
+// under each policy keep the groups' and consumers' counters equal to
+// their records, and the stream's length and ends right.
+func TestStreamDelExAndClaimCounters(t *testing.T) {
+	db := newTestDB(t)
+	addN(t, db, "s", 1, 10)
+	for _, g := range []string{"g", "h"} {
+		if err := db.XGroupCreate(b("s"), b(g), XGroupCreateArgs{EntriesRead: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(group, consumer string, count int64, claim bool) ([]StreamEntry, []StreamClaim) {
+		t.Helper()
+		entries, claims, _, err := db.XReadGroupClaim(b("s"), &XReadGroupArgs{Group: b(group), Consumer: b(consumer), Count: count, Claim: claim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return entries, claims
+	}
+	check := func(wantLen uint64) {
+		t.Helper()
+		checkGroupCounts(t, db, "s", "g")
+		checkGroupCounts(t, db, "s", "h")
+		info, _, err := db.XStreamInfo(b("s"), StreamInfoWant{})
+		if err != nil || info.Length != wantLen {
+			t.Fatalf("length %d (%v), want %d", info.Length, err, wantLen)
+		}
+	}
+	delex := func(group string, policy StreamRefPolicy, want []int64, ids ...uint64) {
+		t.Helper()
+		var g []byte
+		if group != "" {
+			g = b(group)
+		}
+		sids := make([]metadata.StreamID, len(ids))
+		for i, id := range ids {
+			sids[i] = sid(id, 0)
+		}
+		got, err := db.XDelEx(b("s"), g, policy, sids)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("XDelEx %s %d %v: %v %v, want %v", group, policy, ids, got, err, want)
+		}
+	}
+	read("g", "alice", 4, false) // 1-4 pending for alice in g
+	read("h", "bob", 6, false)   // 1-6 pending for bob in h
+	// CLAIM 0 in g: alice's four first (COUNT 5), then one new entry.
+	entries, claims := read("g", "carol", 5, true)
+	if len(entries) != 5 || len(claims) != 4 || entries[0].ID != sid(1, 0) || entries[4].ID != sid(5, 0) || claims[0].Count != 1 {
+		t.Fatalf("claim: %d entries, claims %+v", len(entries), claims)
+	}
+	check(10)
+	delex("", Acked, []int64{2, 2}, 1, 9)    // pending in both; 9 delivered by neither
+	delex("g", Acked, []int64{2, -1}, 1, 11) // acknowledged in g, still pending in h
+	delex("h", Acked, []int64{1}, 1)         // acknowledged by both now
+	delex("", KeepRef, []int64{1, -1}, 2, 2) // deleted, references kept
+	delex("h", KeepRef, []int64{-1}, 2)      // h's reference acknowledged, no entry
+	delex("", DelRef, []int64{-1, 1}, 2, 3)  // g's dangling reference and 3's go
+	delex("g", DelRef, []int64{1, 1, 1}, 4, 5, 10)
+	check(4)
+	delex("nogroup", DelRef, []int64{-1}, 6)
+	info := checkGroupCounts(t, db, "s", "h")
+	if info.Pending != 1 { // 6, pending for bob
+		t.Fatalf("h has %d pending, want 1 (6)", info.Pending)
+	}
+	check(4)
+	// The ends followed: 6 is the first entry left, 9 the last.
+	st, _, _ := db.XStreamInfo(b("s"), StreamInfoWant{})
+	if st.First != sid(6, 0) || st.Last != sid(9, 0) || st.MaxDeleted != sid(10, 0) {
+		t.Fatalf("ends %v %v, max deleted %v", st.First, st.Last, st.MaxDeleted)
+	}
+}
