@@ -217,7 +217,7 @@ func clusterShards(c *executor.Ctx) {
 			c.W.BulkString("role")
 			c.W.BulkString(n.Role)
 			c.W.BulkString("health")
-			c.W.BulkString("online")
+			c.W.BulkString(map[bool]string{false: "online", true: "failed"}[n.Fail])
 		}
 	}
 }
@@ -246,6 +246,41 @@ var clusterXSubcommands = map[string]*executor.Subcommand{
 	"setnodes":  {Arity: -4, Handler: clusterXSetNodes},
 	"setslot":   {Arity: 6, Handler: clusterXSetSlot},
 	"migrate":   {Arity: -2, Handler: clusterMigrate},
+	"flushslots": {Arity: -3, Handler: clusterXFlushSlots,
+		Meta: &executor.Meta{Doc: doc("summary", "Deletes every key of the slots given (Kvrocks 2.16)",
+			"group", "cluster", "complexity", "O(N) where N is the number of slot ranges",
+			"arguments", docArgs(multiple(docString("slot-range"))))}},
+}
+
+// CLUSTERX FLUSHSLOTS range [range ...]
+//
+// Deletes every key in the slots of each range (a-b, or a slot), refused
+// on a replica and while slots migrate from or to this node.
+func clusterXFlushSlots(c *executor.Ctx) {
+	var all []cluster.Range
+	for _, arg := range c.Args[2:] {
+		ranges, ok := parseSlotRanges(c, arg)
+		if !ok {
+			return
+		}
+		all = append(all, ranges...)
+	}
+	if c.Env.Repl.IsReplica() {
+		// A replica's data is its master's: the flush replicates.
+		c.ErrorString(executor.ErrReadOnlyReplica)
+		return
+	}
+	if err := c.Env.Cluster.FlushBusy(); err != nil {
+		clusterError(c, err)
+		return
+	}
+	for _, r := range all {
+		if !c.OK(c.Env.Storage.DeleteSlots(executor.SlotRange(r))) {
+			return
+		}
+	}
+	c.Flushed(false)
+	c.W.OK()
 }
 
 // CLUSTERX SETNODEID id
