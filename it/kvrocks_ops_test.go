@@ -231,4 +231,3 @@ func TestFlushMemtableAndBlockCache(t *testing.T) {
 		t.Errorf("block_cache_usage %d after FLUSHBLOCKCACHE, %d before", after, before)
 	}
 }
-
