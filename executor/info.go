@@ -101,7 +101,10 @@ func (e *Env) Info(ns string, sections []string) *infoBuilder {
 }
 
 // InfoField is one key:value line of INFO.
-type InfoField struct{ Section, Key, Value string }
+type InfoField struct {
+	Section, Key, Value string
+	number              bool // a number in INFO's JSON
+}
 
 // InfoFields returns every field of INFO ALL as the default namespace
 // sees it: what /metrics exports.
@@ -115,8 +118,9 @@ func (e *Env) InfoFields() []InfoField {
 // blank line between sections, and keeps the fields.
 type infoBuilder struct {
 	strings.Builder
-	current string
-	fields  []InfoField
+	current  string
+	sections []struct{ name, title string }
+	fields   []InfoField
 }
 
 func (b *infoBuilder) section(name string) {
@@ -132,12 +136,13 @@ func (b *infoBuilder) section(name string) {
 	}
 	b.WriteString("# " + title + "\r\n")
 	b.current = name
+	b.sections = append(b.sections, struct{ name, title string }{name, title})
 }
 
 func (b *infoBuilder) field(key string, value any) {
 	v := fmt.Sprint(value)
 	b.WriteString(key + ":" + v + "\r\n")
-	b.fields = append(b.fields, InfoField{b.current, key, v})
+	b.fields = append(b.fields, InfoField{b.current, key, v, isNumber(value)})
 }
 
 func infoServer(e *Env, ns string, b *infoBuilder) {
@@ -292,9 +297,10 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 func infoCPU(e *Env, ns string, b *infoBuilder) {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	tv := func(t syscall.Timeval) string { return fmt.Sprintf("%d.%06d", t.Sec, t.Usec) }
+	tv := func(t syscall.Timeval) infoNumber { return infoNumber(fmt.Sprintf("%d.%06d", t.Sec, t.Usec)) }
 	b.field("used_cpu_sys", tv(ru.Stime))
 	b.field("used_cpu_user", tv(ru.Utime))
+	infoWorkerCPU(b)
 }
 
 // infoCommandStats shows Kvrocks's fields, then Redis 7's
