@@ -13,8 +13,9 @@ import (
 func init() {
 	executor.Register(
 		// Admin only but for CURRENT, which any user asks of its own
-		// connection (the handler checks).
-		&executor.Command{Name: "namespace", Arity: -2, Flags: executor.KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace,
+		// connection.
+		&executor.Command{Name: "namespace", Arity: -2, Flags: executor.Admin | executor.KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace,
+			AnyUser: func(args [][]byte) bool { return len(args) == 2 && strings.EqualFold(string(args[1]), "current") },
 			Meta: &executor.Meta{
 				Doc: doc("summary", "Lists, adds, changes or deletes namespaces and their tokens (GET, SET, ADD, DEL)",
 					"group", "server", "complexity", "O(N) where N is the number of namespaces",
@@ -47,9 +48,6 @@ func cmdNamespace(c *executor.Ctx) {
 		return
 	case len(c.Args) < 3:
 		c.ErrorString("ERR wrong number of arguments")
-		return
-	case !c.Session.Admin:
-		c.ErrorString(executor.ErrAdminRequired)
 		return
 	}
 	r := c.Env.Namespaces
