@@ -120,3 +120,49 @@ func TestClusterNodesFailFlag(t *testing.T) {
 		t.Errorf("the flag stays once the controller drops it:\n%s", text)
 	}
 }
+
+// TestMigrateBatchKnobs: migrate-batch-size-kb shapes the APPLYBATCH
+// batches of a raw-key-value migration and migrate-batch-rate-limit-mb
+// paces them, and a CONFIG SET of either applies to the running job, as
+// Kvrocks's callbacks do (KVROCKS-CONFIG.md; KVROCKS-TYPES.md §8).
+func TestMigrateBatchKnobs(t *testing.T) {
+	nodes, ids := clusterNodes(t, 2, "--migrate-type", "raw-key-value", "--migrate-speed", "0",
+		"--migrate-batch-size-kb", "4", "--migrate-batch-rate-limit-mb", "1")
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383", ""}), 1)
+	src, dst := nodes[0].longClient(t, 2), nodes[1].longClient(t, 2)
+	value := strings.Repeat("v", 20<<10)
+	pipe := src.Pipeline()
+	for i := 0; i < 1200; i++ { // 24 MB in one slot: 24 s at 1 MB/s
+		pipe.Set(ctx, fmt.Sprintf("{tag}%d", i), value, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slot := strconv.FormatInt(src.ClusterKeySlot(ctx, "tag").Val(), 10)
+	if err := src.Do(ctx, "CLUSTERX", "MIGRATE", slot, ids[1]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	applied := func() int64 {
+		for _, l := range strings.Split(dst.Info(ctx, "commandstats").Val(), "\r\n") {
+			if rest, ok := strings.CutPrefix(l, "cmdstat_applybatch:calls="); ok {
+				n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+				return n
+			}
+		}
+		return 0
+	}
+	waitFor(t, 30*time.Second, "the first batches", func() bool { return applied() > 0 })
+	if err := src.ConfigSet(ctx, "migrate-batch-rate-limit-mb", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 12*time.Second, "the migration done once unpaced", func() bool {
+		return strings.Contains(src.ClusterInfo(ctx).Val(), "migrating_state: success")
+	})
+	// Every 20 KB key passes the 4 KB batch size: one batch per key.
+	if n := applied(); n < 1200 {
+		t.Errorf("%d APPLYBATCH calls for 1200 keys of 20 KB with 4 KB batches", n)
+	}
+	if n := dst.Do(ctx, "CLUSTER", "COUNTKEYSINSLOT", slot).Val(); n != int64(1200) {
+		t.Errorf("the destination holds %v keys of the slot", n)
+	}
+}
