@@ -74,7 +74,7 @@ func (e *Env) MigrateOptions() cluster.MigrateOptions {
 		RawKnobs: func() (int, int) {
 			return int(cfg.MigrateBatchSizeKB.Get()) << 10, int(cfg.MigrateBatchRateLimitMB.Get()) << 20
 		},
-		Timeout:             10 * time.Second,
-		Stop:                e.stop,
+		Timeout: 10 * time.Second,
+		Stop:    e.stop,
 	}
 }
