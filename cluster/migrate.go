@@ -22,14 +22,14 @@ type MigrateOptions struct {
 	// (migrate-batch-rate-limit-mb) limit the pace; 0: no limit.
 	KeysPerSecond       int
 	BatchBytesPerSecond int
-	PipelineSize        int           // commands sent before reading replies
-	SequenceGap         uint64        // WAL writes left below which writes are stopped
-	BatchBytes          int           // size of one APPLYBATCH
+	PipelineSize        int    // commands sent before reading replies
+	SequenceGap         uint64 // WAL writes left below which writes are stopped
+	BatchBytes          int    // size of one APPLYBATCH
 	// RawKnobs, when set, reads the batch size and rate again before each
 	// APPLYBATCH: a CONFIG SET of migrate-batch-size-kb or
 	// migrate-batch-rate-limit-mb applies to the running job, as in Kvrocks.
 	RawKnobs func() (batchBytes, bytesPerSecond int)
-	Timeout             time.Duration // of each exchange with the destination
+	Timeout  time.Duration // of each exchange with the destination
 	// Stop ends the job (as failed) when closed: the server is stopping.
 	Stop <-chan struct{}
 }
