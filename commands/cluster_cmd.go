@@ -16,7 +16,7 @@ func init() {
 		&executor.Command{Name: "cluster", Arity: -2, Flags: executor.Admin, Subcommands: clusterSubcommands, Handler: cmdCluster},
 		&executor.Command{Name: "clusterx", Arity: -2, Flags: executor.Admin | executor.Exclusive | executor.KvrocksOnly, Subcommands: clusterXSubcommands, Handler: cmdClusterX,
 			Meta: &executor.Meta{
-				Doc: doc("summary", "Sets the cluster topology and migrates slots, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE)",
+				Doc: doc("summary", "Sets the cluster topology, migrates slots and deletes their keys, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE, FLUSHSLOTS)",
 					"group", "cluster", "complexity", "Depends on subcommand.",
 					"arguments", docArgs(docString("subcommand"), optional(multiple(docString("arg"))))),
 			}},
@@ -241,15 +241,12 @@ var clusterXSubcommands = map[string]*executor.Subcommand{
 	"version": {Arity: 2, Handler: func(c *executor.Ctx) {
 		c.W.BulkString(strconv.FormatInt(c.Env.Cluster.Version(), 10))
 	}},
-	"myid":      {Arity: 2, Handler: func(c *executor.Ctx) { c.W.BulkString(c.Env.Cluster.MyID()) }},
-	"setnodeid": {Arity: 3, Handler: clusterXSetNodeID},
-	"setnodes":  {Arity: -4, Handler: clusterXSetNodes},
-	"setslot":   {Arity: 6, Handler: clusterXSetSlot},
-	"migrate":   {Arity: -2, Handler: clusterMigrate},
-	"flushslots": {Arity: -3, Handler: clusterXFlushSlots,
-		Meta: &executor.Meta{Doc: doc("summary", "Deletes every key of the slots given (Kvrocks 2.16)",
-			"group", "cluster", "complexity", "O(N) where N is the number of slot ranges",
-			"arguments", docArgs(multiple(docString("slot-range"))))}},
+	"myid":       {Arity: 2, Handler: func(c *executor.Ctx) { c.W.BulkString(c.Env.Cluster.MyID()) }},
+	"setnodeid":  {Arity: 3, Handler: clusterXSetNodeID},
+	"setnodes":   {Arity: -4, Handler: clusterXSetNodes},
+	"setslot":    {Arity: 6, Handler: clusterXSetSlot},
+	"migrate":    {Arity: -2, Handler: clusterMigrate},
+	"flushslots": {Arity: -3, Handler: clusterXFlushSlots},
 }
 
 // CLUSTERX FLUSHSLOTS range [range ...]
