@@ -153,6 +153,8 @@ func (c *Config) addOptions() {
 	c.MigrateType.allowed = []string{"redis-command", "raw-key-value"}
 	c.add("migrate-type", &c.MigrateType, "redis-command", 0, "slot migration sends restore commands (redis-command) or raw write batches (raw-key-value, APPLYBATCH)")
 	c.add("migrate-batch-size-kb", c.MigrateBatchSizeKB.bounds(1, intMax), "16", 0, "size of one raw-key-value batch, KB (applies to a running migration)")
+	c.add("redis-databases", c.RedisDatabases.bounds(0, intMax), "0", ro|basalt,
+		"N > 0: SELECT 0..N-1 as Redis, database n >= 1 kept as namespace db<n> (Kvrocks 2.15); not with namespaces or cluster mode")
 	c.add("migrate-batch-rate-limit-mb", c.MigrateBatchRateLimitMB.bounds(0, intMax), "16", 0, "raw-key-value bytes per second, MB (0: no limit; applies to a running migration)")
 
 	// Compaction.
