@@ -340,7 +340,7 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	if err == nil {
 		fmt.Fprintf(b, "# Last DBSIZE SCAN time: %s\r\n", at.Format("Mon Jan _2 15:04:05 2006"))
 		// avg_ttl in seconds, as Kvrocks shows it (Redis: milliseconds).
-		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL/1000, st.Expired))
+		b.field(keyspaceLabel(e, ns), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL/1000, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())
 	used := e.Storage.SSTBytes()
@@ -354,6 +354,15 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	b.field("disk_capacity", total)
 	b.field("used_disk_size", total-free)
 	b.field("used_disk_percent", " "+percent(total-free, total))
+}
+
+// keyspaceLabel names the keyspace line: db0 as Kvrocks, or with
+// redis-databases the database namespace ns holds.
+func keyspaceLabel(e *Env, ns string) string {
+	if n, ok := metadata.DatabaseOf(ns); ok && e.Config.RedisDatabases.Get() > 0 {
+		return "db" + strconv.FormatInt(n, 10)
+	}
+	return "db0"
 }
 
 // diskSpace returns the size and free bytes of the file system holding

@@ -12,7 +12,7 @@ import (
 // same bytes.
 var databasesScript = [][]string{
 	{"SET", "foo", "db0"}, {"SELECT", "1"}, {"GET", "foo"}, {"SET", "foo", "db1"}, {"SET", "bar", "b1"},
-	{"DBSIZE"}, {"KEYS", "*"}, {"SCAN", "0", "MATCH", "f*"}, {"SELECT", "0"}, {"GET", "foo"}, {"DBSIZE"},
+	{"DBSIZE"}, {"KEYS", "b*"}, {"SCAN", "0", "MATCH", "f*"}, {"SELECT", "0"}, {"GET", "foo"}, {"DBSIZE"},
 	{"SELECT", "16"}, {"SELECT", "-1"}, {"SELECT", "x"}, {"GET", "foo"},
 	{"MOVE", "foo", "1"}, {"MOVE", "foo", "2"}, {"MOVE", "foo", "0"}, {"MOVE", "foo", "16"}, {"MOVE", "foo", "x"},
 	{"MOVE", "nokey", "3"}, {"EXISTS", "foo"}, {"SELECT", "2"}, {"GET", "foo"}, {"PEXPIRE", "foo", "100000"},
@@ -49,6 +49,20 @@ func TestRedisDatabases(t *testing.T) {
 	pub.do("SET", "k", "v")
 	if got := sub.reply(); got != "*4\r\n$8\r\npmessage\r\n$12\r\n__keyspace@*\r\n$16\r\n__keyspace@3__:k\r\n$3\r\nset\r\n" {
 		t.Errorf("keyspace event of database 3: %q", got)
+	}
+	if got := pub.do("INFO", "keyspace"); !strings.Contains(got, "\r\ndb3:keys=") {
+		t.Errorf("INFO keyspace in database 3: %q", got)
+	}
+
+	// A client tracking a key of database 3 hears of its FLUSHDB.
+	tr := dial(t, p)
+	tr.do("HELLO", "3")
+	tr.do("SELECT", "3")
+	tr.do("CLIENT", "TRACKING", "ON")
+	tr.do("GET", "k")
+	pub.do("FLUSHDB")
+	if got := tr.reply(); got != ">2\r\n$10\r\ninvalidate\r\n_\r\n" {
+		t.Errorf("invalidation of a database's FLUSHDB: %q", got)
 	}
 }
 
