@@ -417,7 +417,7 @@ func (c *Cluster) Replicas(id string) (string, error) {
 
 func nodesLine(t *Topology, n *Node, myself bool) string {
 	now := time.Now().UnixMilli()
-	flags, master := n.Role, "-"
+	flags, master := n.Flags(), "-"
 	if myself {
 		flags = "myself," + flags
 	}

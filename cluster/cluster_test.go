@@ -471,3 +471,30 @@ func TestResetAndReplicas(t *testing.T) {
 		t.Errorf("SETNODES after RESET: id %q, %v", c.MyID(), err)
 	}
 }
+
+// TestFailFlag: a slave's role may carry Kvrocks 2.16's fail flag, which
+// its nodes.conf line keeps; a master's may not, nor another flag.
+func TestFailFlag(t *testing.T) {
+	m, s := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	topo, err := ParseTopology(m+" 127.0.0.1 7000 master - 0-16383\n"+s+" 127.0.0.1 7001 SLAVE,Fail "+m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := topo.Node(s)
+	if !n.Fail || n.Flags() != "slave,fail" || topo.Node(m).Flags() != "master" {
+		t.Fatalf("fail %v, flags %q", n.Fail, n.Flags())
+	}
+	again, err := ParseTopology(topo.String(), 1)
+	if err != nil || !again.Node(s).Fail {
+		t.Errorf("nodes.conf text %q: %v", topo.String(), err)
+	}
+	for _, role := range []string{"master,fail", "slave,pfail", "slave,fail,fail", "slave,"} {
+		text := m + " 127.0.0.1 7000 master - 0-16383\n" + s + " 127.0.0.1 7001 " + role + " " + m
+		if role == "master,fail" {
+			text = m + " 127.0.0.1 7000 " + role + " - 0-16383"
+		}
+		if _, err := ParseTopology(text, 1); err != errNodeRole {
+			t.Errorf("%s: %v", role, err)
+		}
+	}
+}

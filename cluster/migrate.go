@@ -22,10 +22,14 @@ type MigrateOptions struct {
 	// (migrate-batch-rate-limit-mb) limit the pace; 0: no limit.
 	KeysPerSecond       int
 	BatchBytesPerSecond int
-	PipelineSize        int           // commands sent before reading replies
-	SequenceGap         uint64        // WAL writes left below which writes are stopped
-	BatchBytes          int           // size of one APPLYBATCH
-	Timeout             time.Duration // of each exchange with the destination
+	PipelineSize        int    // commands sent before reading replies
+	SequenceGap         uint64 // WAL writes left below which writes are stopped
+	BatchBytes          int    // size of one APPLYBATCH
+	// RawKnobs, when set, reads the batch size and rate again before each
+	// APPLYBATCH: a CONFIG SET of migrate-batch-size-kb or
+	// migrate-batch-rate-limit-mb applies to the running job, as in Kvrocks.
+	RawKnobs func() (batchBytes, bytesPerSecond int)
+	Timeout  time.Duration // of each exchange with the destination
 	// Stop ends the job (as failed) when closed: the server is stopping.
 	Stop <-chan struct{}
 }
@@ -399,6 +403,13 @@ func formatScore(f float64) []byte {
 func (m *migrator) sendRaw() error {
 	if m.raw.Len() == 0 {
 		return nil
+	}
+	if m.opts.RawKnobs != nil {
+		size, rate := m.opts.RawKnobs()
+		m.opts.BatchBytes = size
+		if rate != m.opts.BatchBytesPerSecond {
+			m.opts.BatchBytesPerSecond, m.bytePace = rate, newPacer(float64(rate))
+		}
 	}
 	data := m.raw.Bytes()
 	m.bytes += int64(len(data))

@@ -29,6 +29,8 @@ var (
 	ErrNotMasterMyself = errors.New("Slave can't migrate slot")
 	ErrResetMigrating  = errors.New("Can't reset cluster while migrating slot")
 	ErrResetImporting  = errors.New("Can't reset cluster while importing slot")
+	ErrFlushMigrating  = errors.New("Can't flush slots while migrating slot")
+	ErrFlushImporting  = errors.New("Can't flush slots while importing slot")
 	ErrImportOwnSlot   = errors.New("Can't import slot which belongs to me")
 	ErrSlaveImport     = errors.New("Slave can't import slot")
 )
@@ -288,6 +290,19 @@ func (c *Cluster) Busy() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.slots.busy()
+}
+
+// FlushBusy returns why CLUSTERX FLUSHSLOTS cannot run now
+// (ErrFlushMigrating, ErrFlushImporting), or nil: as in Kvrocks 2.16, not
+// while slots move.
+func (c *Cluster) FlushBusy() error {
+	switch c.Busy() {
+	case ErrResetMigrating:
+		return ErrFlushMigrating
+	case ErrResetImporting:
+		return ErrFlushImporting
+	}
+	return nil
 }
 
 func (st *slotState) busy() error {

@@ -36,6 +36,7 @@ type Node struct {
 	Host     string
 	Port     int
 	Role     string
+	Fail     bool    // a slave the controller marked failed (role token slave,fail)
 	MasterID string  // a slave's master
 	Slots    []Range // a master's slots
 }
@@ -139,7 +140,16 @@ func parseNode(f []string) (*Node, error) {
 		return nil, errNodePort
 	}
 	n.Port = int(port)
-	switch strings.ToLower(f[3]) {
+	role, flag, flagged := strings.Cut(strings.ToLower(f[3]), ",")
+	if flagged {
+		// Kvrocks 2.16 (PR #3386): a slave's role may carry the fail
+		// flag; nothing else follows a role.
+		if role == Master || flag != "fail" {
+			return nil, errNodeRole
+		}
+		n.Fail = true
+	}
+	switch role {
 	case "master":
 		n.Role = Master
 		if f[4] != "-" {
@@ -249,7 +259,16 @@ func (n *Node) line() string {
 	for _, r := range n.Slots {
 		slots.WriteString(" " + r.String())
 	}
-	return fmt.Sprintf("%s %s %d %s %s %s", n.ID, n.Host, n.Port, n.Role, master, slots.String())
+	return fmt.Sprintf("%s %s %d %s %s %s", n.ID, n.Host, n.Port, n.Flags(), master, slots.String())
+}
+
+// Flags is the node's role with its fail flag after it (slave,fail), as
+// CLUSTER NODES and nodes.conf write it.
+func (n *Node) Flags() string {
+	if n.Fail {
+		return n.Role + ",fail"
+	}
+	return n.Role
 }
 
 // rebuildRanges recomputes every master's ranges from the slot owners,

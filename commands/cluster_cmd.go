@@ -16,7 +16,7 @@ func init() {
 		&executor.Command{Name: "cluster", Arity: -2, Flags: executor.Admin, Subcommands: clusterSubcommands, Handler: cmdCluster},
 		&executor.Command{Name: "clusterx", Arity: -2, Flags: executor.Admin | executor.Exclusive | executor.KvrocksOnly, Subcommands: clusterXSubcommands, Handler: cmdClusterX,
 			Meta: &executor.Meta{
-				Doc: doc("summary", "Sets the cluster topology and migrates slots, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE)",
+				Doc: doc("summary", "Sets the cluster topology, migrates slots and deletes their keys, as the Kvrocks cluster controller asks (VERSION, MYID, SETNODEID, SETNODES, SETSLOT, MIGRATE, FLUSHSLOTS)",
 					"group", "cluster", "complexity", "Depends on subcommand.",
 					"arguments", docArgs(docString("subcommand"), optional(multiple(docString("arg"))))),
 			}},
@@ -217,7 +217,7 @@ func clusterShards(c *executor.Ctx) {
 			c.W.BulkString("role")
 			c.W.BulkString(n.Role)
 			c.W.BulkString("health")
-			c.W.BulkString("online")
+			c.W.BulkString(map[bool]string{false: "online", true: "failed"}[n.Fail])
 		}
 	}
 }
@@ -241,11 +241,43 @@ var clusterXSubcommands = map[string]*executor.Subcommand{
 	"version": {Arity: 2, Handler: func(c *executor.Ctx) {
 		c.W.BulkString(strconv.FormatInt(c.Env.Cluster.Version(), 10))
 	}},
-	"myid":      {Arity: 2, Handler: func(c *executor.Ctx) { c.W.BulkString(c.Env.Cluster.MyID()) }},
-	"setnodeid": {Arity: 3, Handler: clusterXSetNodeID},
-	"setnodes":  {Arity: -4, Handler: clusterXSetNodes},
-	"setslot":   {Arity: 6, Handler: clusterXSetSlot},
-	"migrate":   {Arity: -2, Handler: clusterMigrate},
+	"myid":       {Arity: 2, Handler: func(c *executor.Ctx) { c.W.BulkString(c.Env.Cluster.MyID()) }},
+	"setnodeid":  {Arity: 3, Handler: clusterXSetNodeID},
+	"setnodes":   {Arity: -4, Handler: clusterXSetNodes},
+	"setslot":    {Arity: 6, Handler: clusterXSetSlot},
+	"migrate":    {Arity: -2, Handler: clusterMigrate},
+	"flushslots": {Arity: -3, Handler: clusterXFlushSlots},
+}
+
+// CLUSTERX FLUSHSLOTS range [range ...]
+//
+// Deletes every key in the slots of each range (a-b, or a slot), refused
+// on a replica and while slots migrate from or to this node.
+func clusterXFlushSlots(c *executor.Ctx) {
+	var all []cluster.Range
+	for _, arg := range c.Args[2:] {
+		ranges, ok := parseSlotRanges(c, arg)
+		if !ok {
+			return
+		}
+		all = append(all, ranges...)
+	}
+	if c.Env.Repl.IsReplica() {
+		// A replica's data is its master's: the flush replicates.
+		c.ErrorString(executor.ErrReadOnlyReplica)
+		return
+	}
+	if err := c.Env.Cluster.FlushBusy(); err != nil {
+		clusterError(c, err)
+		return
+	}
+	for _, r := range all {
+		if !c.OK(c.Env.Storage.DeleteSlots(executor.SlotRange(r))) {
+			return
+		}
+	}
+	c.Flushed(false)
+	c.W.OK()
 }
 
 // CLUSTERX SETNODEID id

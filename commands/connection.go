@@ -59,12 +59,32 @@ func cmdQuit(c *executor.Ctx) {
 
 // SELECT index
 //
-// As in Kvrocks, which has one database per namespace, any index is taken
+// With redis-databases N (Kvrocks 2.15), index 0..N-1 selects a database,
+// kept as a namespace (metadata.DatabaseNamespace). Without, as in
+// Kvrocks 2.10, which has one database per namespace, any index is taken
 // and changes nothing; it must be an integer, as in Redis.
 func cmdSelect(c *executor.Ctx) {
-	if _, ok := c.Int(1); ok {
-		c.W.OK()
+	n, ok := c.Int(1)
+	if !ok {
+		return
 	}
+	if c.Env.Config.RedisDatabases.Get() > 0 {
+		if !databaseInRange(c, n) {
+			return
+		}
+		c.Session.SelectNamespace(metadata.DatabaseNamespace(n))
+	}
+	c.W.OK()
+}
+
+// databaseInRange checks a database index against redis-databases,
+// replying Redis's error when out of range.
+func databaseInRange(c *executor.Ctx, n int64) bool {
+	if n < 0 || n >= c.Env.Config.RedisDatabases.Get() {
+		c.ErrorString("ERR DB index is out of range")
+		return false
+	}
+	return true
 }
 
 // authenticate checks a password: the admin password (requirepass) makes

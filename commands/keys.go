@@ -21,7 +21,8 @@ func init() {
 			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Event: "del", Shape: executor.OnDeleted}},
 		&executor.Command{Name: "exists", Arity: -2, Flags: executor.ReadOnly | executor.Fast | executor.NoTouch, FirstKey: 1, LastKey: -1, Handler: cmdExists},
 		&executor.Command{Name: "touch", Arity: -2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: -1, Handler: cmdExists},
-		&executor.Command{Name: "move", Arity: 3, Flags: executor.Write | executor.Fast | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdMove},
+		// It locks its key in both databases itself (redis-databases).
+		&executor.Command{Name: "move", Arity: 3, Flags: executor.Write | executor.Fast | executor.KvrocksOnly | executor.LocksItself, FirstKey: 1, LastKey: 1, Handler: cmdMove},
 		&executor.Command{Name: "type", Arity: 2, Flags: executor.ReadOnly | executor.Fast | executor.NoTouch, FirstKey: 1, LastKey: 1, Handler: cmdType},
 		&executor.Command{Name: "expire", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdExpire,
 			Events: &executor.KeyEvents{Class: config.NotifyGeneric, Shape: executor.OnExpiry}},
@@ -69,9 +70,16 @@ func cmdExists(c *executor.Ctx) {
 	}
 }
 
-// MOVE key db, as Kvrocks, whose namespace is one database: nothing
-// moves; 1 when the key exists, 0 when not.
+// MOVE key db
+//
+// With redis-databases, Redis's MOVE between the databases (moveDatabase).
+// Without, as Kvrocks, whose namespace is one database: nothing moves; 1
+// when the key exists, 0 when not.
 func cmdMove(c *executor.Ctx) {
+	if c.Env.Config.RedisDatabases.Get() > 0 {
+		moveDatabase(c)
+		return
+	}
 	if _, msg := kvrocksInt(string(c.Args[2]), math.MinInt64, math.MaxInt64); msg != "" {
 		c.ErrorString("ERR " + msg)
 		return
@@ -79,6 +87,32 @@ func cmdMove(c *executor.Ctx) {
 	n, err := c.DB.Exists(c.Args[1:2])
 	if c.OK(err) {
 		c.W.Int(n)
+	}
+}
+
+// moveDatabase moves key to database db, unless it exists there: 1 when
+// moved, else 0, with Redis's errors.
+func moveDatabase(c *executor.Ctx) {
+	n, ok := c.Int(2)
+	if !ok || !databaseInRange(c, n) {
+		return
+	}
+	to, key := metadata.DatabaseNamespace(n), c.Args[1]
+	if to == c.DB.Namespace() {
+		c.ErrorString("ERR source and destination objects are the same")
+		return
+	}
+	var moved bool
+	var err error
+	w := storage.Write{NS: c.DB.Namespace(), Keys: [][]byte{key}, Also: []storage.Key{{NS: to, Name: key}}, By: c}
+	applyErr := c.Env.Storage.Update(&w, func(db storage.DB) {
+		moved, err = db.MoveTo(key, db.Sibling(to))
+	})
+	if err == nil {
+		err = applyErr
+	}
+	if c.OK(err) {
+		c.IntBool(moved)
 	}
 }
 

@@ -12,7 +12,10 @@ import (
 
 func init() {
 	executor.Register(
-		&executor.Command{Name: "namespace", Arity: -3, Flags: executor.Admin | executor.KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace,
+		// Admin only but for CURRENT, which any user asks of its own
+		// connection.
+		&executor.Command{Name: "namespace", Arity: -2, Flags: executor.Admin | executor.KvrocksOnly, Secret: namespaceSecret, Handler: cmdNamespace,
+			AnyUser: func(args [][]byte) bool { return len(args) == 2 && strings.EqualFold(string(args[1]), "current") },
 			Meta: &executor.Meta{
 				Doc: doc("summary", "Lists, adds, changes or deletes namespaces and their tokens (GET, SET, ADD, DEL)",
 					"group", "server", "complexity", "O(N) where N is the number of namespaces",
@@ -29,16 +32,27 @@ func init() {
 	)
 }
 
-// NAMESPACE GET <name> | GET * | SET <name> <token> | ADD <name> <token> | DEL <name>
+// NAMESPACE CURRENT | GET <name> | GET * | SET <name> <token> | ADD <name> <token> | DEL <name>
 //
+// CURRENT (Kvrocks 2.14) is the connection's namespace, to any user; the
+// others are the admin's.
 // GET * lists name, token pairs, the default namespace last with the admin
 // password; GET of the default namespace itself is nil, as in Kvrocks. ADD
 // of an existing namespace with its own token succeeds. DEL leaves the
 // namespace's keys in the database, as Kvrocks does.
 func cmdNamespace(c *executor.Ctx) {
+	sub := strings.ToLower(string(c.Args[1]))
+	switch {
+	case sub == "current" && len(c.Args) == 2:
+		c.W.BulkString(c.Session.Namespace)
+		return
+	case len(c.Args) < 3:
+		c.ErrorString("ERR wrong number of arguments")
+		return
+	}
 	r := c.Env.Namespaces
 	name := string(c.Args[2])
-	switch sub := strings.ToLower(string(c.Args[1])); {
+	switch {
 	case sub != "get" && c.Env.Config.ReplNamespaceEnabled.Get() && c.Env.Repl.IsReplica():
 		// The tokens live in the database, which only the master writes.
 		c.ErrorString("ERR namespace is read-only for slave")

@@ -50,8 +50,8 @@ func cmdSUnsubscribe(c *executor.Ctx) { c.Session.Unsubscribe(session.KindShard,
 //
 // On a master the message is also written for the replicas.
 func cmdPublish(c *executor.Ctx) {
-	if c.OK(c.Env.PublishToReplicas(c.Session.Namespace, c.Args[1], c.Args[2])) {
-		c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], false))
+	if c.OK(c.Env.PublishToReplicas(c.Session.NamespaceName(), c.Args[1], c.Args[2])) {
+		c.W.Int(c.Env.Sessions.Publish(c.Session.NamespaceName(), string(c.Args[1]), c.Args[2], false))
 	}
 }
 
@@ -61,17 +61,17 @@ func cmdPublish(c *executor.Ctx) {
 func cmdMPublish(c *executor.Ctx) {
 	var receivers int64
 	for _, msg := range c.Args[2:] {
-		if !c.OK(c.Env.PublishToReplicas(c.Session.Namespace, c.Args[1], msg)) {
+		if !c.OK(c.Env.PublishToReplicas(c.Session.NamespaceName(), c.Args[1], msg)) {
 			return
 		}
-		receivers += c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), msg, false)
+		receivers += c.Env.Sessions.Publish(c.Session.NamespaceName(), string(c.Args[1]), msg, false)
 	}
 	c.W.Int(receivers)
 }
 
 // SPUBLISH shardchannel message
 func cmdSPublish(c *executor.Ctx) {
-	c.W.Int(c.Env.Sessions.Publish(c.Session.Namespace, string(c.Args[1]), c.Args[2], true))
+	c.W.Int(c.Env.Sessions.Publish(c.Session.NamespaceName(), string(c.Args[1]), c.Args[2], true))
 }
 
 // PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT |
@@ -86,7 +86,7 @@ var pubsubSubcommands = map[string]*executor.Subcommand{
 	"numsub":        {Arity: -2, Handler: func(c *executor.Ctx) { pubsubNumSub(c, session.KindChannel) }},
 	"shardnumsub":   {Arity: -2, Handler: func(c *executor.Ctx) { pubsubNumSub(c, session.KindShard) }},
 	"numpat": {Arity: 2, Handler: func(c *executor.Ctx) {
-		c.W.Int(int64(len(c.Env.Sessions.PubSub.Names(c.Session.Namespace, session.KindPattern, nil))))
+		c.W.Int(int64(len(c.Env.Sessions.PubSub.Names(c.Session.NamespaceName(), session.KindPattern, nil))))
 	}},
 	"help": executor.Help(
 		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -117,7 +117,7 @@ func pubsubChannels(c *executor.Ctx, kind int) {
 	if len(c.Args) == 3 {
 		pattern = c.Args[2]
 	}
-	c.W.BulkStrings(c.Env.Sessions.PubSub.Names(c.Session.Namespace, kind, pattern))
+	c.W.BulkStrings(c.Env.Sessions.PubSub.Names(c.Session.NamespaceName(), kind, pattern))
 }
 
 // PUBSUB NUMSUB|SHARDNUMSUB [channel ...]: channel, count, ... as a flat
@@ -126,6 +126,6 @@ func pubsubNumSub(c *executor.Ctx, kind int) {
 	c.W.Array(2 * (len(c.Args) - 2))
 	for _, name := range c.Args[2:] {
 		c.W.Bulk(name)
-		c.W.Int(int64(c.Env.Sessions.PubSub.NumSub(c.Session.Namespace, kind, string(name))))
+		c.W.Int(int64(c.Env.Sessions.PubSub.NumSub(c.Session.NamespaceName(), kind, string(name))))
 	}
 }

@@ -29,7 +29,9 @@ func init() {
 		// Kvrocks lets any user PSYNC, which streams every namespace's
 		// writes; here only the admin may, as with POLLUPDATES.
 		&executor.Command{Name: "psync", Arity: -2, Flags: executor.ReadOnly | executor.Admin | executor.NoMulti | executor.KvrocksOnly, Handler: cmdPSync},
-		&executor.Command{Name: "_db_name", Arity: 1, Flags: executor.ReadOnly | executor.NoMulti | executor.KvrocksOnly, Handler: cmdDBName,
+		// Admin only, as since Kvrocks 2.17: a replica authenticates
+		// with masterauth, the master's requirepass.
+		&executor.Command{Name: "_db_name", Arity: 1, Flags: executor.ReadOnly | executor.Admin | executor.NoMulti | executor.KvrocksOnly, Handler: cmdDBName,
 			Meta: &executor.Meta{
 				Doc: doc("summary", "Returns db-name on a raw line: a replica checks it is its master's",
 					"group", "server", "complexity", "O(1)"),

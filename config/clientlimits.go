@@ -27,7 +27,7 @@ func (c *Config) addClientLimits() {
 	l.MaxMemoryClients.of = &c.Redis.MaxMemory
 	c.add("maxmemory-clients", &l.MaxMemoryClients, "0", basalt,
 		"past this many bytes of all clients' request buffers, close the clients holding the most (0: no limit; N% of maxmemory, which is 0)")
-	c.add("client-output-buffer-limit", &l.OutputBuffer, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", basalt,
+	c.add("client-output-buffer-limit", &l.OutputBuffer, "normal 0 0 0 slave 0 0 0 pubsub 0 0 0", basalt,
 		"<class> <hard> <soft> <soft-seconds> for the normal, replica and pubsub classes: a client whose unsent replies pass hard, or stay past soft for soft-seconds, is closed (0: no limit)")
 }
 

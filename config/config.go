@@ -66,6 +66,7 @@ type Config struct {
 	MigrateSequenceGap         Int
 	MigrateBatchSizeKB         Int
 	MigrateBatchRateLimitMB    Int
+	RedisDatabases             Int
 	ClusterEnabled             Bool
 	PersistClusterNodes        Bool
 	LogDir                     Text
@@ -385,6 +386,9 @@ func (c *Config) check() error {
 				return fmt.Errorf("config: the token of namespace '%s' equals requirepass", name)
 			}
 		}
+	}
+	if c.RedisDatabases.Get() > 0 && (len(c.mu.namespaces) > 0 || c.ClusterEnabled.Get()) {
+		return errors.New("config: redis-databases is not allowed with namespaces or with cluster-enabled yes")
 	}
 	if c.ClusterEnabled.Get() && len(c.BindAddrs()) == 0 {
 		return errors.New("config: node is in cluster mode, but TCP listen address wasn't specified via configuration file")

@@ -152,8 +152,10 @@ func (c *Config) addOptions() {
 	c.add("migrate-sequence-gap", c.MigrateSequenceGap.bounds(1, intMax), "10000", 0, "WAL writes left to send below which a migration stops writes to its slots and finishes")
 	c.MigrateType.allowed = []string{"redis-command", "raw-key-value"}
 	c.add("migrate-type", &c.MigrateType, "redis-command", 0, "slot migration sends restore commands (redis-command) or raw write batches (raw-key-value, APPLYBATCH)")
-	c.add("migrate-batch-size-kb", c.MigrateBatchSizeKB.bounds(1, intMax), "16", 0, "size of one raw-key-value batch, KB")
-	c.add("migrate-batch-rate-limit-mb", c.MigrateBatchRateLimitMB.bounds(0, intMax), "16", 0, "raw-key-value bytes per second, MB (0: no limit)")
+	c.add("migrate-batch-size-kb", c.MigrateBatchSizeKB.bounds(1, intMax), "16", 0, "size of one raw-key-value batch, KB (applies to a running migration)")
+	c.add("redis-databases", c.RedisDatabases.bounds(0, intMax), "0", ro|basalt,
+		"N > 0: SELECT 0..N-1 as Redis, database n >= 1 kept as namespace db<n> (Kvrocks 2.15); not with namespaces or cluster mode")
+	c.add("migrate-batch-rate-limit-mb", c.MigrateBatchRateLimitMB.bounds(0, intMax), "16", 0, "raw-key-value bytes per second, MB (0: no limit; applies to a running migration)")
 
 	// Compaction.
 	c.add("compact-cron", &c.CompactCron, "", 0, "compact the whole database at these times (crontab: minute hour day month weekday; empty: never)")

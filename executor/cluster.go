@@ -71,7 +71,10 @@ func (e *Env) MigrateOptions() cluster.MigrateOptions {
 		PipelineSize:        int(cfg.MigratePipelineSize.Get()),
 		SequenceGap:         uint64(cfg.MigrateSequenceGap.Get()),
 		BatchBytes:          int(cfg.MigrateBatchSizeKB.Get()) << 10,
-		Timeout:             10 * time.Second,
-		Stop:                e.stop,
+		RawKnobs: func() (int, int) {
+			return int(cfg.MigrateBatchSizeKB.Get()) << 10, int(cfg.MigrateBatchRateLimitMB.Get()) << 20
+		},
+		Timeout: 10 * time.Second,
+		Stop:    e.stop,
 	}
 }

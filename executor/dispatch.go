@@ -154,7 +154,7 @@ func (e *Env) refuse(s *session.Session, cmd *Command, args [][]byte) string {
 		return "ERR wrong number of arguments for '" + cmd.Name + "' command"
 	case !s.Authed && cmd.Flags&NoAuth == 0:
 		return errNoAuth
-	case cmd.Flags&Admin != 0 && !s.Admin:
+	case cmd.adminOnly(args) && !s.Admin:
 		return ErrAdminRequired
 	case s.Monitoring() && cmd.HasKeys():
 		return "ERR Replica can't interact with the keyspace"

@@ -101,7 +101,10 @@ func (e *Env) Info(ns string, sections []string) *infoBuilder {
 }
 
 // InfoField is one key:value line of INFO.
-type InfoField struct{ Section, Key, Value string }
+type InfoField struct {
+	Section, Key, Value string
+	number              bool // a number in INFO's JSON
+}
 
 // InfoFields returns every field of INFO ALL as the default namespace
 // sees it: what /metrics exports.
@@ -115,8 +118,9 @@ func (e *Env) InfoFields() []InfoField {
 // blank line between sections, and keeps the fields.
 type infoBuilder struct {
 	strings.Builder
-	current string
-	fields  []InfoField
+	current  string
+	sections []struct{ name, title string }
+	fields   []InfoField
 }
 
 func (b *infoBuilder) section(name string) {
@@ -132,12 +136,13 @@ func (b *infoBuilder) section(name string) {
 	}
 	b.WriteString("# " + title + "\r\n")
 	b.current = name
+	b.sections = append(b.sections, struct{ name, title string }{name, title})
 }
 
 func (b *infoBuilder) field(key string, value any) {
 	v := fmt.Sprint(value)
 	b.WriteString(key + ":" + v + "\r\n")
-	b.fields = append(b.fields, InfoField{b.current, key, v})
+	b.fields = append(b.fields, InfoField{b.current, key, v, isNumber(value)})
 }
 
 func infoServer(e *Env, ns string, b *infoBuilder) {
@@ -292,9 +297,10 @@ func infoStats(e *Env, ns string, b *infoBuilder) {
 func infoCPU(e *Env, ns string, b *infoBuilder) {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	tv := func(t syscall.Timeval) string { return fmt.Sprintf("%d.%06d", t.Sec, t.Usec) }
+	tv := func(t syscall.Timeval) infoNumber { return infoNumber(fmt.Sprintf("%d.%06d", t.Sec, t.Usec)) }
 	b.field("used_cpu_sys", tv(ru.Stime))
 	b.field("used_cpu_user", tv(ru.Utime))
+	infoWorkerCPU(b)
 }
 
 // infoCommandStats shows Kvrocks's fields, then Redis 7's
@@ -334,7 +340,7 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	if err == nil {
 		fmt.Fprintf(b, "# Last DBSIZE SCAN time: %s\r\n", at.Format("Mon Jan _2 15:04:05 2006"))
 		// avg_ttl in seconds, as Kvrocks shows it (Redis: milliseconds).
-		b.field("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL/1000, st.Expired))
+		b.field(keyspaceLabel(e, ns), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d,expired=%d", st.Keys, st.Expires, st.AvgTTL/1000, st.Expired))
 	}
 	b.field("sequence", e.Storage.LatestSequence())
 	used := e.Storage.SSTBytes()
@@ -348,6 +354,15 @@ func infoKeyspace(e *Env, ns string, b *infoBuilder) {
 	b.field("disk_capacity", total)
 	b.field("used_disk_size", total-free)
 	b.field("used_disk_percent", " "+percent(total-free, total))
+}
+
+// keyspaceLabel names the keyspace line: db0 as Kvrocks, or with
+// redis-databases the database namespace ns holds.
+func keyspaceLabel(e *Env, ns string) string {
+	if n, ok := metadata.DatabaseOf(ns); ok && e.Config.RedisDatabases.Get() > 0 {
+		return "db" + strconv.FormatInt(n, 10)
+	}
+	return "db0"
 }
 
 // diskSpace returns the size and free bytes of the file system holding

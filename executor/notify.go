@@ -3,10 +3,12 @@ package executor
 import (
 	"bytes"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -61,11 +63,18 @@ func (e *Env) notify(flags, class config.NotifyClass, event, ns string, key []by
 	if flags&class == 0 {
 		return
 	}
+	keyspace, keyevent := keyspaceChannel, keyeventChannel
+	if n, ok := metadata.DatabaseOf(ns); ok && n > 0 && e.Config.RedisDatabases.Get() > 0 {
+		// A database's events reach every subscriber, on channels that
+		// name it (Kvrocks 2.17, KVROCKS-TYPES.md §8).
+		db := strconv.FormatInt(n, 10)
+		ns, keyspace, keyevent = metadata.DefaultNamespace, "__keyspace@"+db+"__:", "__keyevent@"+db+"__:"
+	}
 	if flags&config.NotifyKeyspace != 0 {
-		e.Sessions.Publish(ns, keyspaceChannel+string(key), []byte(event), false)
+		e.Sessions.Publish(ns, keyspace+string(key), []byte(event), false)
 	}
 	if flags&config.NotifyKeyevent != 0 {
-		e.Sessions.Publish(ns, keyeventChannel+event, key, false)
+		e.Sessions.Publish(ns, keyevent+event, key, false)
 	}
 }
 

@@ -159,7 +159,7 @@ func (sc *scriptCaller) refusal(cmd *Command, args [][]byte) string {
 		return "ERR Wrong number of args calling Redis command from script"
 	case notInScripts(cmd, args):
 		return "ERR This Redis command is not allowed from script"
-	case cmd.Flags&Admin != 0 && !cl.Admin:
+	case cmd.adminOnly(args) && !cl.Admin:
 		return ErrAdminRequired
 	}
 	writes := cmd.Flags&Write != 0

@@ -62,6 +62,9 @@ type Command struct {
 	// variable_flags, as Redis's getkeys procedures do.
 	KeyFlags func(args [][]byte) []string
 	Handler  func(c *Ctx)
+	// AnyUser, when set on an Admin command, reports a call of it that
+	// any user may make (NAMESPACE CURRENT names the caller's own).
+	AnyUser func(args [][]byte) bool
 	// Subcommands, for a container (CONFIG, CLIENT, ...), are its
 	// subcommands by lower-case name; its handler runs them with
 	// dispatchSub.
@@ -144,6 +147,11 @@ func SortedCommands() []*Command {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// adminOnly reports whether a call needs an admin connection.
+func (c *Command) adminOnly(args [][]byte) bool {
+	return c.Flags&Admin != 0 && (c.AnyUser == nil || !c.AnyUser(args))
 }
 
 // ArityOK checks the argument count (including the name) against Arity.

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -45,6 +46,12 @@ func (e *Env) keysChanged(ns string, keys [][]byte, inv *session.Invalidation) {
 // (served by writer's goroutine, or run again with no writer).
 func (e *Env) keyspaceFlushed(ns string, all bool, writer *session.Session, inv *session.Invalidation) {
 	e.Sessions.Tracking.Flushed(e.Sessions, ns, all, inv)
+	if n, ok := metadata.DatabaseOf(ns); ok && n > 0 && !all && e.Config.RedisDatabases.Get() > 0 {
+		// SELECT leaves a connection the default namespace's: its
+		// tracking clients hear of a database's FLUSHDB, as all of
+		// Redis's do.
+		e.Sessions.Tracking.Flushed(e.Sessions, metadata.DefaultNamespace, false, inv)
+	}
 	e.Sessions.Blocking.Flushed(ns, all, writer)
 }
 

@@ -268,7 +268,7 @@ func infoField(t *testing.T, c *redis.Client, section, field string) int64 {
 // (TestSlowSubscriberIsDisconnected covers the hard limit).
 func hostileSlowSubscriber(t *testing.T, p *proc, admin *redis.Client) {
 	configSet(t, admin, "client-output-buffer-limit", "pubsub 0 256kb 1")
-	defer configSet(t, admin, "client-output-buffer-limit", "pubsub 32mb 8mb 60")
+	defer configSet(t, admin, "client-output-buffer-limit", "pubsub 0 0 0")
 	sub := authedConn(t, p)
 	sub.send("*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\nslow\r\n")
 	sub.reply()

@@ -3,11 +3,38 @@ package metadata
 import (
 	"encoding/binary"
 	"errors"
+	"strconv"
+	"strings"
 )
 
 // DefaultNamespace is the namespace of admin connections and of every key
 // when no namespace tokens are configured.
 const DefaultNamespace = "__namespace"
+
+// DatabaseNamespace is the namespace that holds database n of
+// redis-databases (Kvrocks 2.15, KVROCKS-TYPES.md §8): the default
+// namespace for 0, db<n> for the others, so database 0 is byte for byte
+// the data of a server without databases.
+func DatabaseNamespace(n int64) string {
+	if n == 0 {
+		return DefaultNamespace
+	}
+	return "db" + strconv.FormatInt(n, 10)
+}
+
+// DatabaseOf returns the database index DatabaseNamespace(n) maps to ns,
+// and whether ns is such a namespace.
+func DatabaseOf(ns string) (int64, bool) {
+	if ns == DefaultNamespace {
+		return 0, true
+	}
+	digits, ok := strings.CutPrefix(ns, "db")
+	if !ok || digits == "" || digits[0] == '0' || digits[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil && n > 0
+}
 
 // ErrMalformedKey reports a key too short for the layout it should have.
 var ErrMalformedKey = errors.New("metadata: malformed key")

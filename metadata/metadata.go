@@ -114,11 +114,10 @@ func (m *Metadata) Dead(nowMs int64) bool {
 // AppendTo appends the encoded header (and list extension) to dst. For
 // single-KV types the caller appends the payload after it.
 func (m *Metadata) AppendTo(dst []byte) []byte {
+	dst = append(dst, m.Flags())
 	if m.Legacy {
-		dst = append(dst, byte(m.Type))
 		dst = binary.BigEndian.AppendUint32(dst, legacyExpireSeconds(m.Expire))
 	} else {
-		dst = append(dst, byte(m.Type)|flag64)
 		dst = binary.BigEndian.AppendUint64(dst, uint64(m.Expire))
 	}
 	if m.Type.SingleKV() {
@@ -223,4 +222,13 @@ func PeekType(value []byte) (t Type, expireMs int64, ok bool) {
 		return t, 0, false
 	}
 	return t, int64(binary.BigEndian.Uint64(value[1:])), true
+}
+
+// Flags returns the record's first byte: the type in the low four bits,
+// and the high bit set unless the record is Legacy.
+func (m *Metadata) Flags() uint8 {
+	if m.Legacy {
+		return uint8(m.Type)
+	}
+	return uint8(m.Type) | flag64
 }

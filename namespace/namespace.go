@@ -32,6 +32,7 @@ var (
 	ErrNotFound          = errors.New("the namespace was not found")
 	ErrRequirePassEmpty  = errors.New("forbidden to add namespace when requirepass was empty")
 	ErrClusterMode       = errors.New("forbidden to add namespace when cluster mode was enabled")
+	ErrDatabasesMode     = errors.New("forbidden to add namespace when redis-databases was enabled")
 	ErrAddDefault        = errors.New("forbidden to add the default namespace")
 	ErrModifyDefault     = errors.New("forbidden to modify the default namespace")
 	ErrDeleteDefault     = errors.New("forbidden to delete the default namespace")
@@ -318,6 +319,9 @@ func (r *Registry) validate(ns, token string) error {
 		return ErrRequirePassEmpty
 	case r.cfg.ClusterEnabled.Get():
 		return ErrClusterMode
+	case r.cfg.RedisDatabases.Get() > 0:
+		// Databases are namespaces (db<n>): a tenant's would mix in.
+		return ErrDatabasesMode
 	case token == r.cfg.RequirePass.Get():
 		return ErrTokenIsPassword
 	case r.inDB() && (!utf8.ValidString(ns) || !utf8.ValidString(token)):

@@ -199,12 +199,28 @@ func (c *conn) Flush() error {
 	if c.sess.Pushing() {
 		c.sess.PushReply(bytes.Clone(c.w.Bytes()))
 	} else {
-		c.sess.SetReplyHeld(c.w.Len())
-		err = c.write(c.w.Bytes())
-		c.sess.SetReplyHeld(0)
+		err = c.writeReplies(c.w.Bytes())
 	}
 	c.w.Reset()
 	return err
+}
+
+// writeReplies writes replies held for the client, within the normal
+// class's client-output-buffer-limit: a write that blocks past its soft
+// seconds fails, and the connection closes.
+func (c *conn) writeReplies(b []byte) error {
+	deadline, err := c.sess.SendingReplies(int64(len(b)))
+	if err != nil {
+		return err
+	}
+	c.sess.SetReplyHeld(len(b))
+	defer c.sess.SetReplyHeld(0)
+	if deadline.IsZero() {
+		return c.write(b)
+	}
+	c.nc.SetWriteDeadline(deadline)
+	defer c.nc.SetWriteDeadline(time.Time{})
+	return c.write(b)
 }
 
 // QueueReplies moves the replies the writer holds into the push stream,

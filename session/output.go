@@ -205,6 +205,26 @@ func (s *Session) HoldReply() error {
 	return ErrReplyTooBig
 }
 
+// SendingReplies checks the held bytes of replies about to be written to
+// the socket against the normal class's client-output-buffer-limit, as
+// Kvrocks 2.17 and Redis check a client's output buffer: past hard, or
+// past soft for soft-seconds, the client is disconnected (ErrReplyTooBig).
+// Above soft, the deadline is when the soft-seconds run out: a write
+// still blocked then (the client does not read) disconnects it. A zero
+// deadline means no bound.
+func (s *Session) SendingReplies(held int64) (deadline time.Time, err error) {
+	if !s.outputAllowed(config.ClassNormal, held) {
+		slog.Warn("closing client over its output buffer limit", "client", s.ID, "addr", s.Addr, "class", "normal", "bytes", held)
+		s.Kill()
+		return time.Time{}, ErrReplyTooBig
+	}
+	limit := s.reg.cfg.ClientLimits.OutputBuffer.Get(config.ClassNormal)
+	if since := s.out.overSoft.Load(); limit.Soft > 0 && held > limit.Soft && since != 0 {
+		return time.Unix(0, since).Add(time.Duration(limit.SoftSeconds) * time.Second), nil
+	}
+	return time.Time{}, nil
+}
+
 // SetQueryBuffer records the session's request buffer: the bytes received
 // and not parsed yet, and all the memory the reader holds.
 func (s *Session) SetQueryBuffer(buffered, held int64) {

@@ -79,7 +79,7 @@ func (ps *PubSub) set(s *Session, kind int, name string, on bool, then func(chan
 }
 
 func (ps *PubSub) setLocked(s *Session, kind int, name string, on bool) bool {
-	k := subKey(s.Namespace, name)
+	k := subKey(s.NamespaceName(), name)
 	m := ps.subs[kind][k]
 	if on == m[s] {
 		return false

@@ -149,7 +149,14 @@ func (s *Session) SetNamespace(ns string) {
 	s.sharedNS.Store(&ns)
 }
 
-// NamespaceName returns the connection's namespace from any goroutine.
+// SelectNamespace makes ns the namespace of the connection's keys (SELECT
+// of a database, which redis-databases keeps as namespace db<n>), leaving
+// its tenant, NamespaceName, as AUTH made it: pub/sub and CLIENT LIST
+// stay the tenant's, as Redis's pub/sub ignores databases.
+func (s *Session) SelectNamespace(ns string) { s.Namespace = ns }
+
+// NamespaceName returns the connection's tenant, the namespace AUTH
+// put it in, from any goroutine.
 func (s *Session) NamespaceName() string { return *s.sharedNS.Load() }
 
 // SetProtocol switches the connection to RESP2 or RESP3.

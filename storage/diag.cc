@@ -4,9 +4,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <rocksdb/c.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/iostats_context.h>
 #include <rocksdb/perf_context.h>
@@ -49,3 +51,12 @@ extern "C" char* basalt_approximate_sizes(rocksdb_t* db, rocksdb_column_family_h
   }
   return strdup(s.ToString().c_str());
 }
+
+// The C API's cache handle, as rocksdb/c.cc defines it.
+struct rocksdb_cache_t {
+  std::shared_ptr<rocksdb::Cache> rep;
+};
+
+// basalt_cache_erase_unref drops the cache's entries that nobody holds
+// (FLUSHBLOCKCACHE); the C API of RocksDB 7.8 lacks it.
+extern "C" void basalt_cache_erase_unref(rocksdb_cache_t* cache) { cache->rep->EraseUnRefEntries(); }

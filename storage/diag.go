@@ -9,6 +9,7 @@ package storage
 void basalt_perf_begin();
 void basalt_perf_end(char** perf, char** iostats);
 char* basalt_approximate_sizes(rocksdb_t* db, rocksdb_column_family_handle_t* cf, int n, const char* const* bounds, const size_t* lens, uint64_t* sizes);
+void basalt_cache_erase_unref(rocksdb_cache_t* cache);
 */
 import "C"
 
@@ -105,6 +106,13 @@ func (s *Storage) approximateSizes(cf CF, ranges [][2][]byte) (int64, error) {
 		total += int64(v)
 	}
 	return total, nil
+}
+
+// eraseUnreferenced drops the entries of cache that no reader holds,
+// which RocksDB 7.8's C API cannot. grocksdb's Cache holds the C handle as
+// its only field.
+func eraseUnreferenced(cache *grocksdb.Cache) {
+	C.basalt_cache_erase_unref(*(**C.rocksdb_cache_t)(unsafe.Pointer(cache)))
 }
 
 // nativeCF returns grocksdb's C handle of a column family (its first
