@@ -201,7 +201,7 @@ func (m *maintenance) update(ix *Index, ex extractor, w *keyWrites) error {
 	}
 	var cur docValues
 	if afterMeta != nil {
-		cur, err = m.values(ix, ex, after, &docWrites{w: w, version: afterMeta.Version, rest: afterMeta.rest})
+		cur, err = m.values(ix, ex, after, &docWrites{w: w, version: afterMeta.Version, rest: afterMeta.rest, meta: &afterMeta.Metadata})
 		if err != nil {
 			return err
 		}
@@ -243,6 +243,7 @@ type docWrites struct {
 	w       *keyWrites
 	version uint64
 	rest    []byte
+	meta    *metadata.Metadata // what the batch leaves
 }
 
 // values reads ix's values of a document: o's stored elements (o nil:
@@ -281,7 +282,7 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (docState, error) {
 		}
 		for i, v := range vals {
 			if v != nil {
-				fields[s.Fields[i].Name] = v
+				fields[s.Fields[i].Name], _ = storage.FieldValue(o.Meta(), v)
 			}
 		}
 	}
@@ -294,7 +295,7 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (docState, error) {
 			if e.deleted {
 				delete(fields, string(e.sub))
 			} else {
-				fields[string(e.sub)] = e.value
+				fields[string(e.sub)], _ = storage.FieldValue(dw.meta, e.value)
 			}
 		}
 	}
