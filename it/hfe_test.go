@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // wireCase is a line of a corpus of expected reply bytes: the command,
@@ -210,4 +212,101 @@ func TestHashFieldTTLExpiry(t *testing.T) {
 	expect("hset g", "hexpire g")
 	do("HGETDEL", "g", "FIELDS", "1", "a")
 	expect("hdel g", "del g")
+}
+
+// farFuture is a field TTL (Unix ms) no test outlives: 2100-01-01.
+const farFuture = 4102444800000
+
+// fieldTTLsOf returns HPEXPIRETIME of fields of key.
+func fieldTTLsOf(t *testing.T, c *redis.Client, key string, fields ...string) string {
+	t.Helper()
+	args := []any{"HPEXPIRETIME", key, "FIELDS", len(fields)}
+	for _, f := range fields {
+		args = append(args, f)
+	}
+	v, err := c.Do(ctx, args...).Result()
+	if err != nil {
+		t.Fatalf("HPEXPIRETIME %s: %v", key, err)
+	}
+	return fmt.Sprint(v)
+}
+
+// writeTTLHash writes hash key with fields a (TTL farFuture), b (no TTL)
+// and x (TTL ms from now).
+func writeTTLHash(t *testing.T, c *redis.Client, key string, ms int) {
+	t.Helper()
+	must(t, c.HSet(ctx, key, "a", "1", "b", "2", "x", "3").Err())
+	must(t, c.Do(ctx, "HPEXPIREAT", key, farFuture, "FIELDS", 1, "a").Err())
+	must(t, c.Do(ctx, "HPEXPIRE", key, ms, "FIELDS", 1, "x").Err())
+}
+
+// TestHashFieldTTLCarried: DUMP (Redis 7.4's type 24 in an RDB 12
+// payload) and RESTORE, COPY and RENAME keep a hash's field TTLs, and a
+// replica holds them and sees the fields expire.
+func TestHashFieldTTLCarried(t *testing.T) {
+	master, replica := startBasalt(t), startBasalt(t)
+	m, r := master.client(t, 2), replica.client(t, 2)
+	writeTTLHash(t, m, "h", 600_000)
+	payload, err := m.Dump(ctx, "h").Result()
+	must(t, err)
+	if payload[0] != 24 || payload[len(payload)-10] != 12 {
+		t.Errorf("DUMP of a hash with field TTLs: type %d, version %d, want 24 and 12", payload[0], payload[len(payload)-10])
+	}
+	must(t, m.Restore(ctx, "restored", 0, payload).Err())
+	must(t, m.Copy(ctx, "h", "copied", 0, false).Err())
+	must(t, m.Copy(ctx, "h", "moved", 0, false).Err())
+	must(t, m.Rename(ctx, "moved", "renamed").Err())
+	want := fmt.Sprintf("[%d -1 -2]", int64(farFuture))
+	for _, k := range []string{"h", "restored", "copied", "renamed"} {
+		if got := fieldTTLsOf(t, m, k, "a", "b", "nope"); got != want {
+			t.Errorf("%s: field TTLs %s, want %s", k, got, want)
+		}
+		if got := m.HGetAll(ctx, k).Val(); len(got) != 3 || got["b"] != "2" {
+			t.Errorf("%s holds %v", k, got)
+		}
+	}
+
+	slaveOf(t, r, master)
+	waitCaughtUp(t, m, r)
+	writeTTLHash(t, m, "short", 300)
+	waitCaughtUp(t, m, r)
+	if got := fieldTTLsOf(t, r, "h", "a", "b"); got != fmt.Sprintf("[%d -1]", int64(farFuture)) {
+		t.Errorf("the replica's field TTLs of h: %s", got)
+	}
+	// x expires on the replica as on the master: gone for reads at once,
+	// then the master's sweep deletes it and the replica applies that.
+	waitFor(t, 20*time.Second, "x expiring on the replica", func() bool {
+		return r.HExists(ctx, "short", "x").Val() == false
+	})
+	waitFor(t, 20*time.Second, "the master's sweep of x reaching the replica", func() bool {
+		waitCaughtUp(t, m, r)
+		return fmt.Sprint(r.Do(ctx, "HPEXPIRETIME", "short", "FIELDS", 1, "x").Val()) == "[-2]" &&
+			r.HLen(ctx, "short").Val() == 2 && m.HLen(ctx, "short").Val() == 2
+	})
+}
+
+// TestHashFieldTTLMigration: a slot migration, in both modes, carries a
+// hash's field TTLs and leaves out its expired fields.
+func TestHashFieldTTLMigration(t *testing.T) {
+	for _, mode := range []string{"raw-key-value", "redis-command"} {
+		t.Run(mode, func(t *testing.T) {
+			nodes, ids := clusterNodes(t, 2, "--migrate-type", mode)
+			pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383", ""}), 1)
+			src, dst := nodes[0].client(t, 2), nodes[1].client(t, 2)
+			key := "{hfe}h"
+			writeTTLHash(t, src, key, 1)
+			slot := src.ClusterKeySlot(ctx, key).Val()
+			waitFor(t, 20*time.Second, "x expiring", func() bool { return !src.HExists(ctx, key, "x").Val() })
+			must(t, src.Do(ctx, "CLUSTERX", "MIGRATE", slot, ids[1]).Err())
+			if state := waitMigration(t, src, time.Minute); state != "success" {
+				t.Fatalf("migration %s", state)
+			}
+			if got := fieldTTLsOf(t, dst, key, "a", "b", "x"); got != fmt.Sprintf("[%d -1 -2]", int64(farFuture)) {
+				t.Errorf("field TTLs on the destination: %s", got)
+			}
+			if got := dst.HGetAll(ctx, key).Val(); len(got) != 2 || got["a"] != "1" || got["b"] != "2" {
+				t.Errorf("the destination holds %v", got)
+			}
+		})
+	}
 }

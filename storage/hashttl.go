@@ -163,15 +163,29 @@ func (w *fieldWrite) put(field, value []byte, expire int64, old hashField) {
 	switch {
 	case !old.stored:
 		c.db.s.hints.widen(c, CFDefault, field)
-		m.Size++
-		if expire == 0 {
-			m.Persist++
-		}
+		w.count(expire)
+		return
 	case old.expire == 0 && expire != 0:
 		m.Persist--
 	case old.expire != 0 && expire == 0:
 		m.Persist++
 	}
+	w.widen(expire)
+}
+
+// count counts a new field that expires at expire (0: never).
+func (w *fieldWrite) count(expire int64) {
+	m := &w.c.meta
+	m.Size++
+	if expire == 0 && m.FieldTTL {
+		m.Persist++
+	}
+	w.widen(expire)
+}
+
+// widen makes the TTL bounds include expire (0: none).
+func (w *fieldWrite) widen(expire int64) {
+	m := &w.c.meta
 	if expire != 0 && m.FieldTTL {
 		if m.LowerTTL == 0 || expire < m.LowerTTL {
 			m.LowerTTL = expire
@@ -651,6 +665,16 @@ func (s *Storage) HashesWithExpiredFields(from []byte, count int) (keys []Key, n
 		return true
 	})
 	return keys, next, err
+}
+
+// hasFieldTTL reports whether one of expires is a TTL.
+func hasFieldTTL(expires []int64) bool {
+	for _, e := range expires {
+		if e != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sampleLive draws from the live fields of a hash in field-expiration
