@@ -310,3 +310,53 @@ func TestHashFieldTTLMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestHashFieldTTLReads: an expired field not yet removed (the sweep is
+// off) is invisible to every hash read, SORT's too, and the writes that
+// meet it take it as absent.
+func TestHashFieldTTLReads(t *testing.T) {
+	p := startBasalt(t)
+	c := p.client(t, 2)
+	must(t, c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
+	must(t, c.HSet(ctx, "h", "a", "1", "b", "22", "c", "3", "d", "44").Err())
+	must(t, c.HSet(ctx, "w_1", "f", "x").Err())
+	must(t, c.HSet(ctx, "w_2", "f", "y", "g", "z").Err())
+	must(t, c.RPush(ctx, "l", "1", "2").Err())
+	must(t, c.Do(ctx, "HPEXPIRE", "h", 1, "FIELDS", 2, "b", "d").Err())
+	must(t, c.Do(ctx, "HPEXPIRE", "w_2", 1, "FIELDS", 1, "f").Err())
+	waitFor(t, 20*time.Second, "b and d expiring", func() bool {
+		return fmt.Sprint(c.Do(ctx, "HPTTL", "h", "FIELDS", 2, "b", "d").Val()) == "[-2 -2]"
+	})
+	check := func(what string, got, want any) {
+		t.Helper()
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	check("HGET", c.HGet(ctx, "h", "b").Err(), redis.Nil)
+	check("HMGET", c.HMGet(ctx, "h", "a", "b").Val(), []any{"1", nil})
+	check("HEXISTS", c.HExists(ctx, "h", "b").Val(), false)
+	check("HSTRLEN", c.Do(ctx, "HSTRLEN", "h", "b").Val(), 0)
+	check("HLEN", c.HLen(ctx, "h").Val(), 2)
+	check("HKEYS", c.HKeys(ctx, "h").Val(), []string{"a", "c"})
+	check("HVALS", c.HVals(ctx, "h").Val(), []string{"1", "3"})
+	check("HGETALL", c.HGetAll(ctx, "h").Val(), map[string]string{"a": "1", "c": "3"})
+	keys, _ := c.HScan(ctx, "h", 0, "", 100).Val()
+	check("HSCAN", keys, []string{"a", "1", "c", "3"})
+	check("HRANGEBYLEX", c.Do(ctx, "HRANGEBYLEX", "h", "-", "+", "LIMIT", 1, 1).Val(), []any{"c", "3"})
+	for range 10 {
+		for _, f := range c.HRandField(ctx, "h", -20).Val() {
+			if f == "b" || f == "d" {
+				t.Fatalf("HRANDFIELD drew the expired field %s", f)
+			}
+		}
+		if f := c.HRandField(ctx, "h", 1).Val(); len(f) != 1 || f[0] == "b" || f[0] == "d" {
+			t.Fatalf("HRANDFIELD h 1: %v", f)
+		}
+	}
+	check("SORT GET", c.Sort(ctx, "l", &redis.Sort{Get: []string{"w_*->f"}}).Val(), []string{"x", ""})
+	check("HSETNX of an expired field", c.HSetNX(ctx, "h", "b", "new").Val(), true)
+	check("HINCRBY of an expired field", c.HIncrBy(ctx, "h", "d", 5).Val(), 5)
+	check("HTTL after", c.Do(ctx, "HTTL", "h", "FIELDS", 2, "b", "d").Val(), []any{-1, -1})
+	check("HLEN after", c.HLen(ctx, "h").Val(), 4)
+}
