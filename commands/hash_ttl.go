@@ -7,6 +7,7 @@ import (
 
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/executor"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/basaltdb/basalt/num"
 	"github.com/basaltdb/basalt/storage"
 )
@@ -117,7 +118,7 @@ func fieldsBlock(c *executor.Ctx, i int, badCount string) ([][]byte, bool) {
 // fieldTTLError replies msg, unless the key holds another type than a
 // hash: as in Redis, WRONGTYPE comes before any argument error.
 func fieldTTLError(c *executor.Ctx, msg string) bool {
-	if t, err := c.DB.Type(c.Args[1]); err == nil && t != 0 && t.String() != "hash" {
+	if t, err := c.DB.Type(c.Args[1]); err == nil && t != metadata.TypeNone && t != metadata.TypeHash {
 		msg = executor.ErrWrongType
 	}
 	c.ErrorString(msg)

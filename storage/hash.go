@@ -355,7 +355,18 @@ func (db DB) RandomElements(key []byte, t metadata.Type, count int64, distinct b
 		return err
 	}
 	defer v.release()
+	if m := v.meta; m.FieldTTL && (m.Persist == m.Size || db.now() <= m.LowerTTL) {
+		// No field has expired: draw from the records, without their
+		// expiry prefixes.
+		return v.sample(CFDefault, count, distinct, func(total int64, chunk []Element) bool {
+			for i := range chunk {
+				_, chunk[i].Value = v.splitField(chunk[i].Value)
+			}
+			return fn(total, chunk)
+		})
+	}
 	if v.meta.FieldTTL {
+		// Some may have: draw from the live fields, read whole.
 		var live []Element
 		now := db.now()
 		err := v.eachAt(CFDefault, nil, 0, func(sub, raw []byte) bool {

@@ -109,6 +109,16 @@ func TestFieldTTLTransitions(t *testing.T) {
 		t.Fatalf("expiries %v", ttls)
 	}
 
+	// Before any expiry, draws read the records, without their prefixes.
+	_ = db.RandomElements(b("h"), metadata.TypeHash, 10, true, func(_ int64, chunk []Element) bool {
+		for _, e := range chunk {
+			if len(e.Value) != 1 {
+				t.Errorf("HRANDFIELD WITHVALUES drew %q=%q", e.Sub, e.Value)
+			}
+		}
+		return true
+	})
+
 	// Two seconds on, b has expired: invisible to every read.
 	later := base.At(t0 + 2000)
 	if _, found, _ := later.HGet(b("h"), b("b")); found {
