@@ -360,3 +360,36 @@ func TestHashFieldTTLReads(t *testing.T) {
 	check("HTTL after", c.Do(ctx, "HTTL", "h", "FIELDS", 2, "b", "d").Val(), []any{-1, -1})
 	check("HLEN after", c.HLen(ctx, "h").Val(), 4)
 }
+
+// TestHashFieldTTLGoRedis: go-redis's own helpers for the hash field TTL
+// commands work against Basalt, in RESP2 and RESP3.
+func TestHashFieldTTLGoRedis(t *testing.T) {
+	p := startBasalt(t)
+	protocols(t, p, func(t *testing.T, c *redis.Client) {
+		check := func(what string, got, want any) {
+			t.Helper()
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %v, want %v", what, got, want)
+			}
+		}
+		must(t, c.HSet(ctx, "h", "a", "1", "b", "2", "c", "3").Err())
+		check("HExpire", c.HExpire(ctx, "h", time.Minute, "a", "zz").Val(), []int64{1, -2})
+		check("HExpireWithArgs GT", c.HExpireWithArgs(ctx, "h", time.Second, redis.HExpireArgs{GT: true}, "a").Val(), []int64{0})
+		check("HPExpire", c.HPExpire(ctx, "h", 90*time.Second, "b").Val(), []int64{1})
+		check("HExpireAt", c.HExpireAt(ctx, "h", time.UnixMilli(farFuture), "c").Val(), []int64{1})
+		check("HTTL", c.HTTL(ctx, "h", "a", "b").Val(), []int64{60, 90})
+		check("HPExpireTime", c.HPExpireTime(ctx, "h", "c").Val(), []int64{farFuture})
+		check("HExpireTime", c.HExpireTime(ctx, "h", "c").Val(), []int64{farFuture / 1000})
+		check("HPersist", c.HPersist(ctx, "h", "c", "zz").Val(), []int64{1, -2})
+		check("HPTTL", c.HPTTL(ctx, "h", "c").Val(), []int64{-1})
+		check("HGetEXWithArgs", c.HGetEXWithArgs(ctx, "h", &redis.HGetEXOptions{ExpirationType: redis.HGetEXExpirationPERSIST}, "a").Val(), []string{"1"})
+		check("HTTL after PERSIST", c.HTTL(ctx, "h", "a").Val(), []int64{-1})
+		check("HGetEX", c.HGetEX(ctx, "h", "a", "b").Val(), []string{"1", "2"})
+		check("HSetEXWithArgs FNX", c.HSetEXWithArgs(ctx, "h", &redis.HSetEXOptions{Condition: redis.HSetEXFNX,
+			ExpirationType: redis.HSetEXExpirationEX, ExpirationVal: 100}, "d", "4").Val(), 1)
+		check("HTTL of d", c.HTTL(ctx, "h", "d").Val(), []int64{100})
+		check("HSetEX", c.HSetEX(ctx, "h", "d", "5").Val(), 1)
+		check("HGetDel", c.HGetDel(ctx, "h", "d", "c").Val(), []string{"5", "3"})
+		check("HGetAll", c.HGetAll(ctx, "h").Val(), map[string]string{"a": "1", "b": "2"})
+	})
+}
