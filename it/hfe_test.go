@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -392,4 +394,90 @@ func TestHashFieldTTLGoRedis(t *testing.T) {
 		check("HGetDel", c.HGetDel(ctx, "h", "d", "c").Val(), []string{"5", "3"})
 		check("HGetAll", c.HGetAll(ctx, "h").Val(), map[string]string{"a": "1", "b": "2"})
 	})
+}
+
+// TestHashFieldTTLKill9: kill -9 while writers give fields TTLs loses no
+// acknowledged field or TTL and brings back no expired field.
+func TestHashFieldTTLKill9(t *testing.T) {
+	p := startBasalt(t)
+	const writers, before = 4, 2000
+	acked := make([]atomic.Int64, writers)
+	expires := make([][]int64, writers) // per writer, per field: its TTL
+	var total atomic.Int64
+	killed := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			opts := longOptions(p.Addr(), 2)
+			opts.PoolSize = 1
+			c := redis.NewClient(opts)
+			defer c.Close()
+			key := "ttl:" + strconv.Itoa(w)
+			for i := 0; ; i++ {
+				// Even fields expire at once, odd ones in ten minutes.
+				at := time.Now().UnixMilli() + 50
+				if i%2 == 1 {
+					at += 600_000
+				}
+				expires[w] = append(expires[w], at)
+				f := strconv.Itoa(i)
+				_, err := c.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+					pipe.HSet(ctx, key, f, f)
+					pipe.Do(ctx, "HPEXPIREAT", key, at, "FIELDS", 1, f)
+					return nil
+				})
+				if err != nil {
+					select {
+					case <-killed:
+					default:
+						t.Errorf("writer %d: %v", w, err)
+					}
+					return
+				}
+				acked[w].Store(int64(i + 1))
+				if total.Add(1) == before {
+					close(killed)
+					p.Kill()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var latest int64 // of the fields that expire at once
+	for w := range writers {
+		for i := 0; i < len(expires[w]); i += 2 {
+			latest = max(latest, expires[w][i])
+		}
+	}
+	again := startBasaltIn(t, p.Dir)
+	c := again.client(t, 2)
+	waitFor(t, 20*time.Second, "the short TTLs passing", func() bool { return time.Now().UnixMilli() > latest })
+	for w := range writers {
+		key := "ttl:" + strconv.Itoa(w)
+		n := acked[w].Load()
+		var odd int64
+		for i := range n {
+			f := strconv.FormatInt(i, 10)
+			got := fmt.Sprint(c.Do(ctx, "HPEXPIRETIME", key, "FIELDS", 1, f).Val())
+			if i%2 == 0 {
+				if got != "[-2]" {
+					t.Fatalf("%s %s expired and is back after kill -9: %s", key, f, got)
+				}
+				continue
+			}
+			odd++
+			if want := fmt.Sprintf("[%d]", expires[w][i]); got != want {
+				t.Fatalf("acknowledged %s %s with TTL %s after kill -9: %s", key, f, want, got)
+			}
+			if v := c.HGet(ctx, key, f).Val(); v != f {
+				t.Fatalf("acknowledged %s %s lost after kill -9: %q", key, f, v)
+			}
+		}
+		// A write in flight at the kill may have landed too.
+		if l := c.HLen(ctx, key).Val(); l < odd || l > odd+1 {
+			t.Errorf("HLEN %s = %d, want %d (or one more in flight)", key, l, odd)
+		}
+	}
 }
