@@ -144,7 +144,8 @@ func (w *fieldWrite) toFieldTTLMode() error {
 			return err
 		}
 	}
-	c.meta.FieldTTL, c.meta.LowerTTL, c.meta.UpperTTL = true, 0, 0
+	// The extension follows the 64-bit header only.
+	c.meta.FieldTTL, c.meta.Legacy, c.meta.LowerTTL, c.meta.UpperTTL = true, false, 0, 0
 	c.meta.Size = uint64(len(fields) - len(w.gone))
 	c.meta.Persist = c.meta.Size
 	for i, f := range fields {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/basaltdb/basalt/metadata"
 )
@@ -263,4 +264,31 @@ func meta(t *testing.T, db DB, key string) metadata.Metadata {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestFieldTTLOnLegacyHeader: a hash written by Kvrocks <= 2.8 (32-bit
+// header) takes the 64-bit header with the extension at its first field
+// TTL, and keeps its fields and expiry.
+func TestFieldTTLOnLegacyHeader(t *testing.T) {
+	db := newTestDB(t).At(t0)
+	m := metadata.New(metadata.TypeHash, db.s.versions.Next(time.Now()))
+	m.Legacy, m.Size, m.Expire = true, 2, (t0/1000+3600)*1000
+	bt := db.s.newBatch(nil)
+	bt.put(CFMetadata, db.nsKey(b("h")), m.AppendTo(nil))
+	for _, f := range []string{"a", "b"} {
+		bt.put(CFDefault, db.s.layout.AppendInternalKey(nil, db.ns, b("h"), m.Version, b(f)), b("v"+f))
+	}
+	if err := bt.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.HExpire(b("h"), [][]byte{b("a")}, t0+1000, ExpireCond{}); err != nil || got[0] != FieldSet {
+		t.Fatalf("HPEXPIREAT: %v %v", got, err)
+	}
+	got := meta(t, db, "h")
+	if got.Legacy || !got.FieldTTL || got.Size != 2 || got.Persist != 1 || got.Expire != m.Expire {
+		t.Errorf("metadata %+v", got)
+	}
+	if v, found, _ := db.HGet(b("h"), b("b")); !found || string(v) != "vb" {
+		t.Errorf("HGET b: %q %v", v, found)
+	}
 }
