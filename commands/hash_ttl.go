@@ -362,7 +362,7 @@ func hsetexPairs(c *executor.Ctx, i int) ([][]byte, bool) {
 		return nil, fieldTTLError(c, "ERR invalid number of fields")
 	}
 	pairs := c.Args[i+2:]
-	if int64(len(pairs)) != 2*n || n > int64(len(pairs)) {
+	if int64(len(pairs)) != 2*n {
 		return nil, fieldTTLError(c, "ERR wrong number of arguments for 'hsetex' command")
 	}
 	return pairs, true
