@@ -149,6 +149,9 @@ func (db DB) Len(key []byte, t metadata.Type) (int64, error) {
 		return 0, err
 	}
 	if c.meta.FieldTTL && c.meta.Persist < c.meta.Size && c.meta.LowerTTL < db.now() {
+		// The sweep recounts the hash, so that the next HLEN is O(1)
+		// again.
+		db.s.fieldReaps.note(db.ns, key)
 		return c.liveFields()
 	}
 	return int64(c.meta.Size), nil
@@ -366,7 +369,9 @@ func (db DB) RandomElements(key []byte, t metadata.Type, count int64, distinct b
 		})
 	}
 	if v.meta.FieldTTL {
-		// Some may have: draw from the live fields, read whole.
+		// Some may have: draw from the live fields, read whole, until
+		// the sweep recounted the hash.
+		db.s.fieldReaps.note(db.ns, key)
 		var live []Element
 		now := db.now()
 		err := v.eachAt(CFDefault, nil, 0, func(sub, raw []byte) bool {
