@@ -98,17 +98,20 @@ const (
 // block of the command: badCount is the reply to a numfields that is not
 // a positive integer.
 func fieldsBlock(c *executor.Ctx, i int, badCount string) ([][]byte, bool) {
-	if i >= len(c.Args) || !c.Is(i, "fields") {
+	return fieldsIn(c, c.Args, i, badCount)
+}
+
+// fieldsIn is fieldsBlock in args, the command's arguments or the first
+// of them.
+func fieldsIn(c *executor.Ctx, args [][]byte, i int, badCount string) ([][]byte, bool) {
+	if i+1 >= len(args) || !strings.EqualFold(string(args[i]), "fields") {
 		return nil, fieldTTLError(c, errFieldsMissing)
 	}
-	if i+1 >= len(c.Args) {
-		return nil, fieldTTLError(c, errFieldsMissing)
-	}
-	n, ok := num.ParseInt(c.Args[i+1])
+	n, ok := num.ParseInt(args[i+1])
 	if !ok || n < 1 {
 		return nil, fieldTTLError(c, badCount)
 	}
-	fields := c.Args[i+2:]
+	fields := args[i+2:]
 	if int64(len(fields)) != n {
 		return nil, fieldTTLError(c, errNumFieldsMatch)
 	}
@@ -149,27 +152,28 @@ func fieldExpireAt(c *executor.Ctx, i int, unit int64, relative bool) (int64, bo
 }
 
 // HEXPIRE key seconds [NX | XX | GT | LT] FIELDS numfields field [field ...]
-// (and HPEXPIRE, HEXPIREAT, HPEXPIREAT)
+// (and HPEXPIRE, HEXPIREAT, HPEXPIREAT); as Kvrocks, the condition may
+// also follow the fields.
 func cmdHExpire(c *executor.Ctx, unit int64, relative bool) {
 	at, ok := fieldExpireAt(c, 2, unit, relative)
 	if !ok {
 		return
 	}
-	var cond storage.ExpireCond
-	i := 3
-	switch strings.ToLower(string(c.Args[3])) {
-	case "nx":
-		cond.NX = true
-	case "xx":
-		cond.XX = true
-	case "gt":
-		cond.GT = true
-	case "lt":
-		cond.LT = true
-	default:
+	i, args := 3, c.Args
+	cond, found := fieldExpireCondition(args[3])
+	if !found {
 		i--
 	}
-	fields, ok := fieldsBlock(c, i+1, errNumFieldsExpire)
+	if last := len(args) - 1; !found && last > 5 && c.Is(3, "fields") {
+		// Kvrocks's superset: the condition after the fields, when
+		// numfields leaves it out.
+		if n, ok := num.ParseInt(args[4]); ok && n == int64(last-5) {
+			if cond, found = fieldExpireCondition(args[last]); found {
+				args = args[:last]
+			}
+		}
+	}
+	fields, ok := fieldsIn(c, args, i+1, errNumFieldsExpire)
 	if !ok {
 		return
 	}
@@ -185,6 +189,23 @@ func cmdHExpire(c *executor.Ctx, unit int64, relative bool) {
 		c.Chosen = []string{"hexpire"}
 	}
 	intArray(c, replies)
+}
+
+// fieldExpireCondition reads HEXPIRE's NX, XX, GT or LT.
+func fieldExpireCondition(arg []byte) (cond storage.ExpireCond, found bool) {
+	switch strings.ToLower(string(arg)) {
+	case "nx":
+		cond.NX = true
+	case "xx":
+		cond.XX = true
+	case "gt":
+		cond.GT = true
+	case "lt":
+		cond.LT = true
+	default:
+		return cond, false
+	}
+	return cond, true
 }
 
 // HTTL key FIELDS numfields field [field ...] (and HPTTL, HEXPIRETIME,
