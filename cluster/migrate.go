@@ -337,6 +337,8 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	}
 	args := [][]byte{[]byte(name), k.Key}
 	n := 0
+	now := time.Now().UnixMilli()
+	var ttls [][][]byte
 	err := k.EachElement(func(cf storage.CF, _, sub, value []byte) error {
 		switch {
 		case t == metadata.TypeZSet && cf != storage.CFDefault:
@@ -348,7 +350,15 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 			}
 			args = append(args, formatScore(score), append([]byte(nil), sub...))
 		case t == metadata.TypeHash:
-			args = append(args, append([]byte(nil), sub...), append([]byte(nil), value...))
+			v, expire := storage.FieldValue(&k.Meta, value)
+			if expire != 0 && expire < now {
+				return nil // expired: not carried
+			}
+			if expire != 0 {
+				ttls = append(ttls, [][]byte{[]byte("HPEXPIREAT"), k.Key, strconv.AppendInt(nil, expire, 10),
+					[]byte("FIELDS"), []byte("1"), append([]byte(nil), sub...)})
+			}
+			args = append(args, append([]byte(nil), sub...), append([]byte(nil), v...))
 		case t == metadata.TypeSet:
 			args = append(args, append([]byte(nil), sub...))
 		case t == metadata.TypeSortedint:
@@ -370,6 +380,13 @@ func (m *migrator) sendCommands(k *storage.SlotKey) error {
 	})
 	if err == nil && len(args) > 2 {
 		err = m.link.send(args...)
+	}
+	// A hash's field TTLs follow its fields.
+	for _, cmd := range ttls {
+		if err != nil {
+			break
+		}
+		err = m.link.send(cmd...)
 	}
 	return err
 }

@@ -48,7 +48,7 @@ func dumpPayload(c *executor.Ctx, key []byte) (payload []byte, found bool, err e
 	if err != nil || !found {
 		return nil, found, err
 	}
-	out := &rdb.Value{Str: v.Str, Elems: v.Elems, Scores: v.Scores, Entries: v.Entries, Stream: v.Stream}
+	out := &rdb.Value{Str: v.Str, Elems: v.Elems, FieldExpires: v.FieldExpires, Scores: v.Scores, Entries: v.Entries, Stream: v.Stream}
 	for _, p := range rdbKinds {
 		if p.t == v.Type {
 			out.Kind = p.k
@@ -81,9 +81,9 @@ func rdbLimits(c *executor.Ctx) rdb.Limits {
 // REPLACE), the TTL, the payload's version and checksum, its value.
 // IDLETIME sets the key's idle time (OBJECT IDLETIME); FREQ is checked and
 // dropped: Basalt keeps no access frequencies.
-// Basalt has no hash field TTLs (Redis 7.4's): of a hash that has some,
-// the fields whose time has come are dropped and the others kept for
-// good; a hash left without fields is an expired key.
+// A hash's field TTLs (Redis 7.4's payloads) are kept; the fields whose
+// time has come are dropped, and a hash left without fields is an
+// expired key.
 func cmdRestore(c *executor.Ctx) {
 	replace, absTTL := false, false
 	idle, freq := int64(-1), int64(-1)
@@ -166,7 +166,7 @@ func cmdRestore(c *executor.Ctx) {
 		c.W.OK()
 		return
 	}
-	v := &storage.Value{Str: in.Str, Elems: in.Elems, Scores: in.Scores, Entries: in.Entries, Stream: in.Stream}
+	v := &storage.Value{Str: in.Str, Elems: in.Elems, FieldExpires: in.FieldExpires, Scores: in.Scores, Entries: in.Entries, Stream: in.Stream}
 	for _, p := range rdbKinds {
 		if p.k == in.Kind {
 			v.Type = p.t

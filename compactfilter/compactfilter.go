@@ -10,6 +10,7 @@ package compactfilter
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync"
 	"time"
 
@@ -53,7 +54,8 @@ func (f *Metadata) Filter(_ int, _, value []byte) (bool, []byte) {
 // Subkey drops a record of the default, zset_score or stream column family
 // when its key's metadata is gone, belongs to a string or JSON value that
 // replaced the collection, has another version, or has been dead for longer
-// than the expiry grace; and a bitmap segment that is all zeros. Anything it
+// than the expiry grace; a bitmap segment that is all zeros; and an
+// expired field of a hash with field TTLs. Anything it
 // cannot parse or look up is kept.
 type Subkey struct {
 	Layout metadata.Layout
@@ -106,8 +108,23 @@ func (f *Subkey) keeps(m metadata.Metadata, version uint64, value []byte, now ti
 		return false
 	case m.Type == metadata.TypeBitmap:
 		return !allZero(value)
+	case m.FieldTTL:
+		return !fieldExpired(value, now.UnixMilli())
 	}
 	return true
+}
+
+// fieldExpired reports whether a field of a hash in field-expiration
+// mode has a TTL that ended before now: it is dropped at once, without
+// the grace of a key, and the hash's metadata still counts it until the
+// sweep or a write recounts (KVROCKS-TYPES.md §7.4). A value too short
+// for its expiry is corrupt and kept.
+func fieldExpired(value []byte, now int64) bool {
+	if len(value) < 8 {
+		return false
+	}
+	expire := int64(binary.BigEndian.Uint64(value))
+	return expire != 0 && expire < now
 }
 
 func allZero(b []byte) bool {

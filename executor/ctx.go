@@ -28,7 +28,10 @@ type Ctx struct {
 	// none for the consumer-group commands): the keys Wrote touches for
 	// WATCH and invalidates for tracking. nil: all of them.
 	Changed [][]byte
-	InExec  bool // the command runs inside EXEC or a script: blocking commands do not block
+	// Chosen, set by the handler of a command published OnChosen, are
+	// the events its write made.
+	Chosen []string
+	InExec bool // the command runs inside EXEC or a script: blocking commands do not block
 	// InScript is set when a script runs the command; scriptKeys are then
 	// the keys the script declared, which its reads track (tracking.go).
 	InScript   bool

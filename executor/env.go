@@ -101,6 +101,7 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 	e.startScripting()
 	go e.sampleLoop()
 	go e.expireLoop()
+	go e.fieldExpiryLoop()
 	return e
 }
 

@@ -67,6 +67,18 @@ func OnEach(a *announcement, ev *KeyEvents) {
 	}
 }
 
+// OnChosen publishes the events the handler chose (Ctx.Chosen), of the
+// registration's class, then "del" when the write emptied the key: the
+// hash field TTL commands, whose events depend on what each field did.
+func OnChosen(a *announcement, ev *KeyEvents) {
+	for _, name := range a.c.Chosen {
+		a.emit(ev.Class, name, 0, false)
+	}
+	if a.emptied(0) {
+		a.emit(config.NotifyGeneric, "del", 0, false)
+	}
+}
+
 // OnAll publishes the event on every key written (MSET: a key set to the
 // value it had is set all the same).
 func OnAll(a *announcement, ev *KeyEvents) {

@@ -22,6 +22,9 @@ import (
 // expired).
 type newerDump struct {
 	name, payload, want string
+	// fieldTTLs are the TTLs of a hash's fields that have one and keep
+	// it, by field.
+	fieldTTLs map[string]int64
 }
 
 // readNewerDumps reads rdb/testdata/newer_dumps.txt; fields whose TTL is
@@ -39,6 +42,14 @@ func readNewerDumps(t *testing.T, now int64) []newerDump {
 			return
 		}
 		out[len(out)-1].want = importedContents(kind, elems, ttls, now)
+		for i, ttl := range ttls {
+			if ttl > now && 2*i < len(elems) {
+				if out[len(out)-1].fieldTTLs == nil {
+					out[len(out)-1].fieldTTLs = map[string]int64{}
+				}
+				out[len(out)-1].fieldTTLs[elems[2*i]] = ttl
+			}
+		}
 		kind = ""
 	}
 	sc := bufio.NewScanner(f)
@@ -135,7 +146,7 @@ func redis74File(dumps []newerDump) []byte {
 // and 12: sets in listpacks, intsets, listpack hashes and sorted sets,
 // quicklists, hashes with field TTLs) restore into Basalt and load from
 // an RDB file of version 12; a hash's fields whose TTL has passed are
-// dropped, the others kept without it, and a hash of expired fields only
+// dropped, the others kept with theirs, and a hash of expired fields only
 // is an expired key. Version 13 is refused as redis-server refuses a
 // version it does not know, in RESTORE, FUNCTION RESTORE and RDB LOAD.
 func TestRestoreNewerDumps(t *testing.T) {
@@ -156,6 +167,12 @@ func TestRestoreNewerDumps(t *testing.T) {
 			}
 			if got := contents(t, c, d.name); got != d.want {
 				t.Errorf("%s %s holds\n%s\nwant\n%s", how, d.name, got, d.want)
+			}
+			for f, ttl := range d.fieldTTLs {
+				got := c.Do(ctx, "HPEXPIRETIME", d.name, "FIELDS", "1", f).Val()
+				if fmt.Sprint(got) != fmt.Sprintf("[%d]", ttl) {
+					t.Errorf("%s %s: field %q expires at %v, want %d", how, d.name, f, got, ttl)
+				}
 			}
 		}
 	}

@@ -84,7 +84,24 @@ type Metadata struct {
 	Size    uint64
 	Head    uint64 // lists only
 	Tail    uint64 // lists only
+	// FieldTTL is set on a hash in Kvrocks's field-expiration mode
+	// (KVROCKS-TYPES.md §7.1): every field value starts with its expiry
+	// (8 bytes, Unix ms, 0 for none) and the record ends with the
+	// extension below. Size then counts the field records stored,
+	// expired ones not yet removed included.
+	FieldTTL bool
+	// Persist is how many fields have no TTL; LowerTTL and UpperTTL
+	// (Unix ms) enclose the TTLs of the others, 0 when there are none.
+	Persist            uint64
+	LowerTTL, UpperTTL int64
 }
+
+// fieldTTLMode is the mode byte of a hash in field-expiration mode.
+const fieldTTLMode = 1
+
+// fieldTTLExtLen is the length of the field-expiration extension: mode,
+// persist, lower, upper.
+const fieldTTLExtLen = 1 + 8 + 8 + 8
 
 // New returns the metadata of a freshly created key of type t: no expiry,
 // size 0, the given version, and for lists the initial head and tail.
@@ -108,7 +125,14 @@ func (m *Metadata) Expired(nowMs int64) bool {
 // Dead reports whether the record counts as absent at nowMs: expired, or a
 // non-emptyable collection with no element.
 func (m *Metadata) Dead(nowMs int64) bool {
-	return m.Expired(nowMs) || (!m.Type.Emptyable() && m.Size == 0)
+	return m.Expired(nowMs) || (!m.Type.Emptyable() && m.Size == 0) || m.FieldsAllExpired(nowMs)
+}
+
+// FieldsAllExpired reports whether every field of a hash in
+// field-expiration mode has a TTL and the latest of them ended before
+// now: the hash is gone although its records are not.
+func (m *Metadata) FieldsAllExpired(nowMs int64) bool {
+	return m.FieldTTL && m.Persist == 0 && m.UpperTTL != 0 && m.UpperTTL < nowMs
 }
 
 // AppendTo appends the encoded header (and list extension) to dst. For
@@ -132,6 +156,12 @@ func (m *Metadata) AppendTo(dst []byte) []byte {
 	if m.Type == TypeList {
 		dst = binary.BigEndian.AppendUint64(dst, m.Head)
 		dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+	}
+	if m.FieldTTL {
+		dst = append(dst, fieldTTLMode)
+		dst = binary.BigEndian.AppendUint64(dst, m.Persist)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(m.LowerTTL))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(m.UpperTTL))
 	}
 	return dst
 }
@@ -201,6 +231,14 @@ func Decode(value []byte) (m Metadata, rest []byte, err error) {
 		m.Head = binary.BigEndian.Uint64(value)
 		m.Tail = binary.BigEndian.Uint64(value[8:])
 		value = value[16:]
+	}
+	// Kvrocks tells a hash's mode by what follows the header.
+	if m.Type == TypeHash && len(value) >= fieldTTLExtLen && value[0] == fieldTTLMode {
+		m.FieldTTL = true
+		m.Persist = binary.BigEndian.Uint64(value[1:])
+		m.LowerTTL = int64(binary.BigEndian.Uint64(value[9:]))
+		m.UpperTTL = int64(binary.BigEndian.Uint64(value[17:]))
+		value = value[fieldTTLExtLen:]
 	}
 	return m, value, nil
 }

@@ -71,6 +71,11 @@ func TestDecodeRoundTrip(t *testing.T) {
 		{"01 6553f13c 626172", Metadata{Type: TypeString, Legacy: true, Expire: 1700000060000}, "bar"},
 		{"82 0000000000000000 305120c0f2000001 0000000000000001", Metadata{Type: TypeHash, Version: v, Size: 1}, ""},
 		{"02 00000000 305120c0f2000001 00000001", Metadata{Type: TypeHash, Legacy: true, Version: v, Size: 1}, ""},
+		// KVROCKS-TYPES.md §7.6: a hash in field-expiration mode.
+		{"82 0000000000000000 305120c0f2000001 0000000000000001 01 0000000000000000 0000018bcfe65260 0000018bcfe65260",
+			Metadata{Type: TypeHash, Version: v, Size: 1, FieldTTL: true, LowerTTL: 1700000060000, UpperTTL: 1700000060000}, ""},
+		{"82 0000000000000000 305120c0f2000001 0000000000000001 01 0000000000000001 0000000000000000 0000000000000000",
+			Metadata{Type: TypeHash, Version: v, Size: 1, FieldTTL: true, Persist: 1}, ""},
 		{"83 0000000000000000 305120c0f2000001 0000000000000001 7fffffffffffffff 8000000000000000",
 			Metadata{Type: TypeList, Version: v, Size: 1, Head: ListInitialIndex, Tail: ListInitialIndex + 1}, ""},
 		{"89 0000000000000000 305120c0f2000001 0000000000000000 0001 0002 00000064 bf847ae147ae147b 00000080",
@@ -114,6 +119,14 @@ func TestLiveness(t *testing.T) {
 	m := Metadata{Type: TypeHash, Size: 0}
 	if !m.Dead(1) {
 		t.Error("empty hash must be dead")
+	}
+	// A hash whose fields all have TTLs is dead after the latest.
+	h := Metadata{Type: TypeHash, Size: 2, FieldTTL: true, LowerTTL: 500, UpperTTL: 1000}
+	if h.Dead(1000) || !h.Dead(1001) {
+		t.Error("a hash of TTL'd fields is alive until its upper bound")
+	}
+	if h.Persist = 1; h.Dead(1001) {
+		t.Error("a hash with a field without TTL is alive")
 	}
 	s := Metadata{Type: TypeString, Expire: 1000}
 	if s.Dead(1000) || !s.Dead(1001) {

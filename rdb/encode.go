@@ -20,6 +20,7 @@ import (
 // them.
 func Encode(v *Value, lim Limits) []byte {
 	var out []byte
+	version := uint16(Version)
 	switch v.Kind {
 	case String:
 		out = appendString(append(out, typeString), v.Str)
@@ -28,13 +29,18 @@ func Encode(v *Value, lim Limits) []byte {
 	case Set:
 		out = appendSet(out, v.Elems, lim)
 	case Hash:
-		out = appendHash(out, v.Elems, lim)
+		if hasTTL(v.FieldExpires) {
+			out = appendHashWithTTLs(out, v.Elems, v.FieldExpires)
+			version = fieldTTLVersion
+		} else {
+			out = appendHash(out, v.Elems, lim)
+		}
 	case ZSet:
 		out = appendZSet(out, v.Elems, v.Scores, lim)
 	case Stream:
 		out = appendStream(out, v.Entries, v.Stream, lim)
 	}
-	out = binary.LittleEndian.AppendUint16(out, Version)
+	out = binary.LittleEndian.AppendUint16(out, version)
 	return binary.LittleEndian.AppendUint64(out, checksum(out))
 }
 

@@ -143,3 +143,38 @@ func (v *Value) DropExpiredFields(now int64) int {
 	v.Elems, v.FieldExpires = v.Elems[:2*kept], v.FieldExpires[:kept]
 	return dropped
 }
+
+// fieldTTLVersion is the RDB version of Redis 7.4, the first with hash
+// field TTLs: the version of a DUMP of a hash that has some.
+const fieldTTLVersion = 12
+
+func hasTTL(expires []int64) bool {
+	for _, e := range expires {
+		if e != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendHashWithTTLs appends a hash with field TTLs as Redis 7.4 saves a
+// hash table that has some (type 24): Encode writes no listpack of
+// triplets (type 25), which Redis reads all the same.
+func appendHashWithTTLs(dst []byte, pairs [][]byte, expires []int64) []byte {
+	var least int64
+	for _, e := range expires {
+		if e != 0 && (least == 0 || e < least) {
+			least = e
+		}
+	}
+	dst = binary.LittleEndian.AppendUint64(append(dst, typeHashMetadata), uint64(least))
+	dst = appendLen(dst, uint64(len(expires)))
+	for i, e := range expires {
+		var ttl uint64
+		if e != 0 {
+			ttl = uint64(e-least) + 1
+		}
+		dst = appendString(appendString(appendLen(dst, ttl), pairs[2*i]), pairs[2*i+1])
+	}
+	return dst
+}

@@ -27,7 +27,8 @@ type Value struct {
 	// FieldExpires are the field TTLs of a Hash that Redis 7.4 (RDB 12)
 	// wrote with hash field expiration: FieldExpires[i] is the absolute
 	// Unix time in ms at which the field Elems[2*i] expires, 0 for never.
-	// Empty when the payload carries none. Encode writes none.
+	// Empty when the payload carries none. Encode writes a hash with one
+	// as Redis 7.4 does (type 24, RDB 12).
 	FieldExpires []int64
 	// Scores are a ZSet's scores, Scores[i] that of Elems[i].
 	Scores []float64

@@ -209,3 +209,66 @@ func BenchmarkGroupLoop(b *testing.B) {
 		})
 	}
 }
+
+// fillHash writes n fields into hash key, with a TTL of an hour on every
+// tenth when ttls is set.
+func fillHash(b *testing.B, db DB, key string, n int, ttls bool) [][]byte {
+	fields := make([][]byte, n)
+	for i := 0; i < n; i += 1000 {
+		var pairs [][]byte
+		for j := i; j < i+1000 && j < n; j++ {
+			fields[j] = []byte("field:" + strconv.Itoa(j))
+			pairs = append(pairs, fields[j], []byte("xxx"))
+		}
+		if _, err := db.HSet([]byte(key), pairs, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if ttls {
+		var some [][]byte
+		for j := 0; j < n; j += 10 {
+			some = append(some, fields[j])
+		}
+		if _, err := db.HExpire([]byte(key), some, nowMs()+3600_000, ExpireCond{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return fields
+}
+
+// BenchmarkHGet reads fields of a hash without field TTLs (Plain) and of
+// one with a TTL on a tenth of its fields (FieldTTLs): a hash without
+// field TTL must cost what it did before field expiration existed.
+func BenchmarkHGet(b *testing.B) {
+	for _, ttls := range []bool{false, true} {
+		b.Run(map[bool]string{false: "Plain", true: "FieldTTLs"}[ttls], func(b *testing.B) {
+			s := openTest(b, b.TempDir(), false)
+			defer s.Close()
+			db := s.DB("__namespace")
+			fields := fillHash(b, db, "h", 10000, ttls)
+			b.ResetTimer()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, found, err := db.HGet([]byte("h"), fields[i%len(fields)]); err != nil || !found {
+					b.Fatalf("hget: found %v, err %v", found, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHSet overwrites fields of a hash without field TTLs.
+func BenchmarkHSet(b *testing.B) {
+	s := openTest(b, b.TempDir(), false)
+	defer s.Close()
+	db := s.DB("__namespace")
+	fields := fillHash(b, db, "h", 10000, false)
+	v := []byte("yyy")
+	b.ResetTimer()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := db.HSet([]byte("h"), [][]byte{fields[i%len(fields)], v}, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

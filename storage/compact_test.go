@@ -88,3 +88,52 @@ func TestCompactReclaimsOrphans(t *testing.T) {
 		t.Errorf("re-created list has %d items", l)
 	}
 }
+
+// TestCompactDropsExpiredFields: compaction drops the records of expired
+// hash fields at once (KVROCKS-TYPES.md §7.4), keeps the others and the
+// fields of a plain hash, and drops the metadata of a hash whose every
+// field expired; the counts of a hash left with ghost fields still read
+// exact.
+func TestCompactDropsExpiredFields(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	const n = 100
+	var fields [][]byte
+	for _, k := range []string{"some", "all", "plain"} {
+		var pairs [][]byte
+		fields = nil
+		for i := range n {
+			pairs, fields = append(pairs, b(fmt.Sprint("f", i)), b("12345678value")), append(fields, b(fmt.Sprint("f", i)))
+		}
+		if _, err := db.HSet(b(k), pairs, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	soon := time.Now().UnixMilli() + 20
+	if _, err := db.HExpire(b("some"), fields[:40], soon, ExpireCond{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.HExpire(b("all"), fields, soon, ExpireCond{}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil := time.Now().Add(10 * time.Second)
+	for time.Now().UnixMilli() <= soon+1 && time.Now().Before(waitUntil) {
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := countRecords(t, s, CFDefault), 2*n-40; got != want {
+		t.Errorf("default column family keeps %d records, want %d", got, want)
+	}
+	if got, want := countRecords(t, s, CFMetadata), 2; got != want {
+		t.Errorf("metadata keeps %d records, want %d", got, want)
+	}
+	if l, _ := db.Len(b("some"), metadata.TypeHash); l != n-40 {
+		t.Errorf("HLEN of the hash with ghost fields = %d", l)
+	}
+	if v, found, _ := db.HGet(b("plain"), b("f1")); !found || string(v) != "12345678value" {
+		t.Errorf("plain field %q %v", v, found)
+	}
+}

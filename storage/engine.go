@@ -60,7 +60,10 @@ type Storage struct {
 	locks keyLocks
 
 	hints popHints
-	wal   walFlusher
+	// fieldReaps is the work of the sweep of hash field expiry
+	// (hashttl.go).
+	fieldReaps fieldReaps
+	wal        walFlusher
 	// commits combines the writes of concurrent commands (see commit.go).
 	commits commitQueue
 	// writeMu lets one goroutine at a time into RocksDB's write path (the
@@ -147,6 +150,7 @@ func (s *Storage) open() error {
 		return fmt.Errorf("storage: open %s: %w", s.dir, err)
 	}
 	s.db = db
+	s.fieldReaps.seen.Store(true) // its hashes may have field TTLs
 	// A reopened database may hold other records (a restored checkpoint).
 	for _, c := range s.caches() {
 		c.clear()

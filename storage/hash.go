@@ -27,6 +27,9 @@ func (db DB) HSet(key []byte, pairs [][]byte, nx bool) (int64, error) {
 		last[string(pairs[i])] = len(fields)
 		fields, values = append(fields, pairs[i]), append(values, pairs[i+1])
 	}
+	if c.meta.FieldTTL {
+		return c.hashSetTTL(fields, values, nx)
+	}
 	return c.setElements(fields, values, nx)
 }
 
@@ -72,7 +75,12 @@ func (db DB) HGet(key, field []byte) ([]byte, bool, error) {
 	if err != nil || c == nil {
 		return nil, false, err
 	}
-	return c.getElement(field)
+	v, found, err := c.getElement(field)
+	if err != nil || !found || !c.meta.FieldTTL {
+		return v, found, err
+	}
+	v, found = c.liveValue(v, db.now())
+	return v, found, nil
 }
 
 // HMGet returns the values of fields, nil for absent ones, in one round
@@ -82,7 +90,17 @@ func (db DB) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
 	if err != nil || c == nil {
 		return make([][]byte, len(fields)), err
 	}
-	return c.getElements(fields)
+	values, err := c.getElements(fields)
+	if err != nil || !c.meta.FieldTTL {
+		return values, err
+	}
+	now := db.now()
+	for i, v := range values {
+		if v != nil {
+			values[i], _ = c.liveValue(v, now)
+		}
+	}
+	return values, nil
 }
 
 // HDel deletes fields and returns how many existed; a hash left empty is
@@ -91,6 +109,9 @@ func (db DB) HDel(key []byte, fields [][]byte) (int64, error) {
 	c, err := db.forWrite(key, metadata.TypeHash)
 	if err != nil || !c.exists {
 		return 0, err
+	}
+	if c.meta.FieldTTL {
+		return c.hashDelTTL(fields)
 	}
 	return c.deleteElements(fields)
 }
@@ -127,7 +148,27 @@ func (db DB) Len(key []byte, t metadata.Type) (int64, error) {
 	if err != nil || c == nil {
 		return 0, err
 	}
+	if c.meta.FieldTTL && c.meta.Persist < c.meta.Size && c.meta.LowerTTL < db.now() {
+		// The sweep recounts the hash, so that the next HLEN is O(1)
+		// again.
+		db.s.fieldReaps.note(db.ns, key)
+		return c.liveFields()
+	}
 	return int64(c.meta.Size), nil
+}
+
+// liveFields counts the fields of a hash in field-expiration mode that
+// have not expired.
+func (c *collection) liveFields() (int64, error) {
+	now := c.db.now()
+	var n int64
+	err := c.each(CFDefault, nil, nil, 0, func(_, raw []byte) bool {
+		if _, live := c.liveValue(raw, now); live {
+			n++
+		}
+		return true
+	})
+	return n, err
 }
 
 // HExists reports whether a field exists.
@@ -136,8 +177,19 @@ func (db DB) HExists(key, field []byte) (bool, error) {
 	return found, err
 }
 
-// hashSetOne writes one field of c, counting it when new.
-func (c *collection) hashSetOne(field, value []byte, isNew bool) error {
+// hashSetOne writes one field of c, counting it when new; a live field
+// keeps its TTL.
+func (c *collection) hashSetOne(field, value []byte, old hashField) error {
+	isNew := !old.stored
+	if c.meta.FieldTTL {
+		w := c.newFieldWrite()
+		expire := old.expire
+		if !old.live(w.now) {
+			expire = 0
+		}
+		w.put(field, value, expire, old)
+		return w.commit()
+	}
 	b := c.db.newBatch(TypeLog(c.meta.Type))
 	b.put(CFDefault, c.subkey(field), value)
 	if isNew {
@@ -154,15 +206,15 @@ func (db DB) HIncrBy(key, field []byte, delta int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	old, found, err := c.fieldIfExists(field)
+	old, err := c.fieldIfExists(field)
 	if err != nil {
 		return 0, err
 	}
-	n, text, err := addInt(old, found, delta, ErrHashNotInteger)
+	n, text, err := addInt(old.value, old.live(c.db.now()), delta, ErrHashNotInteger)
 	if err != nil {
 		return 0, err
 	}
-	return n, c.hashSetOne(field, text, !found)
+	return n, c.hashSetOne(field, text, old)
 }
 
 // HIncrByFloat adds incr to the number in a field in long double precision
@@ -180,22 +232,29 @@ func (db DB) HIncrByFloat(key, field, incr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, found, err := c.fieldIfExists(field)
+	old, err := c.fieldIfExists(field)
 	if err != nil {
 		return nil, err
 	}
-	out, err := addLongDouble(old, found, delta, ErrHashNotFloat)
+	out, err := addLongDouble(old.value, old.live(c.db.now()), delta, ErrHashNotFloat)
 	if err != nil {
 		return nil, err
 	}
-	return out, c.hashSetOne(field, out, !found)
+	return out, c.hashSetOne(field, out, old)
 }
 
-func (c *collection) fieldIfExists(field []byte) ([]byte, bool, error) {
+// fieldIfExists reads a field as stored.
+func (c *collection) fieldIfExists(field []byte) (hashField, error) {
 	if !c.exists {
-		return nil, false, nil
+		return hashField{}, nil
 	}
-	return c.getElement(field)
+	raw, found, err := c.getElement(field)
+	if err != nil || !found {
+		return hashField{}, err
+	}
+	f := hashField{stored: true}
+	f.expire, f.value = c.splitField(raw)
+	return f, nil
 }
 
 // HRangeByLex calls fn with the fields of a hash in lex range r (LexMin,
@@ -208,7 +267,27 @@ func (db DB) HRangeByLex(key []byte, r ZRange, fn func(field, value []byte) bool
 	}
 	defer v.release()
 	r.By = ByLex
-	return v.walkSubkeysByLex(v.snap, r, fn)
+	if !v.meta.FieldTTL {
+		return v.walkSubkeysByLex(v.snap, r, fn)
+	}
+	// Expired fields take no place in the offset and count.
+	offset, count := r.Offset, r.Count
+	r.Offset, r.Count = 0, -1
+	now := v.db.now()
+	return v.walkSubkeysByLex(v.snap, r, func(field, raw []byte) bool {
+		value, live := v.liveValue(raw, now)
+		switch {
+		case !live:
+			return true
+		case offset > 0:
+			offset--
+			return true
+		case count == 0:
+			return false
+		}
+		count--
+		return fn(field, value)
+	})
 }
 
 // Walk calls fn for every element (and its value) of a collection of type
@@ -220,7 +299,14 @@ func (db DB) Walk(key []byte, t metadata.Type, fn func(sub, value []byte)) (foun
 		return false, err
 	}
 	defer v.release()
+	now := v.db.now()
 	return true, v.eachAt(CFDefault, nil, 0, func(sub, value []byte) bool {
+		if v.meta.FieldTTL {
+			var live bool
+			if value, live = v.liveValue(value, now); !live {
+				return true
+			}
+		}
 		fn(sub, value)
 		return true
 	})
@@ -236,12 +322,19 @@ func (db DB) ScanElements(key []byte, t metadata.Type, from, match []byte, count
 		return nil, nil, err
 	}
 	examined := 0
+	now := db.now()
 	err = c.each(CFDefault, nil, from, 0, func(sub, value []byte) bool {
 		if examined == count {
 			next = append([]byte(nil), sub...)
 			return false
 		}
 		examined++
+		if c.meta.FieldTTL {
+			var live bool
+			if value, live = c.liveValue(value, now); !live {
+				return true
+			}
+		}
 		if match == nil || glob.Match(match, sub, false) {
 			elems = append(elems, Element{Sub: append([]byte(nil), sub...), Value: append([]byte(nil), value...)})
 		}
@@ -265,5 +358,32 @@ func (db DB) RandomElements(key []byte, t metadata.Type, count int64, distinct b
 		return err
 	}
 	defer v.release()
+	if m := v.meta; m.FieldTTL && (m.Persist == m.Size || db.now() <= m.LowerTTL) {
+		// No field has expired: draw from the records, without their
+		// expiry prefixes.
+		return v.sample(CFDefault, count, distinct, func(total int64, chunk []Element) bool {
+			for i := range chunk {
+				_, chunk[i].Value = v.splitField(chunk[i].Value)
+			}
+			return fn(total, chunk)
+		})
+	}
+	if v.meta.FieldTTL {
+		// Some may have: draw from the live fields, read whole, until
+		// the sweep recounted the hash.
+		db.s.fieldReaps.note(db.ns, key)
+		var live []Element
+		now := db.now()
+		err := v.eachAt(CFDefault, nil, 0, func(sub, raw []byte) bool {
+			if value, ok := v.liveValue(raw, now); ok {
+				live = append(live, copyElement(sub, value))
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return sampleLive(live, count, distinct, fn)
+	}
 	return v.sample(CFDefault, count, distinct, fn)
 }

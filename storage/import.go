@@ -171,6 +171,35 @@ func (im *Importer) Add(elems [][]byte, scores []float64) error {
 	return im.writePart()
 }
 
+// AddFields adds fields of the hash Begin started, with their values
+// alternating, and their TTLs (Unix ms, 0: none; nil: no TTL at all). The
+// hash takes field-expiration mode when its first part has a TTL; a
+// later part's TTLs on a hash that did not are dropped, and counted in
+// dropped.
+func (im *Importer) AddFields(elems [][]byte, expires []int64) (dropped int, err error) {
+	c := im.cur
+	if c.meta.Size == 0 && hasFieldTTL(expires) {
+		c.meta.FieldTTL = true
+		im.db.s.fieldReaps.seen.Store(true)
+	}
+	if !c.meta.FieldTTL {
+		for _, e := range expires {
+			if e != 0 {
+				dropped++
+			}
+		}
+		return dropped, im.Add(elems, nil)
+	}
+	w := &fieldWrite{c: c}
+	n := len(elems) / 2
+	for _, i := range sortedBy(n, func(i, j int) int { return bytes.Compare(elems[2*i], elems[2*j]) }) {
+		v := binary.BigEndian.AppendUint64(make([]byte, 0, fieldTTLLen+len(elems[2*i+1])), uint64(expires[i]))
+		im.b.putPrefixed(CFDefault, im.prefix, elems[2*i], nil, append(v, elems[2*i+1]...))
+		w.count(expires[i])
+	}
+	return 0, im.writePart()
+}
+
 // writePart writes the batch once it is full, with a metadata record of
 // the current collection that names the elements written so far.
 func (im *Importer) writePart() error {

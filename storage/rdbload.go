@@ -28,7 +28,8 @@ type RDBLoadStats struct {
 	Loaded, Expired, Empty, Existing int64
 	// FieldsExpired counts the hash fields dropped because their TTL
 	// (Redis 7.4's) had passed; FieldTTLsDropped the fields kept without
-	// theirs, as Basalt has no hash field TTLs.
+	// theirs: those of a hash saved in parts whose first part had no
+	// field TTL (storage.Importer.AddFields).
 	FieldsExpired, FieldTTLsDropped int64
 	// Skipped are what Basalt has no place for (modules' data).
 	Skipped int
@@ -156,7 +157,13 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 	if v.Kind == rdb.Stream {
 		return l.stream(e)
 	}
-	if err := l.im.Add(v.Elems, v.Scores); err != nil {
+	if v.Kind == rdb.Hash {
+		dropped, err := l.im.AddFields(v.Elems, v.FieldExpires)
+		l.stats.FieldTTLsDropped += int64(dropped)
+		if err != nil {
+			return err
+		}
+	} else if err := l.im.Add(v.Elems, v.Scores); err != nil {
 		return err
 	}
 	if e.Last {
@@ -166,8 +173,7 @@ func (l *rdbLoader) entry(e *rdb.Entry) error {
 }
 
 // dropFieldTTLs drops the fields of a chunk of a hash to import whose
-// TTL has passed, and counts them and the TTLs of the others, which are
-// not kept; it reports whether it dropped any.
+// TTL has passed, and counts them; it reports whether it dropped any.
 func (l *rdbLoader) dropFieldTTLs(e *rdb.Entry) bool {
 	v := e.Value
 	if v.Kind != rdb.Hash || e.DB != l.db || (e.Expire != 0 && e.Expire < l.now) {
@@ -175,11 +181,6 @@ func (l *rdbLoader) dropFieldTTLs(e *rdb.Entry) bool {
 	}
 	dropped := v.DropExpiredFields(l.now)
 	l.stats.FieldsExpired += int64(dropped)
-	for _, expire := range v.FieldExpires {
-		if expire != 0 {
-			l.stats.FieldTTLsDropped++
-		}
-	}
 	return dropped > 0
 }
 

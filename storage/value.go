@@ -30,6 +30,9 @@ type Value struct {
 	// fields and values alternating, or a sorted set's members, each in
 	// its own slice.
 	Elems [][]byte
+	// FieldExpires are a hash's field TTLs, FieldExpires[i] that of
+	// field Elems[2*i] (Unix ms, 0: none); nil when no field has one.
+	FieldExpires []int64
 	// Scores are a sorted set's, Scores[i] that of Elems[i].
 	Scores []float64
 	// Entries are a stream's entries in ID order, Stream the rest of it.
@@ -68,10 +71,18 @@ func (db DB) ReadValue(key []byte) (v *Value, found bool, err error) {
 			return uint64(len(v.Elems)) < rec.meta.Size
 		})
 	case metadata.TypeHash, metadata.TypeSet:
+		now := db.now()
 		err = c.each(CFDefault, snap, nil, 0, func(sub, value []byte) bool {
-			v.Elems = append(v.Elems, keep(sub))
-			if rec.meta.Type == metadata.TypeHash {
-				v.Elems = append(v.Elems, keep(value))
+			if !rec.meta.FieldTTL {
+				v.Elems = append(v.Elems, keep(sub))
+				if rec.meta.Type == metadata.TypeHash {
+					v.Elems = append(v.Elems, keep(value))
+				}
+				return true
+			}
+			expire, value := c.splitField(value)
+			if expire == 0 || expire >= now {
+				v.Elems, v.FieldExpires = append(v.Elems, keep(sub), keep(value)), append(v.FieldExpires, expire)
 			}
 			return true
 		})
@@ -128,10 +139,18 @@ func (db DB) PutValue(key []byte, v *Value, expire int64) error {
 	case metadata.TypeList:
 		c.push(b, v.Elems, false)
 	case metadata.TypeHash:
+		w := &fieldWrite{c: c, b: b}
+		c.meta.FieldTTL = hasFieldTTL(v.FieldExpires)
 		for i := 0; i+1 < len(v.Elems); i += 2 {
-			b.put(CFDefault, c.subkey(v.Elems[i]), v.Elems[i+1])
+			var expire int64
+			if c.meta.FieldTTL && i/2 < len(v.FieldExpires) {
+				expire = v.FieldExpires[i/2]
+			}
+			w.put(v.Elems[i], v.Elems[i+1], expire, hashField{})
 		}
-		c.meta.Size = uint64(len(v.Elems) / 2)
+		if c.meta.FieldTTL {
+			db.s.fieldReaps.seen.Store(true)
+		}
 	case metadata.TypeSet:
 		for _, m := range v.Elems {
 			b.put(CFDefault, c.subkey(m), nil)

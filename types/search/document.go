@@ -35,11 +35,12 @@ func fieldSubkeys(s *Schema, o *storage.Object) [][]byte {
 }
 
 // addFields records the values of the schema's fields read by
-// fieldSubkeys (nil: absent).
-func (st *docState) addFields(s *Schema, vals [][]byte) {
+// fieldSubkeys (nil: absent) of a hash whose metadata is m: a field's
+// value without the expiry it may be stored with.
+func (st *docState) addFields(s *Schema, m *metadata.Metadata, vals [][]byte) {
 	for i, v := range vals {
 		if v != nil {
-			st.fields[s.Fields[i].Name] = v
+			st.fields[s.Fields[i].Name], _ = storage.FieldValue(m, v)
 		}
 	}
 }

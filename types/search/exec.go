@@ -516,7 +516,7 @@ func (r *runner) load(keys [][]byte, fields []int) error {
 		}
 		for j, v := range vals {
 			if v != nil {
-				at[j].st.fields[s.Fields[idx[j]].Name] = v
+				at[j].st.fields[s.Fields[idx[j]].Name], _ = storage.FieldValue(at[j].obj.Meta(), v)
 			}
 		}
 	}

@@ -206,7 +206,7 @@ func (m *maintenance) update(ix *Index, ex extractor, w *keyWrites) error {
 	}
 	var cur docValues
 	if afterMeta != nil {
-		cur, err = m.values(ix, ex, after, &docWrites{w: w, version: afterMeta.Version, rest: afterMeta.rest})
+		cur, err = m.values(ix, ex, after, &docWrites{w: w, version: afterMeta.Version, rest: afterMeta.rest, meta: &afterMeta.Metadata})
 		if err != nil {
 			return err
 		}
@@ -248,6 +248,7 @@ type docWrites struct {
 	w       *keyWrites
 	version uint64
 	rest    []byte
+	meta    *metadata.Metadata // what the batch leaves
 }
 
 // values reads ix's values of a document: o's stored elements (o nil:
@@ -279,7 +280,7 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (*docState, error) {
 			if err != nil {
 				return nil, err
 			}
-			st.addFields(s, vals)
+			st.addFields(s, o.Meta(), vals)
 		}
 	}
 	if dw != nil {
@@ -291,7 +292,7 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (*docState, error) {
 			if e.deleted {
 				delete(st.fields, string(e.sub))
 			} else {
-				st.fields[string(e.sub)] = e.value
+				st.fields[string(e.sub)], _ = storage.FieldValue(dw.meta, e.value)
 			}
 		}
 	}

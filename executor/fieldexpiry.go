@@ -1,0 +1,75 @@
+package executor
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/basaltdb/basalt/config"
+	"github.com/basaltdb/basalt/storage"
+)
+
+// The sweep of hash field expiry: every fieldSweepEvery it deletes the
+// expired fields of the hashes reads found some in, and of those a walk
+// of the keys finds (fieldSweepKeys metadata records a step, at most
+// fieldReapLimit fields a hash), publishing "hexpired" on each hash, and
+// "del" when its last field went, as Redis's active expiry of fields. A
+// replica leaves it to its master, whose deletions it applies.
+const (
+	fieldSweepEvery = 100 * time.Millisecond
+	fieldSweepKeys  = 1000
+	fieldReapLimit  = 1000
+)
+
+// fieldExpiryLoop runs the sweep until the Env stops.
+func (e *Env) fieldExpiryLoop() {
+	t := time.NewTicker(fieldSweepEvery)
+	defer t.Stop()
+	var from []byte
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+		}
+		if e.Notes.ActiveExpireOff.Load() || e.Repl.IsReplica() {
+			continue
+		}
+		from = e.fieldSweepStep(from)
+	}
+}
+
+// fieldSweepStep reaps the noted hashes and those of one step of the
+// walk from from, and returns where the next step starts.
+func (e *Env) fieldSweepStep(from []byte) []byte {
+	e.gate.RLock()
+	defer e.gate.RUnlock()
+	keys := e.Storage.NotedFieldReaps()
+	walked, next, err := e.Storage.HashesWithExpiredFields(from, fieldSweepKeys)
+	if err != nil {
+		slog.Error("hash field expiry: walk the keys", "err", err)
+		return nil
+	}
+	for _, k := range append(keys, walked...) {
+		var reaped int
+		var gone bool
+		var reapErr error
+		err := e.Storage.Update(&storage.Write{NS: k.NS, Keys: [][]byte{k.Name}}, func(db storage.DB) {
+			reaped, gone, reapErr = db.ReapFields(k.Name, fieldReapLimit)
+		})
+		if err = errors.Join(err, reapErr); err != nil {
+			slog.Error("hash field expiry: delete expired fields", "err", err)
+			continue
+		}
+		if reaped == 0 && !gone {
+			continue
+		}
+		flags := e.notifying()
+		e.notify(flags, config.NotifyHash, "hexpired", k.NS, k.Name)
+		if gone {
+			e.notify(flags, config.NotifyGeneric, "del", k.NS, k.Name)
+		}
+		e.Sessions.Tracking.Invalidate(e.Sessions, k.NS, [][]byte{k.Name}, nil)
+	}
+	return next
+}
