@@ -37,6 +37,13 @@ func benchBloom(l load, all []*server, rounds int) {
 	})
 	fmt.Printf("\nBloom filters (Kvrocks's BF.*): ops/s, then server CPU per request in ns (the ratio: basalt's over kvrocks's)\n\n")
 	printHeader(names(servers))
+	benchWithCPU(l, servers, bloomCommands, rounds)
+}
+
+// benchWithCPU runs steps against servers, rounds times at -P 1 and once
+// at -P 16, and prints each step's ops/s and then the CPU each server
+// used per request.
+func benchWithCPU(l load, servers []*server, steps [][]string, rounds int) {
 	for _, pipeline := range []int{1, 16} {
 		n := 1
 		if pipeline == 1 {
@@ -44,7 +51,7 @@ func benchBloom(l load, all []*server, rounds int) {
 		}
 		ops, cpu := newTable(names(servers)), newTable(names(servers))
 		for round := 0; round < n; round++ {
-			for _, step := range bloomCommands {
+			for _, step := range steps {
 				results, used := make([]result, len(servers)), make([]result, len(servers))
 				for j := range servers {
 					i := (j + round) % len(servers)

@@ -85,15 +85,15 @@ func tdigestOK(c *executor.Ctx, err error) bool {
 
 // tdigestQuery runs answer on the sketch at the command's key and
 // reports whether it succeeded, the error replied if not. A merge of
-// buffered values is written under the key's lock, except on a replica
-// (whose data is its master's) and in a script (InWrite: its reads do
-// not write).
+// buffered values is written, and the centroids read are cached, under
+// the key's lock, except on a replica (whose data is its master's) and
+// in a script (InWrite: its reads do not write).
 func tdigestQuery(c *executor.Ctx, answer func(*tdigest.Sketch) error) bool {
 	key := c.Args[1]
 	persist := !c.DB.InWrite() && !c.Env.Repl.IsReplica()
 	err := tdigest.Query(c.DB, key, persist, answer)
-	if errors.Is(err, tdigest.ErrMergePending) {
-		// By (the watcher's) left unset: the merge changes no value WATCH
+	if errors.Is(err, tdigest.ErrLockNeeded) {
+		// By (the watcher's) left unset: a merge changes no value WATCH
 		// or tracking would see.
 		uerr := c.Env.Storage.Update(&storage.Write{NS: c.Session.Namespace, Keys: [][]byte{key}}, func(db storage.DB) {
 			err = tdigest.Query(db, key, true, answer)

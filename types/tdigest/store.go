@@ -1,6 +1,7 @@
 package tdigest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -16,10 +17,11 @@ import (
 
 var logWrite = storage.TypeLog(metadata.TypeTDigest)
 
-// ErrMergePending is Query's answer, without a reply, when the buffer
-// holds values that must be merged and written before the sketch is
-// queried: the caller queries again in a write on the key.
-var ErrMergePending = errors.New("tdigest: buffered values to merge first")
+// ErrLockNeeded is Query's answer, without a reply, when the query must
+// run under the key's lock: to write the merge of buffered values, or to
+// cache the centroids it reads (cache.go). The caller queries again in a
+// write on the key.
+var ErrLockNeeded = errors.New("tdigest: the query needs the key's lock")
 
 // engineStore is the Store of the live key o: its records as of rv (nil:
 // the latest, through the pending records of the write db belongs to).
@@ -70,8 +72,10 @@ func open(db storage.DB, key []byte) (*storage.Object, Meta, error) {
 	return o, m, err
 }
 
-// write writes ch to o (a live key, or a new incarnation) in one batch.
+// write writes ch to o (a live key, or a new incarnation) in one batch,
+// the key's cached centroids forgotten first.
 func write(db storage.DB, o *storage.Object, ch Change) error {
+	centroidsOf(db).forget(o.NSKey())
 	b := db.NewBatch(logWrite)
 	for _, sub := range ch.Delete {
 		b.Delete(storage.CFDefault, o.Subkey(sub))
@@ -196,15 +200,19 @@ func InfoOf(db storage.DB, key []byte) (Meta, error) {
 // Query calls answer with the sketch at key, all its records read in one
 // snapshot (MIN, QUANTILE, ...); ErrNoKey when absent. Values in the
 // buffer are merged first, as Kvrocks merges them before every query:
-// in memory only unless persist is set. With persist, a db that is not a
-// write's gets ErrMergePending (answer not called) when there is a merge
-// to write, and one that is writes it; persist is for a node that takes
-// writes, outside scripts, whose reads must not write.
+// in memory only unless persist is set. persist is for a node that takes
+// writes, outside scripts (whose reads must not write): with it, a db
+// that is not a write's gets ErrLockNeeded (answer not called) when
+// there is a merge to write or centroids to cache, and one that is
+// writes the merge and caches the centroids. The centroids come from the
+// cache when it has them for the key's state.
 func Query(db storage.DB, key []byte, persist bool, answer func(*Sketch) error) error {
+	gen := db.Storage().LocklessWrites()
+	locked := db.InWrite()
 	var rv *storage.ReadView
 	var o *storage.Object
 	var err error
-	if db.InWrite() {
+	if locked {
 		o, err = db.Lookup(key)
 	} else {
 		view := db.ReadView()
@@ -225,17 +233,32 @@ func Query(db storage.DB, key []byte, persist bool, answer func(*Sketch) error) 
 	if err != nil {
 		return err
 	}
-	if persist && rv != nil && m.UnmergedNodes > 0 {
-		return ErrMergePending
+	cache := centroidsOf(db)
+	if m.UnmergedNodes == 0 {
+		if cs, ok := cache.get(db, o, o.Ext()); ok {
+			return answer(&Sketch{meta: m, loaded: true, d: digest{centroids: cs, weight: float64(m.MergedWeight), min: m.Min, max: m.Max}})
+		}
+	}
+	if persist && !locked {
+		return ErrLockNeeded
 	}
 	sk, merge, err := Load(m, engineStore{db: db, o: o, rv: rv})
 	if err != nil {
 		return err
 	}
-	if merge != nil && persist {
-		if err := write(db, o, *merge); err != nil {
+	if persist {
+		ext := bytes.Clone(o.Ext())
+		if merge != nil {
+			if err := write(db, o, *merge); err != nil {
+				return err
+			}
+			ext = merge.Meta.AppendExt(nil)
+		}
+		d, err := sk.digest()
+		if err != nil {
 			return err
 		}
+		cache.put(db, o, ext, d.centroids, gen)
 	}
 	return answer(sk)
 }

@@ -71,7 +71,7 @@ func TestStoreFormat(t *testing.T) {
 
 // TestQueryPersist: a query of a sketch with buffered values answers
 // from a merge in memory without persist, is sent to a write with it
-// (ErrMergePending, not answered), and in a write writes the merge; once
+// (ErrLockNeeded, not answered), and in a write writes the merge; once
 // merged, queries need no write.
 func TestQueryPersist(t *testing.T) {
 	s := storagetest.Open(t)
@@ -99,7 +99,7 @@ func TestQueryPersist(t *testing.T) {
 		t.Errorf("unmerged %d after a query in memory", m.UnmergedNodes)
 	}
 	err := Query(db, b("t"), true, func(*Sketch) error { t.Error("answered outside a write"); return nil })
-	if !errors.Is(err, ErrMergePending) {
+	if !errors.Is(err, ErrLockNeeded) {
 		t.Errorf("Query to persist outside a write: %v", err)
 	}
 	uerr := s.Update(&storage.Write{NS: metadata.DefaultNamespace, Keys: [][]byte{b("t")}}, func(in storage.DB) {
@@ -112,7 +112,24 @@ func TestQueryPersist(t *testing.T) {
 		t.Errorf("after the persisted merge %+v", m)
 	}
 	if err := Query(db, b("t"), true, median(2)); err != nil {
-		t.Errorf("Query of a merged sketch: %v", err)
+		t.Errorf("Query of a merged sketch whose centroids the write cached: %v", err)
+	}
+	// A write forgets the cached centroids: the next query to persist
+	// reads them again under the lock.
+	if err := Create(db, b("o"), 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddValues(db, b("o"), []float64{10, 20, 30}); err != nil {
+		t.Fatal(err)
+	}
+	if err := MergeInto(db, b("t"), MergeArgs{Sources: [][]byte{b("o")}, Override: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Query(db, b("t"), true, median(20)); !errors.Is(err, ErrLockNeeded) {
+		t.Errorf("Query to persist after a MERGE: %v", err)
+	}
+	if err := Query(db, b("t"), false, median(20)); err != nil {
+		t.Errorf("Query in memory after a MERGE: %v", err)
 	}
 }
 
