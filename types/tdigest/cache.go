@@ -26,8 +26,9 @@ import (
 // The generic commands (DEL, RENAME, COPY, FLUSHALL) give a key a new
 // version or metadata of another incarnation, which misses.
 type centroidCache struct {
-	mu sync.Mutex
-	m  map[string]cachedCentroids
+	mu    sync.Mutex
+	m     map[string]cachedCentroids
+	count int // centroids held, all entries together
 }
 
 type cachedCentroids struct {
@@ -36,8 +37,12 @@ type cachedCentroids struct {
 	centroids    []Centroid // shared by readers: never modified
 }
 
-// maxCachedDigests bounds the entries; past it a random one makes room.
-const maxCachedDigests = 4096
+// The entries and the centroids held (16 bytes each: 16 MiB) are
+// bounded; past either bound random entries make room.
+const (
+	maxCachedDigests   = 4096
+	maxCachedCentroids = 1 << 20
+)
 
 type centroidsKey struct{}
 
@@ -65,21 +70,29 @@ func (c *centroidCache) get(db storage.DB, o *storage.Object, ext []byte) ([]Cen
 func (c *centroidCache) put(db storage.DB, o *storage.Object, ext []byte, centroids []Centroid, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != db.Storage().LocklessWrites() {
+	if gen != db.Storage().LocklessWrites() || len(centroids) > maxCachedCentroids {
 		return
 	}
-	if _, ok := c.m[string(o.NSKey())]; !ok && len(c.m) >= maxCachedDigests {
-		for k := range c.m {
-			delete(c.m, k)
+	c.drop(string(o.NSKey()))
+	for k := range c.m {
+		if len(c.m) < maxCachedDigests && c.count+len(centroids) <= maxCachedCentroids {
 			break
 		}
+		c.drop(k)
 	}
 	c.m[string(o.NSKey())] = cachedCentroids{version: o.Meta().Version, gen: gen, ext: ext, centroids: centroids}
+	c.count += len(centroids)
+}
+
+// drop removes the entry of nsKey, if any; c.mu is held.
+func (c *centroidCache) drop(nsKey string) {
+	c.count -= len(c.m[nsKey].centroids)
+	delete(c.m, nsKey)
 }
 
 // forget drops the entry of nsKey, which a write is about to change.
 func (c *centroidCache) forget(nsKey []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.m, string(nsKey))
+	c.drop(string(nsKey))
 }

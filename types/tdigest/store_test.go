@@ -173,3 +173,38 @@ func TestStoreErrors(t *testing.T) {
 		t.Errorf("a failed MERGE created its destination: %v %v", o, err)
 	}
 }
+
+// TestCacheBounds: the cache holds at most maxCachedDigests entries and
+// maxCachedCentroids centroids, whatever it is given.
+func TestCacheBounds(t *testing.T) {
+	s := storagetest.Open(t)
+	db := s.DB(metadata.DefaultNamespace)
+	c := centroidsOf(db)
+	gen := s.LocklessWrites()
+	for i := range 2 * maxCachedDigests {
+		n := 0 // past the centroids' bound first, then the entries'
+		if i < 1500 {
+			n = maxCachedCentroids / 1000
+		}
+		o := db.NewObject([]byte{byte(i), byte(i >> 8)}, metadata.TypeTDigest)
+		c.put(db, o, nil, make([]Centroid, n), gen)
+		if len(c.m) > maxCachedDigests || c.count > maxCachedCentroids {
+			t.Fatalf("after %d puts: %d entries, %d centroids", i+1, len(c.m), c.count)
+		}
+	}
+	if len(c.m) != maxCachedDigests {
+		t.Errorf("%d entries", len(c.m))
+	}
+	sum := 0
+	for _, e := range c.m {
+		sum += len(e.centroids)
+	}
+	if sum != c.count {
+		t.Errorf("count %d, entries hold %d", c.count, sum)
+	}
+	o := db.NewObject(b("huge"), metadata.TypeTDigest)
+	c.put(db, o, nil, make([]Centroid, maxCachedCentroids+1), gen)
+	if _, ok := c.m[string(o.NSKey())]; ok {
+		t.Error("an entry past the bound was cached")
+	}
+}
