@@ -339,3 +339,44 @@ func TestTDigestQuantilesOverServer(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactDropsTDigestRecords: COMPACT reclaims the records of deleted
+// and expired t-digests and the centroids every merge replaced, and keeps
+// the live ones' buffer and centroids: RocksDB then holds exactly those
+// in the default column family, and the live digest answers as before.
+func TestCompactDropsTDigestRecords(t *testing.T) {
+	c := startBasalt(t).longClient(t, 2)
+	fill := func(key string, merges int) {
+		must(t, c.Do(ctx, "TDIGEST.CREATE", key, "COMPRESSION", 1).Err())
+		for m := 0; m < merges; m++ {
+			args := []any{"TDIGEST.ADD", key}
+			for i := 0; i < 17; i++ { // past the buffer's 16: a merge
+				args = append(args, m*17+i)
+			}
+			must(t, c.Do(ctx, args...).Err())
+		}
+	}
+	fill("live", 20)
+	must(t, c.Do(ctx, "TDIGEST.ADD", "live", 1000).Err()) // buffered
+	fill("deleted", 5)
+	fill("expiring", 5)
+	must(t, c.Del(ctx, "deleted").Err())
+	must(t, c.PExpire(ctx, "expiring", 50*time.Millisecond).Err())
+	waitFor(t, time.Minute, "expiring expires", func() bool { return c.Exists(ctx, "expiring").Val() == 0 })
+	info, err := c.Do(ctx, "TDIGEST.INFO", "live").Slice()
+	if err != nil || len(info) != 16 {
+		t.Fatalf("TDIGEST.INFO live: %v, %v", info, err)
+	}
+	centroids := info[5].(int64) // Merged nodes
+	before := c.Do(ctx, "TDIGEST.INFO", "live").String()
+	must(t, c.Do(ctx, "COMPACT").Err())
+	waitFor(t, time.Minute, "the live digest's records left alone", func() bool {
+		return infoInt(t, c, "rocksdb", "estimate_keys[default]") == centroids+1
+	})
+	if after := c.Do(ctx, "TDIGEST.INFO", "live").String(); after != before {
+		t.Errorf("INFO after COMPACT %s, before %s", after, before)
+	}
+	if got, err := c.Do(ctx, "TDIGEST.MAX", "live").Text(); err != nil || got != "1000" {
+		t.Errorf("MAX live after COMPACT: %q, %v", got, err)
+	}
+}
