@@ -380,3 +380,67 @@ func TestCompactDropsTDigestRecords(t *testing.T) {
 		t.Errorf("MAX live after COMPACT: %q, %v", got, err)
 	}
 }
+
+// TestKvrocksOlderOpensTDigests: Kvrocks 5fccd57, which predates the
+// t-digest, opens a directory where Basalt wrote t-digests: it answers
+// for the other keys and takes the t-digests for absent (TYPE none, SCAN
+// skips them), and Basalt reopening the directory answers for them as
+// before. Kvrocks's COMPACT, though, drops them (its metadata filter
+// cannot decode type 12): a directory holding t-digests must not go back
+// to a Kvrocks older than 2.14, as for any type an older Kvrocks lacks.
+func TestKvrocksOlderOpensTDigests(t *testing.T) {
+	kvrocksBin(t)
+	dir, port := t.TempDir(), freePort(t)
+	explainOnFailure(t, dir)
+	b := startBasaltAt(t, dir, port)
+	runCommands(t, interopClient(t, b, "", 5*time.Second), "basalt", [][]any{
+		{"TDIGEST.CREATE", "td", "COMPRESSION", 1}, {"TDIGEST.ADD", "td", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17},
+		{"TDIGEST.ADD", "td", 100}, {"PEXPIRE", "td", int64(3 * time.Hour / time.Millisecond)}, {"SET", "plain", "v"},
+	})
+	reads := [][]any{{"TDIGEST.INFO", "td"}, {"TDIGEST.BYRANK", "td", 0, 5, 17}, {"PEXPIRETIME", "td"}, {"GET", "plain"}}
+	read := func(p *proc) string {
+		c := interopClient(t, p, "", 5*time.Second)
+		var out []string
+		for _, r := range reads {
+			v, err := c.Do(ctx, r...).Result()
+			out = append(out, fmt.Sprintf("%v => %v %v", r, v, err))
+		}
+		return strings.Join(out, "\n")
+	}
+	unmerged := read(b) // BYRANK writes the merge of the buffer
+	before := read(b)
+	if before == unmerged || !strings.Contains(before, "Unmerged nodes 0") {
+		t.Fatalf("the first read did not merge the buffer:\n%s", before)
+	}
+	stopClean(t, b)
+
+	k := startKvrocksAt(t, dir, port)
+	kc := interopClient(t, k, "", 5*time.Second)
+	for _, c := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"GET", "plain"}, "v <nil>"},
+		{[]any{"TYPE", "td"}, "none <nil>"},
+		{[]any{"SCAN", 0, "COUNT", 100}, "[0 [plain]] <nil>"},
+	} {
+		v, err := kc.Do(ctx, c.args...).Result()
+		if got := fmt.Sprint(v, " ", err); got != c.want {
+			t.Errorf("kvrocks %v: %s, want %s", c.args, got, c.want)
+		}
+	}
+	stopClean(t, k)
+	b = startBasaltAt(t, dir, port)
+	if after := read(b); after != before {
+		t.Errorf("basalt after kvrocks opened the directory:\n%s\nbefore:\n%s", after, before)
+	}
+	stopClean(t, b)
+
+	k = startKvrocksAt(t, dir, port)
+	compactServer(t, k, "")
+	stopClean(t, k)
+	bc := interopClient(t, startBasaltAt(t, dir, port), "", 5*time.Second)
+	if n, err := bc.Exists(ctx, "td", "plain").Result(); err != nil || n != 1 || bc.Get(ctx, "plain").Val() != "v" {
+		t.Errorf("after kvrocks's COMPACT: %d of td and plain exist (%v), want plain alone", n, err)
+	}
+}
