@@ -21,6 +21,7 @@ import (
 	"github.com/basaltdb/basalt/resp"
 	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
+	"github.com/basaltdb/basalt/types/tdigest"
 )
 
 // FuzzCommandArgs runs one command of the table per input, with arguments
@@ -94,6 +95,10 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(0), "XDELEX", []byte("x\x00"+token("DELREF")+"\x00"+token("IDS")+"\x00"+token("4611686018427387904")+"\x001-1"))
 	f.Add(uint8(fuzzRESP3), "XREADGROUP", []byte("GROUP\x00g\x00c\x00"+token("CLAIM")+"\x00"+token("0")+"\x00COUNT\x00"+token("1")+"\x00STREAMS\x00x\x00>"))
 	f.Add(uint8(0), "BITOP", []byte(token("DIFF1")+"\x00dst\x00str\x00n\x00missing"))
+	f.Add(uint8(fuzzRESP3), "TDIGEST.QUANTILE", []byte(token("td")+"\x00"+token("0")+"\x00"+token("0.5")+"\x00"+token("1")))
+	f.Add(uint8(fuzzInMulti), "TDIGEST.MERGE", []byte(token("td")+"\x00"+token("1")+"\x00"+token("td")+"\x00"+token("COMPRESSION")+"\x00"+token("1")+"\x00"+token("OVERRIDE")))
+	f.Add(uint8(fuzzTenant), "TDIGEST.BYREVRANK", []byte(token("tdbuf")+"\x00"+token("9223372036854775807")))
+	f.Add(uint8(0), "TDIGEST.ADD", []byte(token("tdshort")+"\x00"+token("1e-300")))
 	f.Fuzz(func(t *testing.T, mode uint8, name string, args []byte) {
 		h.run(t, mode, name, fuzzArgs(args))
 	})
@@ -161,6 +166,9 @@ var fuzzTokens = []string{
 	// BITOP operations.
 	"IFEQ", "IFNE", "IFDEQ", "IFDNE", "9555e8555c62dcfd", "IDS", "KEEPREF", "DELREF", "ACKED", "CLAIM",
 	"DIFF", "DIFF1", "ANDOR", "ONE",
+	// The t-digest commands' keys (one with centroids and a buffer,
+	// stored ones that do not decode), fractions and words.
+	"td", "tdshort", "tdbuf", "0.5", "0.999", "1e-300", "COMPRESSION", "OVERRIDE",
 }
 
 // fuzzMaxArgs bounds the arguments of one input.
@@ -288,6 +296,11 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		{"xgroup", "create", "x", "g", "0"},
 		{"xreadgroup", "group", "g", "c", "count", "1", "streams", "x", ">"},
 		{"json.set", "j", "$", `{"a":[1,"x",{"b":null,"c":[true,2.5]}],"n":1,"s":"str"}`},
+		// A t-digest with centroids (17 values pass the buffer's 16) and
+		// a buffered value.
+		{"tdigest.create", "td", "COMPRESSION", "1"},
+		{"tdigest.add", "td", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "-2.5"},
+		{"tdigest.add", "td", "0.5"},
 	}
 	if big {
 		members := []string{"sadd", "big"}
@@ -304,7 +317,7 @@ func (h *fuzzHarness) reset(big bool, ns string) error {
 		}
 		h.setup.W.Reset()
 	}
-	return h.seedCorruptJSON(ns)
+	return h.seedCorrupt(ns)
 }
 
 // corruptJSON are stored JSON values that do not decode, by key: CBOR
@@ -313,19 +326,41 @@ var corruptJSON = map[string][]byte{
 	"jcbor": {1, 0xa1, 0x61, 'a', 0x9f}, "jtext": []byte("\x00{\"a\":["), "jformat": {7, '1'}, "jempty": {},
 }
 
-// seedCorruptJSON writes the corruptJSON keys into namespace ns as a
-// broken disk would: a JSON metadata header before the bytes.
-func (h *fuzzHarness) seedCorruptJSON(ns string) error {
-	keys := make([][]byte, 0, len(corruptJSON))
-	for k := range corruptJSON {
-		keys = append(keys, []byte(k))
+// corruptTDigest are stored t-digests that do not decode, by extension:
+// one cut short, and one counting 5 buffered values whose buffer record
+// (seedCorrupt writes one of 7 bytes for each) holds no whole value.
+var corruptTDigest = map[string][]byte{
+	"tdshort": tdigest.NewMeta(100).AppendExt(nil)[:40],
+	"tdbuf": func() []byte {
+		m := tdigest.NewMeta(100)
+		m.UnmergedNodes, m.TotalWeight, m.TotalObservations = 5, 5, 5
+		return m.AppendExt(nil)
+	}(),
+}
+
+// seedCorrupt writes the corruptJSON and corruptTDigest keys into
+// namespace ns as a broken disk would: a metadata header of the type
+// before the bytes.
+func (h *fuzzHarness) seedCorrupt(ns string) error {
+	var keys [][]byte
+	for _, m := range []map[string][]byte{corruptJSON, corruptTDigest} {
+		for k := range m {
+			keys = append(keys, []byte(k))
+		}
 	}
 	var err error
 	uerr := h.env.Storage.Update(&storage.Write{NS: ns, Keys: keys}, func(db storage.DB) {
 		b := db.NewBatch(nil)
 		for _, k := range keys {
-			o := db.NewObject(k, metadata.TypeJSON)
-			b.Put(storage.CFMetadata, o.NSKey(), append(o.Meta().AppendTo(nil), corruptJSON[string(k)]...))
+			t, value := metadata.TypeJSON, corruptJSON[string(k)]
+			if ext, ok := corruptTDigest[string(k)]; ok {
+				t, value = metadata.TypeTDigest, ext
+			}
+			o := db.NewObject(k, t)
+			b.Put(storage.CFMetadata, o.NSKey(), append(o.Meta().AppendTo(nil), value...))
+			if t == metadata.TypeTDigest {
+				b.Put(storage.CFDefault, o.Subkey(tdigest.BufferSubkey), []byte("1234567"))
+			}
 		}
 		err = b.Commit()
 	})

@@ -18,7 +18,8 @@ import (
 // ...), "hset" or "hdel" for a hash by whether fields were put, "sadd" or
 // "srem", "zadd" or "zrem", "xadd" or "xdel", "pfadd", "setbit", "json.set"
 // (in the module class) for a JSON document written, "bf.add" (of class d:
-// a Bloom filter's; BF.RESERVE's too), the list
+// a Bloom filter's; BF.RESERVE's too), "tdigest.add" (class d: any write
+// to a t-digest, a query's merge of its buffer too), the list
 // command's own event, "expire" or "persist" for an expiry change, and
 // "del" for a key removed. Records no command's LogData precedes (an
 // import's) publish "restore", as the RESTORE a Redis migration sends.
@@ -132,6 +133,8 @@ func typeEvents(k *storage.KeyChange, after storage.KeyState) []keyEvent {
 		return streamEvents(k)
 	case c.Type == metadata.TypeBloom:
 		return []keyEvent{{config.NotifyModule, "bf.add"}}
+	case c.Type == metadata.TypeTDigest:
+		return []keyEvent{{config.NotifyModule, "tdigest.add"}}
 	}
 	if after.Alive {
 		return []keyEvent{restored}

@@ -114,7 +114,7 @@ var errorReplies = []struct {
 	{storage.ErrHashNotInteger, "ERR hash value is not an integer"},
 	{storage.ErrHashNotFloat, "ERR hash value is not a float"},
 	{config.ErrNoFile, "ERR The server is running without a config file"},
-	// Kvrocks's text: the types it cannot dump are its own (sortedint, Bloom, JSON).
+	// Kvrocks's text: the types it cannot dump are its own (sortedint, Bloom, JSON, t-digest).
 	{storage.ErrNotDumpable, "ERR Invalid or Not supported object type"},
 	{rdb.ErrChecksum, "ERR DUMP payload version or checksum are wrong"},
 	{rdb.ErrFormat, "ERR Bad data format"},

@@ -23,6 +23,7 @@ const (
 	TypeBloom
 	TypeJSON
 	TypeHyperLogLog
+	TypeTDigest
 )
 
 var typeNames = [...]string{
@@ -38,6 +39,7 @@ var typeNames = [...]string{
 	TypeBloom:       "MBbloom--",
 	TypeJSON:        "ReJSON-RL",
 	TypeHyperLogLog: "hyperloglog",
+	TypeTDigest:     "TDIS-TYPE", // KVROCKS-TYPES.md §0.1
 }
 
 // String returns the name TYPE replies with.
@@ -48,13 +50,16 @@ func (t Type) String() string {
 	return "unknown"
 }
 
+// Known reports whether t is a type of the table above.
+func (t Type) Known() bool { return t != TypeNone && int(t) < len(typeNames) }
+
 // SingleKV reports whether the whole value lives in the metadata record.
 func (t Type) SingleKV() bool { return t == TypeString || t == TypeJSON }
 
 // Emptyable reports whether a record of this type stays alive with size 0.
 func (t Type) Emptyable() bool {
 	switch t {
-	case TypeString, TypeStream, TypeBloom, TypeJSON, TypeHyperLogLog:
+	case TypeString, TypeStream, TypeBloom, TypeJSON, TypeHyperLogLog, TypeTDigest:
 		return true
 	}
 	return false
@@ -190,7 +195,7 @@ func Decode(value []byte) (m Metadata, rest []byte, err error) {
 	flags := value[0]
 	m.Type = Type(flags & typeMask)
 	m.Legacy = flags&flag64 == 0
-	if m.Type == TypeNone || int(m.Type) >= len(typeNames) {
+	if !m.Type.Known() {
 		return m, nil, ErrNoType
 	}
 	value = value[1:]

@@ -22,6 +22,7 @@ const (
 	KindBool
 	KindDouble
 	KindHumanDouble
+	KindShortDouble
 	KindBigNum
 	KindVerbatim
 )
@@ -31,7 +32,7 @@ type Value struct {
 	Kind  Kind
 	Str   string  // Simple, Error, Bulk, BigNum (its digits), Verbatim
 	Int   int64   // Int; Bool as 0 or 1
-	Float float64 // Double, HumanDouble
+	Float float64 // Double, HumanDouble, ShortDouble
 	Elems []Value // Array, Set, Push; Map and Attribute as key, value, ...
 }
 
@@ -140,6 +141,8 @@ func Write(s Sink, v Value) {
 		s.Double(v.Float)
 	case KindHumanDouble:
 		s.HumanDouble(v.Float)
+	case KindShortDouble:
+		s.ShortDouble(v.Float)
 	case KindBigNum:
 		s.BigNum(v.Str)
 	case KindVerbatim:
@@ -184,9 +187,10 @@ func (c *Capture) Double(f float64)    { c.add(token{kind: KindDouble, f: f}) }
 func (c *Capture) HumanDouble(f float64) {
 	c.add(token{kind: KindHumanDouble, f: f})
 }
-func (c *Capture) BigNum(digits string) { c.add(token{kind: KindBigNum, s: digits}) }
-func (c *Capture) Verbatim(s string)    { c.add(token{kind: KindVerbatim, s: s}) }
-func (c *Capture) RawLine(s string)     { c.Simple(s) }
+func (c *Capture) ShortDouble(f float64) { c.add(token{kind: KindShortDouble, f: f}) }
+func (c *Capture) BigNum(digits string)  { c.add(token{kind: KindBigNum, s: digits}) }
+func (c *Capture) Verbatim(s string)     { c.add(token{kind: KindVerbatim, s: s}) }
+func (c *Capture) RawLine(s string)      { c.Simple(s) }
 
 // Error implements Sink.
 func (c *Capture) Error(msg string) {

@@ -45,10 +45,13 @@ type Sink interface {
 	Attribute(n int)
 	// Bool writes a boolean; Double a floating point number formatted as
 	// Redis formats scores, HumanDouble one formatted as Redis's
-	// human-mode long double (GEOPOS); BigNum a big number in decimal.
+	// human-mode long double (GEOPOS), ShortDouble one in the shortest
+	// form of Redis 7.2+ (num.AppendShortDouble: a module's double, a
+	// t-digest's); BigNum a big number in decimal.
 	Bool(b bool)
 	Double(f float64)
 	HumanDouble(f float64)
+	ShortDouble(f float64)
 	BigNum(digits string)
 	// Verbatim writes free text (INFO's).
 	Verbatim(s string)

@@ -297,6 +297,22 @@ func (w *Writer) HumanDouble(f float64) {
 	w.Bulk(digits)
 }
 
+// ShortDouble writes a floating point number in Redis 7.2+'s shortest
+// form (num.AppendShortDouble), as Redis 8 writes a module's double: a
+// RESP3 double, or in RESP2 a bulk string.
+func (w *Writer) ShortDouble(f float64) {
+	var tmp [32]byte
+	digits := num.AppendShortDouble(tmp[:0], f)
+	if w.proto == 3 {
+		w.element()
+		w.buf = append(w.buf, ',')
+		w.buf = append(w.buf, digits...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.Bulk(digits)
+}
+
 // Verbatim writes free text such as INFO's: a RESP3 verbatim string of
 // format "txt", or a bulk string in RESP2.
 func (w *Writer) Verbatim(s string) {

@@ -44,13 +44,16 @@ func toLua(L *lua.LState, v *reply.Value, proto int) lua.LValue {
 			return lua.LBool(v.Int != 0)
 		}
 		return lua.LNumber(v.Int)
-	case reply.KindDouble, reply.KindHumanDouble:
+	case reply.KindDouble, reply.KindHumanDouble, reply.KindShortDouble:
 		if proto == 3 {
 			return singleField(L, "double", lua.LNumber(v.Float))
 		}
 		var buf [64]byte
-		if v.Kind == reply.KindDouble {
+		switch v.Kind {
+		case reply.KindDouble:
 			return lua.LString(num.AppendDouble(buf[:0], v.Float))
+		case reply.KindShortDouble:
+			return lua.LString(num.AppendShortDouble(buf[:0], v.Float))
 		}
 		return lua.LString(num.AppendHumanDouble(buf[:0], v.Float))
 	case reply.KindBigNum:

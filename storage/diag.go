@@ -145,9 +145,9 @@ func (db DB) MemoryUsage(key []byte, samples int64) (size int64, found bool, err
 		return size, true, nil
 	}
 	c := &collection{db: db, nsKey: nsKey, key: key, meta: m, exists: true}
-	// Bitmaps and HyperLogLogs count no elements: their segments are
-	// read whole.
-	counted := m.Type != metadata.TypeBitmap && m.Type != metadata.TypeHyperLogLog
+	// Bitmaps, HyperLogLogs and t-digests count no elements: their
+	// records are read whole.
+	counted := m.Type != metadata.TypeBitmap && m.Type != metadata.TypeHyperLogLog && m.Type != metadata.TypeTDigest
 	prefix := int64(db.s.layout.SubkeyPrefixLen(db.ns, key))
 	for _, cf := range subkeyCFs(m.Type) {
 		var bytes, n int64

@@ -19,6 +19,9 @@
 // Info is INFO from the metadata alone; CREATE is NewMeta. The Write
 // functions write the replies to a reply.Sink.
 //
-// It does no I/O and imports only metadata, num and reply: the engine
-// backs Store and writes Changes, the handlers parse, call and reply.
+// store.go runs the commands over storage's engine API (Create,
+// AddValues, Clear, MergeInto, InfoOf, Query): an engine-backed Store,
+// each write one batch; a query's merge is written only by a node that
+// takes writes (Query's persist). The handlers (commands/tdigest.go)
+// parse, call once and reply.
 package tdigest
