@@ -160,7 +160,7 @@ func (o *Object) PinElement(key []byte) (value []byte, unpin func(), err error) 
 		}
 	}
 	s := o.db.s
-	h, err := s.db.GetPinnedCF(s.readOpts, s.cfs[CFDefault], key)
+	h, err := s.db.GetPinnedCF(s.readOpts, s.cfs[CFDefault].Load(), key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("storage: get: %w", err)
 	}

@@ -54,7 +54,7 @@ func (s *Storage) lookupMetadata(nsKey []byte) ([]byte, bool, error) {
 // compactOrder is the order COMPACT compacts the column families in:
 // metadata first, so that the subkeys of keys whose expired metadata it
 // drops are found orphaned in the same run.
-var compactOrder = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream, CFPubSub, CFPropagate, CFSearch}
+var compactOrder = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream, CFPubSub, CFPropagate, CFSearch, CFIndex}
 
 // Compact compacts every column family down to the last level, running the
 // compaction filters over every record, and returns when done.
@@ -69,7 +69,9 @@ func (s *Storage) Compact() error {
 	opts.SetExclusiveManualCompaction(false)
 	opts.SetBottommostLevelCompaction(grocksdb.KForce)
 	for _, cf := range compactOrder {
-		s.db.CompactRangeCFOpt(s.cfs[cf], grocksdb.Range{}, opts)
+		if h := s.cfs[cf].Load(); h != nil {
+			s.db.CompactRangeCFOpt(h, grocksdb.Range{}, opts)
+		}
 	}
 	if s.closing.Load() {
 		return fmt.Errorf("storage: compact: %w", errClosing)
@@ -121,11 +123,11 @@ func (s *Storage) CheckCompaction(minPct int64, maxAge time.Duration) int {
 			break
 		}
 		if c, ok := best[cf]; ok && c.share*100 >= float64(minPct) {
-			s.db.CompactRangeCF(s.cfs[cf], grocksdb.Range{Start: c.file.SmallestKey, Limit: c.file.LargestKey})
+			s.db.CompactRangeCF(s.cfs[cf].Load(), grocksdb.Range{Start: c.file.SmallestKey, Limit: c.file.LargestKey})
 			n++
 		}
 		if transient[cf] {
-			s.db.CompactRangeCF(s.cfs[cf], grocksdb.Range{})
+			s.db.CompactRangeCF(s.cfs[cf].Load(), grocksdb.Range{})
 			n++
 		}
 	}

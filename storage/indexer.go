@@ -65,6 +65,9 @@ func (b Batch) DeleteRange(cf CF, from, to []byte) { b.b.delRange(cf, from, to) 
 // records included), until fn returns false. key and value are valid only
 // during the call.
 func (db DB) ScanRange(rv *ReadView, cf CF, lower, upper []byte, fn func(key, value []byte) bool) error {
+	if db.s.cfs[cf].Load() == nil {
+		return nil // the index column family, not made yet: empty
+	}
 	it := db.newIterator(cf, lower, upper, rv.snapshot())
 	defer it.close()
 	it.SeekToFirst()
