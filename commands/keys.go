@@ -330,7 +330,7 @@ func typeByName(name string) metadata.Type {
 	if name == "bitmap" {
 		return metadata.TypeBitmap
 	}
-	for t := metadata.TypeString; t <= metadata.TypeHyperLogLog; t++ {
+	for t := metadata.TypeString; t <= metadata.TypeTimeSeries; t++ {
 		if t != metadata.TypeBitmap && strings.ToLower(t.String()) == name {
 			return t
 		}

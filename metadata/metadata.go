@@ -23,6 +23,7 @@ const (
 	TypeBloom
 	TypeJSON
 	TypeHyperLogLog
+	TypeTimeSeries Type = 13 // KVROCKS-TYPES.md §6
 )
 
 var typeNames = [...]string{
@@ -38,6 +39,7 @@ var typeNames = [...]string{
 	TypeBloom:       "MBbloom--",
 	TypeJSON:        "ReJSON-RL",
 	TypeHyperLogLog: "hyperloglog",
+	TypeTimeSeries:  "timeseries",
 }
 
 // String returns the name TYPE replies with.
@@ -54,7 +56,7 @@ func (t Type) SingleKV() bool { return t == TypeString || t == TypeJSON }
 // Emptyable reports whether a record of this type stays alive with size 0.
 func (t Type) Emptyable() bool {
 	switch t {
-	case TypeString, TypeStream, TypeBloom, TypeJSON, TypeHyperLogLog:
+	case TypeString, TypeStream, TypeBloom, TypeJSON, TypeHyperLogLog, TypeTimeSeries:
 		return true
 	}
 	return false

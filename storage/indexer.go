@@ -2,10 +2,11 @@ package storage
 
 import "github.com/basaltdb/basalt/metadata"
 
-// Secondary indexes (the search column family's, types/search) are
+// Secondary indexes (the search column family's, types/search, and
+// the index column family's, types/timeseries) are
 // records derived from other keys. They change in the same batch as the
 // keys they derive from: every command's batch passes, as it commits,
-// through the one registered Indexer, which reads the batch's records
+// through the registered Indexers, which read the batch's records
 // and adds the index records they call for. This is the single place
 // where every write reaches a key (HSET and the hash family, DEL, EXPIRE,
 // RENAME, COPY, RESTORE, MULTI/EXEC and scripts, which commit batches
@@ -23,24 +24,39 @@ import "github.com/basaltdb/basalt/metadata"
 // graph) holds its lock until then. An error fails the command's write.
 type Indexer func(db DB, b Batch) (applied func(), err error)
 
-var indexer Indexer
+var indexers []Indexer
 
-// RegisterIndexer installs the Indexer; a type package calls it from its
-// init function, once.
-func RegisterIndexer(ix Indexer) {
-	if indexer != nil {
-		panic("storage: indexer registered twice")
-	}
-	indexer = ix
-}
+// RegisterIndexer installs an Indexer; a type package calls it from its
+// init function, once. The Indexers run in the order registered.
+func RegisterIndexer(ix Indexer) { indexers = append(indexers, ix) }
 
-// index runs the Indexer over a command's batch; see Indexer.
+// index runs the Indexers over a command's batch; see Indexer.
 func (b *batch) index() (applied func(), err error) {
-	if indexer == nil || b.indexed {
+	if len(indexers) == 0 || b.indexed {
 		return nil, nil
 	}
 	b.indexed = true
-	return indexer(DB{s: b.s, ns: metadata.DefaultNamespace, g: b.g}, Batch{b})
+	var after []func()
+	for _, ix := range indexers {
+		done, err := ix(DB{s: b.s, ns: metadata.DefaultNamespace, g: b.g}, Batch{b})
+		if done != nil {
+			after = append(after, done)
+		}
+		if err != nil {
+			runAll(after)
+			return nil, err
+		}
+	}
+	if len(after) == 0 {
+		return nil, nil
+	}
+	return func() { runAll(after) }, nil
+}
+
+func runAll(fns []func()) {
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // Records calls fn with the batch's puts and deletes in order: deleted is
