@@ -132,6 +132,8 @@ func typeEvents(k *storage.KeyChange, after storage.KeyState) []keyEvent {
 		return streamEvents(k)
 	case c.Type == metadata.TypeBloom:
 		return []keyEvent{{config.NotifyModule, "bf.add"}}
+	case c.Type == metadata.TypeTimeSeries:
+		return []keyEvent{{config.NotifyModule, "ts.add"}}
 	}
 	if after.Alive {
 		return []keyEvent{restored}
