@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/compactfilter"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
 )
 
@@ -27,7 +28,31 @@ func (s *Storage) newFilters() filters {
 	f.byCF[CFStream] = f.subkey
 	f.byCF[CFPubSub] = compactfilter.DropAll{}
 	f.byCF[CFPropagate] = compactfilter.Propagate{}
+	f.subkey.Drops = map[metadata.Type]compactfilter.TypeDrop{}
+	index := &compactfilter.Index{}
+	for t, h := range typeHooks {
+		if h.Drop != nil {
+			f.subkey.Drops[t] = h.Drop
+		}
+		if stale := h.IndexStale; stale != nil {
+			index.Stale = func(key []byte) bool { return stale(s.layout, key, s.getForFilter) }
+		}
+	}
+	f.byCF[CFIndex] = index
 	return f
+}
+
+// getForFilter is a compaction filter's read of any record: as
+// lookupMetadata, it fails before Open has finished and once Close has
+// begun.
+func (s *Storage) getForFilter(cf CF, key []byte) ([]byte, bool, error) {
+	if !s.ready.Load() {
+		return nil, false, errNotReady
+	}
+	if s.closing.Load() {
+		return nil, false, errClosing
+	}
+	return s.getWith(s.readOpts, cf, key, nil)
 }
 
 var (
