@@ -37,7 +37,7 @@ func main() {
 	backupMB := flag.Int("backup-mb", 1024, "MB of data whose BGSAVE is timed (0: skip)")
 	groupEntries := flag.Int("group-entries", 100000, "entries the XREADGROUP+XACK loop reads (0: skip)")
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
-	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json or bloom (against Basalt and Kvrocks)")
+	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json or bloom (against Basalt and Kvrocks), timeseries (Basalt alone)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -70,6 +70,7 @@ func main() {
 		"json":      func() { benchJSON(l, servers, *rounds) },
 		"bloom":     func() { benchBloom(l, servers, *rounds) },
 	}
+	groups["timeseries"] = func() { benchTimeSeries(l, servers, *rounds) }
 	if *only != "" {
 		group, ok := groups[*only]
 		if !ok {
@@ -103,6 +104,7 @@ func main() {
 	benchSortedInt(l, servers, *rounds)
 	benchJSON(l, servers, *rounds)
 	benchBloom(l, servers, *rounds)
+	benchTimeSeries(l, servers, *rounds)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}

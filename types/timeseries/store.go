@@ -23,14 +23,105 @@ var logWrite = storage.TypeLog(TypeNumber)
 
 // stored is the Chunks of a series as the engine holds it: its chunk
 // subkeys, read as of rv (nil: the latest, through the write's pending
-// records).
+// records). A write's (tail set) keeps the newest chunks it read: the
+// Series asks for the chunks around a new sample again and again, and
+// in-order samples all go to the newest ones.
 type stored struct {
-	o  *storage.Object
-	rv *storage.ReadView
+	o    *storage.Object
+	rv   *storage.ReadView
+	tail *tail
+}
+
+// tail is the newest chunks of a series, newest first, without a gap.
+type tail struct {
+	recs []chunkRec
+	all  bool // recs holds every chunk
+}
+
+type chunkRec struct {
+	id    int64
+	value []byte
+}
+
+// maxTail bounds the chunks a write keeps: past them, it iterates.
+const maxTail = 16
+
+// grow reads up to 4 more of the older chunks into the tail; false when
+// the tail may not grow (full).
+func (c stored) grow() (bool, error) {
+	t := c.tail
+	if t.all || len(t.recs) >= maxTail {
+		return false, nil
+	}
+	from := AppendChunkSubkey(nil, 1<<63-1)
+	if n := len(t.recs); n > 0 {
+		if t.recs[n-1].id == 0 {
+			t.all = true
+			return true, nil
+		}
+		from = AppendChunkSubkey(nil, t.recs[n-1].id-1)
+	}
+	const step = 4
+	read := 0
+	var bad error
+	err := c.o.EachBack(c.rv, storage.CFDefault, from, step, func(sub, value []byte) bool {
+		if len(sub) == 0 || sub[0] != kindChunk {
+			return false
+		}
+		id, err := ParseChunkSubkey(sub)
+		if err != nil {
+			bad = err
+			return false
+		}
+		t.recs = append(t.recs, chunkRec{id, bytes.Clone(value)})
+		read++
+		return read < step
+	})
+	if err == nil {
+		err = bad
+	}
+	t.all = err == nil && read < step
+	return true, err
+}
+
+// cached finds in the tail the newest chunk at or before ts: its index,
+// or ok false when the tail cannot tell (it does not reach back so far).
+func (c stored) cached(ts int64) (i int, ok bool, err error) {
+	for {
+		for i, r := range c.tail.recs {
+			if r.id <= ts {
+				return i, true, nil
+			}
+		}
+		if c.tail.all {
+			return len(c.tail.recs), true, nil
+		}
+		grown, err := c.grow()
+		if err != nil || !grown {
+			return 0, false, err
+		}
+	}
 }
 
 // Forward implements Chunks.
 func (c stored) Forward(ts int64, fn func(id int64, value []byte) bool) error {
+	if c.tail != nil && ts >= 0 {
+		i, ok, err := c.cached(ts)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if i == len(c.tail.recs) { // older than every chunk: from the first
+				i--
+			}
+			for ; i >= 0; i-- {
+				if !fn(c.tail.recs[i].id, c.tail.recs[i].value) {
+					break
+				}
+			}
+			return nil
+		}
+	}
 	start := []byte(nil)
 	if ts >= 0 {
 		err := c.o.EachBack(c.rv, storage.CFDefault, AppendChunkSubkey(nil, ts), 1, func(sub, _ []byte) bool {
@@ -53,6 +144,33 @@ func (c stored) Forward(ts int64, fn func(id int64, value []byte) bool) error {
 func (c stored) Backward(ts int64, fn func(id int64, value []byte) bool) error {
 	if ts < 0 {
 		return nil
+	}
+	if c.tail != nil {
+		i, ok, err := c.cached(ts)
+		if err != nil {
+			return err
+		}
+		for ok {
+			for ; i < len(c.tail.recs); i++ {
+				if !fn(c.tail.recs[i].id, c.tail.recs[i].value) {
+					return nil
+				}
+			}
+			if c.tail.all {
+				return nil
+			}
+			grown, err := c.grow()
+			if err != nil {
+				return err
+			}
+			ok = grown
+		}
+		if n := len(c.tail.recs); n > 0 {
+			if c.tail.recs[n-1].id == 0 {
+				return nil
+			}
+			ts = min(ts, c.tail.recs[n-1].id-1)
+		}
 	}
 	return c.each(true, AppendChunkSubkey(nil, ts), fn)
 }
@@ -179,7 +297,7 @@ func (t *txn) series(s *stSeries) *written {
 		return w
 	}
 	w := &written{s: s, before: s.o.Ext(), fresh: !s.o.Exists(),
-		w: OpenSeries(s.o.Key(), s.meta, s.o.Meta().Size, s.rules, stored{o: s.o})}
+		w: OpenSeries(s.o.Key(), s.meta, s.o.Meta().Size, s.rules, stored{o: s.o, tail: &tail{}})}
 	t.open[string(s.o.Key())] = w
 	t.order = append(t.order, w)
 	return w
