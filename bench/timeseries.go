@@ -45,6 +45,10 @@ func benchTimeSeries(l load, all []*server, rounds int) {
 				cmd = append(cmd, "bench:ts:1m", j, j%100)
 			}
 			pipe.Do(ctx, cmd...)
+			if i%50_000 == 0 { // replies the client reads before it sends more
+				_, err := pipe.Exec(ctx)
+				check(err)
+			}
 		}
 	})
 	fmt.Printf("\nTime series (TS.*, Basalt alone: Kvrocks 2.10 has none): ops/s, then server CPU per request in ns\n\n")

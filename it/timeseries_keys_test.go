@@ -90,3 +90,35 @@ func isMessage(msg any, payload string) bool {
 	m, ok := msg.(*redis.Message)
 	return ok && m.Payload == payload
 }
+
+// TestTimeSeriesCluster: in cluster mode the commands that find series
+// by label are refused, as Kvrocks 2.15 refuses them, and the ones that
+// name several keys refuse keys of several slots.
+func TestTimeSeriesCluster(t *testing.T) {
+	nodes, ids := clusterNodes(t, 1)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383"}), 1)
+	c := nodes[0].client(t, 2)
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"TS.CREATE", "{a}1", "LABELS", "l", "v"}, "OK"},
+		{[]any{"TS.CREATE", "{a}2"}, "OK"},
+		{[]any{"TS.CREATERULE", "{a}1", "{a}2", "AGGREGATION", "sum", 10}, "OK"},
+		{[]any{"TS.CREATE", "b"}, "OK"},
+		{[]any{"TS.CREATERULE", "{a}1", "b", "AGGREGATION", "sum", 10}, "CROSSSLOT Attempted to access keys that don't hash to the same slot"},
+		{[]any{"TS.MADD", "{a}1", 1, 1, "b", 1, 1}, "CROSSSLOT Attempted to access keys that don't hash to the same slot"},
+		{[]any{"TS.QUERYINDEX", "l=v"}, "ERR ts.queryindex is not supported in cluster mode"},
+		{[]any{"TS.MGET", "FILTER", "l=v"}, "ERR ts.mget is not supported in cluster mode"},
+		{[]any{"TS.MRANGE", "-", "+", "FILTER", "l=v"}, "ERR ts.mrange is not supported in cluster mode"},
+	} {
+		v, err := c.Do(ctx, tc.args...).Result()
+		got := fmt.Sprint(v)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}
