@@ -18,7 +18,9 @@ import (
 // chunk.
 var tsCommands = [][]string{
 	{"TS.ADD", "bench:ts:inorder", "*", "1"},
-	{"TS.ADD", "bench:ts:ooo", "__rand_int__", "1"},
+	// redis-benchmark pads __rand_int__ with zeros, which no integer
+	// argument takes: 1 in front makes it 1e12 + r.
+	{"TS.ADD", "bench:ts:ooo", "1__rand_int__", "1"},
 }
 
 var tsRangeCommand = []string{"TS.RANGE", "bench:ts:1m", "-", "+", "AGGREGATION", "avg", "1000"}
@@ -37,7 +39,7 @@ func benchTimeSeries(l load, all []*server, rounds int) {
 	prefill(servers, func(ctx context.Context, pipe redis.Pipeliner, _ *rand.Rand) {
 		pipe.Do(ctx, "TS.CREATE", "bench:ts:inorder", "DUPLICATE_POLICY", "LAST")
 		pipe.Do(ctx, "TS.CREATE", "bench:ts:ooo", "DUPLICATE_POLICY", "LAST")
-		pipe.Do(ctx, "TS.ADD", "bench:ts:ooo", 200000, 1)
+		pipe.Do(ctx, "TS.ADD", "bench:ts:ooo", 1_000_000_200_000, 1)
 		pipe.Do(ctx, "TS.CREATE", "bench:ts:1m")
 		for i := 0; i < tsBigSamples; i += 1000 {
 			cmd := []any{"TS.MADD"}

@@ -36,39 +36,35 @@ type seriesWrite struct {
 func maintainIndex(db storage.DB, b storage.Batch) (func(), error) {
 	layout := db.Storage().Layout()
 	var writes []*seriesWrite
-	var labels []struct {
-		ns, key []byte
-		w       labelWrite
-	}
 	b.Records(func(cf storage.CF, key, value []byte, deleted bool) {
-		switch {
-		case cf == storage.CFMetadata && !deleted && len(value) > 9 && metadata.Type(value[0]&0x0f) == TypeNumber:
-			ns, k, err := layout.ParseNSKey(key)
-			if err == nil {
-				m, _, err := metadata.Decode(value)
-				if err == nil {
-					writes = append(writes, &seriesWrite{ns: ns, key: k, version: m.Version})
-				}
-			}
-		case cf == storage.CFDefault:
-			if ik, err := layout.ParseInternalKey(key); err == nil && len(ik.Sub) > 1 && ik.Sub[0] == kindLabel {
-				labels = append(labels, struct {
-					ns, key []byte
-					w       labelWrite
-				}{ik.Namespace, ik.Key, labelWrite{ik.Version, Label{Name: ik.Sub[1:], Value: value}, deleted}})
-			}
+		if cf != storage.CFMetadata || deleted || len(value) == 0 || metadata.Type(value[0]&0x0f) != TypeNumber {
+			return
+		}
+		ns, k, err := layout.ParseNSKey(key)
+		if err != nil {
+			return
+		}
+		if m, _, err := metadata.Decode(value); err == nil {
+			writes = append(writes, &seriesWrite{ns: ns, key: k, version: m.Version})
 		}
 	})
 	if len(writes) == 0 {
-		return nil, nil
+		return nil, nil // most batches: no series
 	}
-	for _, l := range labels {
+	b.Records(func(cf storage.CF, key, value []byte, deleted bool) {
+		if cf != storage.CFDefault {
+			return
+		}
+		ik, err := layout.ParseInternalKey(key)
+		if err != nil || len(ik.Sub) < 2 || ik.Sub[0] != kindLabel {
+			return
+		}
 		for _, w := range writes {
-			if bytes.Equal(w.ns, l.ns) && bytes.Equal(w.key, l.key) && w.version == l.w.version {
-				w.labels = append(w.labels, l.w)
+			if w.version == ik.Version && bytes.Equal(w.key, ik.Key) && bytes.Equal(w.ns, ik.Namespace) {
+				w.labels = append(w.labels, labelWrite{ik.Version, Label{Name: ik.Sub[1:], Value: value}, deleted})
 			}
 		}
-	}
+	})
 	var index []Change
 	for _, w := range writes {
 		changes, err := w.indexChanges(db.Sibling(string(w.ns)))
@@ -97,6 +93,9 @@ func maintainIndex(db storage.DB, b storage.Batch) (func(), error) {
 // labels the series had (the same incarnation's, as stored before the
 // batch) to those it has after.
 func (w *seriesWrite) indexChanges(db storage.DB) ([]Change, error) {
+	if len(w.labels) == 0 {
+		return nil, nil // a sample's write: the labels stay
+	}
 	var before []Label
 	o, err := db.Lookup(w.key)
 	if err != nil {
