@@ -46,7 +46,8 @@ type chunkRec struct {
 // maxTail bounds the chunks a write keeps: past them, it iterates.
 const maxTail = 16
 
-// grow reads up to 4 more of the older chunks into the tail; false when
+// grow reads more of the older chunks into the tail (the newest alone
+// first, then 4 at a time); false when
 // the tail may not grow (full).
 func (c stored) grow() (bool, error) {
 	t := c.tail
@@ -61,7 +62,10 @@ func (c stored) grow() (bool, error) {
 		}
 		from = AppendChunkSubkey(nil, t.recs[n-1].id-1)
 	}
-	const step = 4
+	step := 4
+	if len(t.recs) == 0 {
+		step = 1 // the newest chunk is most writes' only one
+	}
 	read := 0
 	var bad error
 	err := c.o.EachBack(c.rv, storage.CFDefault, from, step, func(sub, value []byte) bool {
