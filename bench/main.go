@@ -39,7 +39,7 @@ func main() {
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
 	searchDocs := flag.Int("search-docs", 100000, "hashes the search steps query and FT.CREATE backfills")
 	searchVectors := flag.Int("search-vectors", 5000, "64-dim vectors the KNN step searches (Kvrocks inserts about 20 a second)")
-	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json, bloom or search (against Basalt and Kvrocks), tdigest (Basalt)")
+	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json, bloom or search (against Basalt and Kvrocks), tdigest or timeseries (Basalt alone)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -68,11 +68,12 @@ func main() {
 			measureSteps(l, servers, streamCommands, *rounds, 1)
 			benchStreams(servers, *groupEntries, *bigStream)
 		},
-		"sortedint": func() { benchSortedInt(l, servers, *rounds) },
-		"json":      func() { benchJSON(l, servers, *rounds) },
-		"bloom":     func() { benchBloom(l, servers, *rounds) },
-		"search":    func() { benchSearch(l, servers, *rounds, *searchDocs, *searchVectors) },
-		"tdigest":   func() { benchTDigest(l, servers, *rounds) },
+		"sortedint":  func() { benchSortedInt(l, servers, *rounds) },
+		"json":       func() { benchJSON(l, servers, *rounds) },
+		"bloom":      func() { benchBloom(l, servers, *rounds) },
+		"search":     func() { benchSearch(l, servers, *rounds, *searchDocs, *searchVectors) },
+		"tdigest":    func() { benchTDigest(l, servers, *rounds) },
+		"timeseries": func() { benchTimeSeries(l, servers, *rounds) },
 	}
 	if *only != "" {
 		group, ok := groups[*only]
@@ -99,6 +100,7 @@ func main() {
 	benchBloom(l, servers, *rounds)
 	benchSearch(l, servers, *rounds, *searchDocs, *searchVectors)
 	benchTDigest(l, servers, *rounds)
+	benchTimeSeries(l, servers, *rounds)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}

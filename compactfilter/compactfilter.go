@@ -61,6 +61,9 @@ type Subkey struct {
 	Layout metadata.Layout
 	Lookup Lookup
 	Now    func() time.Time
+	// Drops are the rules of types that drop subkeys of live keys
+	// (a time series's chunks past its retention).
+	Drops map[metadata.Type]TypeDrop
 
 	cache liveCache
 }
@@ -82,7 +85,7 @@ func (f *Subkey) Filter(_ int, key, value []byte) (bool, []byte) {
 	}
 	now := f.Now()
 	nsKey := f.Layout.AppendNSKeyOf(nil, ik)
-	if m, ok := f.cache.get(nsKey, now); ok && f.keeps(m, ik.Version, value, now) {
+	if m, ok := f.cache.get(nsKey, now); ok && f.keeps(m, ik.Version, value, now) && f.Drops[m.Type] == nil {
 		return false, nil
 	}
 	raw, found, err := f.Lookup(nsKey)
@@ -92,12 +95,48 @@ func (f *Subkey) Filter(_ int, key, value []byte) (bool, []byte) {
 	if !found {
 		return true, nil
 	}
-	m, _, err := metadata.Decode(raw)
+	m, ext, err := metadata.Decode(raw)
 	if err != nil {
 		return false, nil
 	}
 	f.cache.put(nsKey, m, now)
-	return !f.keeps(m, ik.Version, value, now), nil
+	if !f.keeps(m, ik.Version, value, now) {
+		return true, nil
+	}
+	if drop := f.Drops[m.Type]; drop != nil {
+		other := func(key []byte) ([]byte, bool, error) {
+			return f.Lookup(f.Layout.AppendNSKey(nil, string(ik.Namespace), key))
+		}
+		return drop(other, ik.Key, ext, ik.Sub, value), nil
+	}
+	return false, nil
+}
+
+// A TypeDrop is a type's rule for the subkeys of its live keys: whether
+// the filter drops subkey sub with value of key, ext being the key's
+// metadata extension. other reads the metadata record of another key of the
+// namespace; on an error the rule must keep the subkey.
+type TypeDrop func(other func(key []byte) (raw []byte, found bool, err error), key, ext, sub, value []byte) bool
+
+// Index is the filter of the index column family: it drops the entries
+// Stale reports (a time series's label entry whose series is gone or no
+// longer has the label's value).
+type Index struct {
+	Stale func(key []byte) bool
+}
+
+// Name implements grocksdb.CompactionFilter.
+func (*Index) Name() string { return "IndexFilter" }
+
+// SetIgnoreSnapshots implements grocksdb.CompactionFilter.
+func (*Index) SetIgnoreSnapshots(bool) {}
+
+// Destroy implements grocksdb.CompactionFilter.
+func (*Index) Destroy() {}
+
+// Filter implements grocksdb.CompactionFilter.
+func (f *Index) Filter(_ int, key, _ []byte) (bool, []byte) {
+	return f.Stale != nil && f.Stale(key), nil
 }
 
 // keeps decides on a subkey of the given version and value from its key's

@@ -135,6 +135,8 @@ func typeEvents(k *storage.KeyChange, after storage.KeyState) []keyEvent {
 		return []keyEvent{{config.NotifyModule, "bf.add"}}
 	case c.Type == metadata.TypeTDigest:
 		return []keyEvent{{config.NotifyModule, "tdigest.add"}}
+	case c.Type == metadata.TypeTimeSeries:
+		return []keyEvent{{config.NotifyModule, "ts.add"}}
 	}
 	if after.Alive {
 		return []keyEvent{restored}

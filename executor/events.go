@@ -99,6 +99,16 @@ func OnAllAfterExpire(a *announcement, ev *KeyEvents) {
 	}
 }
 
+// OnSourceDest publishes the event with ":src" on the first key and
+// ":dest" on the second (TS.CREATERULE, TS.DELETERULE).
+func OnSourceDest(a *announcement, ev *KeyEvents) {
+	for i, suffix := range []string{":src", ":dest"} {
+		if i < len(a.keys) && a.changed(i) {
+			a.emit(ev.Class, ev.Event+suffix, i, false)
+		}
+	}
+}
+
 // OnEachThenDel is OnEach, with "del" after the event on a key the write
 // emptied (LPOP of the last element).
 func OnEachThenDel(a *announcement, ev *KeyEvents) {

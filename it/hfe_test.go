@@ -1,11 +1,7 @@
 package it
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,141 +12,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// wireCase is a line of a corpus of expected reply bytes: the command,
-// its RESP2 reply and its RESP3 reply.
-type wireCase struct {
-	line         int
-	args         []string
-	resp2, resp3 string
-}
-
-// readWireCases reads a corpus in the format it/testdata/hfe_wire.txt
-// describes.
-func readWireCases(t *testing.T, path string) []wireCase {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []wireCase
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cols := strings.Split(line, "\t")
-		if len(cols) < 2 || len(cols) > 3 {
-			t.Fatalf("%s:%d: %d columns", path, i+1, len(cols))
-		}
-		c := wireCase{line: i + 1, args: strings.Split(cols[0], " ")}
-		if c.resp2, err = strconv.Unquote(cols[1]); err != nil {
-			t.Fatalf("%s:%d: %v", path, i+1, err)
-		}
-		c.resp3 = c.resp2
-		if len(cols) == 3 {
-			if c.resp3, err = strconv.Unquote(cols[2]); err != nil {
-				t.Fatalf("%s:%d: %v", path, i+1, err)
-			}
-		}
-		cases = append(cases, c)
-	}
-	return cases
-}
-
-// wireConn is a connection whose replies are read as the bytes sent.
-type wireConn struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dialWire(t *testing.T, p *proc) *wireConn {
-	t.Helper()
-	nc, err := net.DialTimeout("tcp", p.Addr(), 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return &wireConn{c: nc, r: bufio.NewReader(nc)}
-}
-
-// do sends a command and returns its whole reply, as sent.
-func (w *wireConn) do(t *testing.T, args ...string) string {
-	t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	w.c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := w.c.Write([]byte(b.String())); err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	if err := readWireReply(w.r, &out); err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return out.String()
-}
-
-// readWireReply copies one RESP2 or RESP3 reply from r to out.
-func readWireReply(r *bufio.Reader, out *strings.Builder) error {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	out.WriteString(line)
-	if len(line) < 3 {
-		return fmt.Errorf("bad reply line %q", line)
-	}
-	n, _ := strconv.Atoi(strings.TrimSuffix(line[1:], "\r\n"))
-	switch line[0] {
-	case '$', '=', '!':
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return err
-		}
-		out.Write(buf)
-	case '*', '~', '>':
-		for range max(n, 0) {
-			if err := readWireReply(r, out); err != nil {
-				return err
-			}
-		}
-	case '%', '|':
-		for range 2 * n {
-			if err := readWireReply(r, out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // TestHashFieldTTLWire replays it/testdata/hfe_wire.txt, the hash field
 // expiration commands' replies from REDIS-NEW.md §1 and KVROCKS-TYPES.md
 // §7.5 (redis-server 7.0 has none of them), on RESP2 and on RESP3, byte
 // for byte.
 func TestHashFieldTTLWire(t *testing.T) {
-	cases := readWireCases(t, "testdata/hfe_wire.txt")
-	p := startBasalt(t)
-	for _, proto := range []int{2, 3} {
-		c := dialWire(t, p)
-		c.do(t, "FLUSHALL")
-		if proto == 3 {
-			c.do(t, "HELLO", "3")
-		}
-		for _, wc := range cases {
-			want := wc.resp2
-			if proto == 3 {
-				want = wc.resp3
-			}
-			if got := c.do(t, wc.args...); got != want {
-				t.Errorf("RESP%d line %d: %s\n got %q\nwant %q", proto, wc.line, strings.Join(wc.args, " "), got, want)
-			}
-		}
-	}
+	replayWireCorpus(t, startBasalt(t), "testdata/hfe_wire.txt")
 }
 
 // TestHashFieldTTLExpiry: an expired field is gone for every read at

@@ -1,10 +1,8 @@
 package it
 
 import (
-	"bufio"
 	"fmt"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,74 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// newCase is one line of a case file: a command and its replies.
-type newCase struct {
-	line         int
-	args         []string
-	resp2, resp3 string
-}
-
-// readNewCases reads a case file of it/testdata (see the head of
-// kvrocks_new_cases.txt for the syntax).
-func readNewCases(t *testing.T, path string) []newCase {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []newCase
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		text := sc.Text()
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		cols := strings.Split(text, "\t")
-		if len(cols) < 2 || len(cols) > 3 {
-			t.Fatalf("%s:%d: want 2 or 3 tab-separated columns", path, n)
-		}
-		c := newCase{line: n, args: strings.Fields(cols[0])}
-		if c.resp2, err = strconv.Unquote(cols[1]); err != nil {
-			t.Fatalf("%s:%d: %v", path, n, err)
-		}
-		c.resp3 = c.resp2
-		if len(cols) == 3 {
-			if c.resp3, err = strconv.Unquote(cols[2]); err != nil {
-				t.Fatalf("%s:%d: %v", path, n, err)
-			}
-		}
-		cases = append(cases, c)
-	}
-	return cases
-}
-
-// replayCases runs the cases on p, from an empty database, once per
-// protocol, comparing the reply bytes.
-func replayCases(t *testing.T, p *proc, cases []newCase) {
-	for _, proto := range []int{2, 3} {
-		r := dial(t, p)
-		if proto == 3 {
-			r.do("HELLO", "3")
-		}
-		if got := r.do("FLUSHALL"); got != "+OK\r\n" {
-			t.Fatalf("FLUSHALL: %q", got)
-		}
-		for _, c := range cases {
-			want := c.resp2
-			if proto == 3 {
-				want = c.resp3
-			}
-			if got := r.do(c.args...); got != want {
-				t.Errorf("line %d, RESP%d: %s\n got %q\nwant %q", c.line, proto, strings.Join(c.args, " "), got, want)
-			}
-		}
-	}
-}
-
 // TestKvrocksNewCases replays it/testdata/kvrocks_new_cases.txt.
 func TestKvrocksNewCases(t *testing.T) {
-	replayCases(t, startBasalt(t), readNewCases(t, "testdata/kvrocks_new_cases.txt"))
+	replayWireCorpus(t, startBasalt(t), "testdata/kvrocks_new_cases.txt")
 }
 
 // TestKMetadataCollections: KMETADATA shows a collection's size and

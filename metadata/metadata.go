@@ -24,6 +24,7 @@ const (
 	TypeJSON
 	TypeHyperLogLog
 	TypeTDigest
+	TypeTimeSeries // KVROCKS-TYPES.md §6
 )
 
 var typeNames = [...]string{
@@ -40,6 +41,7 @@ var typeNames = [...]string{
 	TypeJSON:        "ReJSON-RL",
 	TypeHyperLogLog: "hyperloglog",
 	TypeTDigest:     "TDIS-TYPE", // KVROCKS-TYPES.md §0.1
+	TypeTimeSeries:  "timeseries",
 }
 
 // String returns the name TYPE replies with.
@@ -59,7 +61,7 @@ func (t Type) SingleKV() bool { return t == TypeString || t == TypeJSON }
 // Emptyable reports whether a record of this type stays alive with size 0.
 func (t Type) Emptyable() bool {
 	switch t {
-	case TypeString, TypeStream, TypeBloom, TypeJSON, TypeHyperLogLog, TypeTDigest:
+	case TypeString, TypeStream, TypeBloom, TypeJSON, TypeHyperLogLog, TypeTDigest, TypeTimeSeries:
 		return true
 	}
 	return false

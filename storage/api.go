@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/basaltdb/basalt/compactfilter"
 	"github.com/basaltdb/basalt/config"
 	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
@@ -160,7 +161,7 @@ func (o *Object) PinElement(key []byte) (value []byte, unpin func(), err error) 
 		}
 	}
 	s := o.db.s
-	h, err := s.db.GetPinnedCF(s.readOpts, s.cfs[CFDefault], key)
+	h, err := s.db.GetPinnedCF(s.readOpts, s.cfs[CFDefault].Load(), key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("storage: get: %w", err)
 	}
@@ -327,6 +328,13 @@ type TypeHooks struct {
 	// and value, which put may keep, may change m, and returns the type's
 	// extension of the metadata record (RESTORE, RDB LOAD).
 	WriteValue func(v *Value, m *metadata.Metadata, put func(sub, value []byte)) (ext []byte, err error)
+	// Drop is the type's compaction rule for the subkeys of its live
+	// keys in the default column family; nil: the generic rules alone.
+	Drop compactfilter.TypeDrop
+	// IndexStale reports whether a record of the index column family
+	// (the type's) may be dropped by the compaction filter; get reads a
+	// record of the database, latest. On an error it must keep the entry.
+	IndexStale func(layout metadata.Layout, entry []byte, get func(cf CF, key []byte) (value []byte, found bool, err error)) bool
 }
 
 // typeHooks are the registered hooks by type; written only by the init

@@ -156,8 +156,8 @@ func (s *Storage) batchBytes(ops []op) int64 {
 	field := func(b []byte) int64 { return int64(uvarintLen(uint64(len(b))) + len(b)) }
 	for _, o := range ops {
 		n++
-		if o.kind != opLogData && s.cfIDs[o.cf] != 0 {
-			n += int64(uvarintLen(uint64(s.cfIDs[o.cf])))
+		if o.kind != opLogData && s.cfIDs[o.cf].Load() != 0 {
+			n += int64(uvarintLen(uint64(s.cfIDs[o.cf].Load())))
 		}
 		switch o.kind {
 		case opPut, opDeleteRange:
@@ -367,7 +367,7 @@ func (s *Storage) addOps(wb *grocksdb.WriteBatch, ops []op) int {
 	bytes := 0
 	for _, o := range ops {
 		bytes += len(o.key) + len(o.value)
-		h := s.cfs[o.cf]
+		h := s.cfs[o.cf].Load()
 		switch o.kind {
 		case opPut:
 			wb.PutCF(h, o.key, o.value)

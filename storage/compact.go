@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/basaltdb/basalt/compactfilter"
+	"github.com/basaltdb/basalt/metadata"
 	"github.com/linxGnu/grocksdb"
 )
 
@@ -27,7 +28,31 @@ func (s *Storage) newFilters() filters {
 	f.byCF[CFStream] = f.subkey
 	f.byCF[CFPubSub] = compactfilter.DropAll{}
 	f.byCF[CFPropagate] = compactfilter.Propagate{}
+	f.subkey.Drops = map[metadata.Type]compactfilter.TypeDrop{}
+	index := &compactfilter.Index{}
+	for t, h := range typeHooks {
+		if h.Drop != nil {
+			f.subkey.Drops[t] = h.Drop
+		}
+		if stale := h.IndexStale; stale != nil {
+			index.Stale = func(key []byte) bool { return stale(s.layout, key, s.getForFilter) }
+		}
+	}
+	f.byCF[CFIndex] = index
 	return f
+}
+
+// getForFilter is a compaction filter's read of any record: as
+// lookupMetadata, it fails before Open has finished and once Close has
+// begun.
+func (s *Storage) getForFilter(cf CF, key []byte) ([]byte, bool, error) {
+	if !s.ready.Load() {
+		return nil, false, errNotReady
+	}
+	if s.closing.Load() {
+		return nil, false, errClosing
+	}
+	return s.getWith(s.readOpts, cf, key, nil)
 }
 
 var (
@@ -54,7 +79,7 @@ func (s *Storage) lookupMetadata(nsKey []byte) ([]byte, bool, error) {
 // compactOrder is the order COMPACT compacts the column families in:
 // metadata first, so that the subkeys of keys whose expired metadata it
 // drops are found orphaned in the same run.
-var compactOrder = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream, CFPubSub, CFPropagate, CFSearch}
+var compactOrder = []CF{CFMetadata, CFDefault, CFZSetScore, CFStream, CFPubSub, CFPropagate, CFSearch, CFIndex}
 
 // Compact compacts every column family down to the last level, running the
 // compaction filters over every record, and returns when done.
@@ -69,7 +94,9 @@ func (s *Storage) Compact() error {
 	opts.SetExclusiveManualCompaction(false)
 	opts.SetBottommostLevelCompaction(grocksdb.KForce)
 	for _, cf := range compactOrder {
-		s.db.CompactRangeCFOpt(s.cfs[cf], grocksdb.Range{}, opts)
+		if h := s.cfs[cf].Load(); h != nil {
+			s.db.CompactRangeCFOpt(h, grocksdb.Range{}, opts)
+		}
 	}
 	if s.closing.Load() {
 		return fmt.Errorf("storage: compact: %w", errClosing)
@@ -121,11 +148,11 @@ func (s *Storage) CheckCompaction(minPct int64, maxAge time.Duration) int {
 			break
 		}
 		if c, ok := best[cf]; ok && c.share*100 >= float64(minPct) {
-			s.db.CompactRangeCF(s.cfs[cf], grocksdb.Range{Start: c.file.SmallestKey, Limit: c.file.LargestKey})
+			s.db.CompactRangeCF(s.cfs[cf].Load(), grocksdb.Range{Start: c.file.SmallestKey, Limit: c.file.LargestKey})
 			n++
 		}
 		if transient[cf] {
-			s.db.CompactRangeCF(s.cfs[cf], grocksdb.Range{})
+			s.db.CompactRangeCF(s.cfs[cf].Load(), grocksdb.Range{})
 			n++
 		}
 	}

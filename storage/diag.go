@@ -97,7 +97,7 @@ func (s *Storage) approximateSizes(cf CF, ranges [][2][]byte) (int64, error) {
 		}
 	}
 	sizes := make([]C.uint64_t, n)
-	if msg := C.basalt_approximate_sizes(nativeDB(s.db), nativeCF(s.cfs[cf]), C.int(n), (**C.char)(bounds), &lens[0], &sizes[0]); msg != nil {
+	if msg := C.basalt_approximate_sizes(nativeDB(s.db), nativeCF(s.cfs[cf].Load()), C.int(n), (**C.char)(bounds), &lens[0], &sizes[0]); msg != nil {
 		defer C.free(unsafe.Pointer(msg))
 		return 0, fmt.Errorf("storage: approximate sizes: %w", errors.New(C.GoString(msg)))
 	}

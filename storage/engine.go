@@ -26,10 +26,11 @@ const (
 	CFPropagate
 	CFStream
 	CFSearch
+	CFIndex // TimeSeries label index (Kvrocks 2.15+, KVROCKS-TYPES.md §0.2)
 	numCF
 )
 
-var cfNames = [numCF]string{"default", "metadata", "zset_score", "pubsub", "propagate", "stream", "search"}
+var cfNames = [numCF]string{"default", "metadata", "zset_score", "pubsub", "propagate", "stream", "search", "index"}
 
 // String returns the column family's RocksDB name.
 func (cf CF) String() string { return cfNames[cf] }
@@ -37,9 +38,12 @@ func (cf CF) String() string { return cfNames[cf] }
 // Storage is an open RocksDB database in the Kvrocks layout. It is safe for
 // concurrent use; Close must be called once no operation is running.
 type Storage struct {
-	db       *grocksdb.DB
-	cfs      [numCF]*grocksdb.ColumnFamilyHandle
-	cfIDs    [numCF]uint32                  // RocksDB's ids of cfs, as raw write batches name them
+	db *grocksdb.DB
+	// cfs and cfIDs are set by open, and the index column family's
+	// later by EnsureIndexCF, while commands run: hence atomics.
+	cfs      [numCF]atomic.Pointer[grocksdb.ColumnFamilyHandle]
+	cfIDs    [numCF]atomic.Uint32           // RocksDB's ids of cfs, as raw write batches name them
+	cfMu     sync.Mutex                     // serialises EnsureIndexCF
 	foreign  []*grocksdb.ColumnFamilyHandle // column families of other versions, kept open because RocksDB requires it
 	cfOpts   []*grocksdb.Options
 	dbOpts   *grocksdb.Options
@@ -158,7 +162,8 @@ func (s *Storage) open() error {
 	s.lockless.Add(1)
 	for i, name := range names {
 		if id, ok := cfID(name); ok {
-			s.cfs[id], s.cfIDs[id] = handles[i], handles[i].ID()
+			s.cfIDs[id].Store(handles[i].ID())
+			s.cfs[id].Store(handles[i])
 		} else {
 			s.foreign = append(s.foreign, handles[i])
 		}
@@ -203,7 +208,10 @@ func checkWritable(dir string) error {
 
 // existingColumnFamilies returns the column families to open: those the
 // database already has (RocksDB refuses to open a database otherwise) and
-// any of Kvrocks's that are missing, which are then created.
+// any of Kvrocks's that are missing, which are then created, but for
+// the index column family, made at the first time series's write
+// (EnsureIndexCF): Kvrocks before 2.15 refuses to open a directory that
+// has it.
 func existingColumnFamilies(opts *grocksdb.Options, path string) []string {
 	names, err := grocksdb.ListColumnFamilies(opts, path)
 	if err != nil {
@@ -214,11 +222,49 @@ func existingColumnFamilies(opts *grocksdb.Options, path string) []string {
 		have[n] = true
 	}
 	for _, n := range cfNames {
-		if !have[n] {
+		if !have[n] && n != CFIndex.String() {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// EnsureIndexCF creates the index column family when the database does
+// not have it yet; a time series's write calls it before writing there.
+func (s *Storage) EnsureIndexCF() error {
+	if s.cfs[CFIndex].Load() != nil {
+		return nil
+	}
+	s.cfMu.Lock()
+	defer s.cfMu.Unlock()
+	if s.cfs[CFIndex].Load() != nil {
+		return nil
+	}
+	h, err := s.db.CreateColumnFamily(s.newCFOptions(CFIndex.String()), CFIndex.String())
+	if err != nil {
+		return fmt.Errorf("storage: create column family %s: %w", CFIndex, err)
+	}
+	s.cfIDs[CFIndex].Store(h.ID())
+	s.cfs[CFIndex].Store(h)
+	return nil
+}
+
+// openCF is a column family the database has open.
+type openCF struct {
+	cf CF
+	h  *grocksdb.ColumnFamilyHandle
+}
+
+// openCFs returns the column families open, in order: all of Kvrocks's,
+// the index one once it exists.
+func (s *Storage) openCFs() []openCF {
+	out := make([]openCF, 0, numCF)
+	for cf := range s.cfs {
+		if h := s.cfs[cf].Load(); h != nil {
+			out = append(out, openCF{CF(cf), h})
+		}
+	}
+	return out
 }
 
 func cfID(name string) (CF, bool) {
@@ -364,11 +410,11 @@ func (s *Storage) closeEngine() {
 	s.StopCompactions()
 	s.ready.Store(false)
 	s.db.CancelAllBackgroundWork(true)
-	for i, h := range s.cfs {
-		if h != nil {
+	for i := range s.cfs {
+		if h := s.cfs[i].Swap(nil); h != nil {
 			h.Destroy()
 		}
-		s.cfs[i] = nil
+		s.cfIDs[i].Store(0)
 	}
 	for _, h := range s.foreign {
 		h.Destroy()
@@ -497,7 +543,7 @@ func (s *Storage) getAt(snap *grocksdb.Snapshot, cf CF, key []byte) ([]byte, boo
 // getWith reads with pinned slices, which skip RocksDB's own copy of the
 // value, and appends the value to dst.
 func (s *Storage) getWith(ro *grocksdb.ReadOptions, cf CF, key, dst []byte) ([]byte, bool, error) {
-	h, err := s.db.GetPinnedCF(ro, s.cfs[cf], key)
+	h, err := s.db.GetPinnedCF(ro, s.cfs[cf].Load(), key)
 	if err != nil {
 		return dst, false, fmt.Errorf("storage: get: %w", err)
 	}
@@ -537,7 +583,7 @@ func (s *Storage) newIterator(cf CF, lower, upper []byte, snap *grocksdb.Snapsho
 	if snap != nil {
 		ro.SetSnapshot(snap)
 	}
-	return iterator{Iterator: s.db.NewIteratorCF(ro, s.cfs[cf]), ro: ro}
+	return iterator{Iterator: s.db.NewIteratorCF(ro, s.cfs[cf].Load()), ro: ro}
 }
 
 // scan calls fn with every record of cf in [lower, upper) as of snap (nil:
@@ -597,7 +643,7 @@ func (s *Storage) multiGetWith(ro *grocksdb.ReadOptions, cf CF, keys [][]byte) (
 		}
 		return [][]byte{v}, nil
 	}
-	slices, err := s.db.MultiGetCF(ro, s.cfs[cf], keys...)
+	slices, err := s.db.MultiGetCF(ro, s.cfs[cf].Load(), keys...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: multiget: %w", err)
 	}

@@ -436,7 +436,7 @@ func sortedBy(n int, cmp func(i, j int) int) []int {
 // putPrefixed adds a put of the key prefix+a+b, built in place.
 func (b *RawBatch) putPrefixed(cf CF, prefix, a, c, value []byte) {
 	b.buf = append(b.buf, recCFPut)
-	b.buf = binary.AppendUvarint(b.buf, uint64(b.s.cfIDs[cf]))
+	b.buf = binary.AppendUvarint(b.buf, uint64(b.s.cfIDs[cf].Load()))
 	b.buf = binary.AppendUvarint(b.buf, uint64(len(prefix)+len(a)+len(c)))
 	b.buf = append(append(append(b.buf, prefix...), a...), c...)
 	b.buf = binary.AppendUvarint(b.buf, uint64(len(value)))

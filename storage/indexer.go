@@ -2,10 +2,11 @@ package storage
 
 import "github.com/basaltdb/basalt/metadata"
 
-// Secondary indexes (the search column family's, types/search) are
+// Secondary indexes (the search column family's, types/search, and
+// the index column family's, types/timeseries) are
 // records derived from other keys. They change in the same batch as the
 // keys they derive from: every command's batch passes, as it commits,
-// through the one registered Indexer, which reads the batch's records
+// through the registered Indexers, which read the batch's records
 // and adds the index records they call for. This is the single place
 // where every write reaches a key (HSET and the hash family, DEL, EXPIRE,
 // RENAME, COPY, RESTORE, MULTI/EXEC and scripts, which commit batches
@@ -24,24 +25,40 @@ import "github.com/basaltdb/basalt/metadata"
 // fails the command's write.
 type Indexer func(db DB, b Batch) (applied func(err error), err error)
 
-var indexer Indexer
+var indexers []Indexer
 
-// RegisterIndexer installs the Indexer; a type package calls it from its
-// init function, once.
-func RegisterIndexer(ix Indexer) {
-	if indexer != nil {
-		panic("storage: indexer registered twice")
-	}
-	indexer = ix
-}
+// RegisterIndexer installs an Indexer; a type package calls it from its
+// init function, once. The Indexers run in the order registered.
+func RegisterIndexer(ix Indexer) { indexers = append(indexers, ix) }
 
-// index runs the Indexer over a command's batch; see Indexer.
+// index runs the Indexers over a command's batch; see Indexer.
 func (b *batch) index() (applied func(error), err error) {
-	if indexer == nil || b.indexed {
+	if len(indexers) == 0 || b.indexed {
 		return nil, nil
 	}
 	b.indexed = true
-	return indexer(DB{s: b.s, ns: metadata.DefaultNamespace, g: b.g}, Batch{b})
+	var after []func(error)
+	for _, ix := range indexers {
+		done, err := ix(DB{s: b.s, ns: metadata.DefaultNamespace, g: b.g}, Batch{b})
+		if done != nil {
+			after = append(after, done)
+		}
+		if err != nil {
+			runAll(after, err)
+			return nil, err
+		}
+	}
+	if len(after) == 0 {
+		return nil, nil
+	}
+	return func(err error) { runAll(after, err) }, nil
+}
+
+// runAll calls the Indexers' applied functions with the batch's outcome.
+func runAll(fns []func(error), err error) {
+	for _, fn := range fns {
+		fn(err)
+	}
 }
 
 // Records calls fn with the batch's puts and deletes in order: deleted is
@@ -66,6 +83,9 @@ func (b Batch) DeleteRange(cf CF, from, to []byte) { b.b.delRange(cf, from, to) 
 // records included), until fn returns false. key and value are valid only
 // during the call.
 func (db DB) ScanRange(rv *ReadView, cf CF, lower, upper []byte, fn func(key, value []byte) bool) error {
+	if db.s.cfs[cf].Load() == nil {
+		return nil // the index column family, not made yet: empty
+	}
 	it := db.newIterator(cf, lower, upper, rv.snapshot())
 	defer it.close()
 	it.SeekToFirst()

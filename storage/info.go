@@ -39,8 +39,8 @@ func (s *Storage) LatestSequence() uint64 { return s.db.GetLatestSequenceNumber(
 // of INFO keyspace.
 func (s *Storage) SSTBytes() int64 {
 	total := uint64(0)
-	for _, h := range s.cfs {
-		v, _ := s.db.GetIntPropertyCF("rocksdb.total-sst-files-size", h)
+	for _, c := range s.openCFs() {
+		v, _ := s.db.GetIntPropertyCF("rocksdb.total-sst-files-size", c.h)
 		total += v
 	}
 	return int64(total)
@@ -132,8 +132,8 @@ var dbWide = map[string]bool{
 // cache (rocksdb.block_cache_size, or the metadata and subkey sizes).
 func (s *Storage) MemoryStats() []Stat {
 	var memtables uint64
-	for _, h := range s.cfs {
-		v, _ := s.db.GetIntPropertyCF("rocksdb.size-all-mem-tables", h)
+	for _, c := range s.openCFs() {
+		v, _ := s.db.GetIntPropertyCF("rocksdb.size-all-mem-tables", c.h)
 		memtables += v
 	}
 	r := &s.cfg.RocksDB
@@ -162,19 +162,20 @@ func (s *Storage) RocksDBStats() []Stat {
 	// The column families share one block cache, whose pinned usage
 	// Kvrocks shows under each of them.
 	pinned := s.cache.GetPinnedUsage()
-	for cf := range s.cfs {
-		out = append(out, Stat{"block_cache_pinned_usage[" + cfNames[cf] + "]", pinned})
+	cfs := s.openCFs()
+	for _, c := range cfs {
+		out = append(out, Stat{"block_cache_pinned_usage[" + c.cf.String() + "]", pinned})
 	}
 	for _, st := range perCFStats {
-		for cf, h := range s.cfs {
-			v, _ := s.db.GetIntPropertyCF(st[1], h)
-			out = append(out, Stat{st[0] + "[" + cfNames[cf] + "]", v})
+		for _, c := range cfs {
+			v, _ := s.db.GetIntPropertyCF(st[1], c.h)
+			out = append(out, Stat{st[0] + "[" + c.cf.String() + "]", v})
 		}
 	}
-	for cf, h := range s.cfs {
-		stalls := parseStalls(s.db.GetPropertyCF("rocksdb.cfstats-no-file-histogram", h))
+	for _, c := range cfs {
+		stalls := parseStalls(s.db.GetPropertyCF("rocksdb.cfstats-no-file-histogram", c.h))
 		for _, st := range stallStats {
-			out = append(out, Stat{st[0] + "[" + cfNames[cf] + "]", stalls[st[1]]})
+			out = append(out, Stat{st[0] + "[" + c.cf.String() + "]", stalls[st[1]]})
 		}
 	}
 	for _, st := range dbStats {
@@ -182,8 +183,8 @@ func (s *Storage) RocksDBStats() []Stat {
 		if dbWide[st[1]] {
 			total, _ = s.db.GetIntProperty(st[1])
 		} else {
-			for _, h := range s.cfs {
-				v, _ := s.db.GetIntPropertyCF(st[1], h)
+			for _, c := range cfs {
+				v, _ := s.db.GetIntPropertyCF(st[1], c.h)
 				total += v
 			}
 		}

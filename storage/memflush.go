@@ -18,8 +18,8 @@ func (s *Storage) FlushMemtables() error {
 	defer opts.Destroy()
 	opts.SetWait(true)
 	handles := append([]*grocksdb.ColumnFamilyHandle(nil), s.foreign...)
-	for _, h := range s.cfs {
-		if h != nil {
+	for i := range s.cfs {
+		if h := s.cfs[i].Load(); h != nil {
 			handles = append(handles, h)
 		}
 	}

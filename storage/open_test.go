@@ -45,7 +45,7 @@ func fillLevel0(t *testing.T, dir string, round, files int) {
 			t.Fatal(err)
 		}
 		for _, cf := range []CF{CFDefault, CFMetadata} {
-			if err := s.db.FlushCF(s.cfs[cf], fo); err != nil {
+			if err := s.db.FlushCF(s.cfs[cf].Load(), fo); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -66,9 +66,9 @@ func TestCompactionDuringOpen(t *testing.T) {
 		// Let the compaction Open started run to its end; then the data
 		// must still be there.
 		deadline := time.Now().Add(time.Minute)
-		for s.db.GetPropertyCF("rocksdb.num-files-at-level0", s.cfs[CFDefault]) != "0" {
+		for s.db.GetPropertyCF("rocksdb.num-files-at-level0", s.cfs[CFDefault].Load()) != "0" {
 			if time.Now().After(deadline) {
-				t.Fatalf("level 0 never compacted: %s", s.db.GetPropertyCF("rocksdb.levelstats", s.cfs[CFDefault]))
+				t.Fatalf("level 0 never compacted: %s", s.db.GetPropertyCF("rocksdb.levelstats", s.cfs[CFDefault].Load()))
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

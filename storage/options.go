@@ -120,8 +120,8 @@ func (s *Storage) hookLiveOptions() {
 
 // setCFOptions sets one option of every column family.
 func (s *Storage) setCFOptions(name, value string) error {
-	for _, h := range s.cfs {
-		if err := s.db.SetOptionsCF(h, []string{name}, []string{value}); err != nil {
+	for _, c := range s.openCFs() {
+		if err := s.db.SetOptionsCF(c.h, []string{name}, []string{value}); err != nil {
 			return err
 		}
 	}

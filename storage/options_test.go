@@ -80,7 +80,8 @@ func TestLiveOptions(t *testing.T) {
 	must(s.cfg.Set("rocksdb.max_open_files", "500"))
 	must(s.cfg.Set("rocksdb.compression", "snappy"))
 	opts := rocksdbOptions(t, s)
-	for _, cf := range cfNames {
+	for _, c := range s.openCFs() {
+		cf := c.cf.String()
 		if got := opts[`CFOptions "`+cf+`"`]["write_buffer_size"]; got != "16777216" {
 			t.Errorf("%s write_buffer_size = %q", cf, got)
 		}

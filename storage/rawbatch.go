@@ -106,7 +106,7 @@ func (b *RawBatch) Bytes() []byte {
 }
 
 func (b *RawBatch) add(o op) {
-	id := uint64(b.s.cfIDs[o.cf])
+	id := uint64(b.s.cfIDs[o.cf].Load())
 	switch o.kind {
 	case opPut:
 		b.buf = append(b.buf, recCFPut)
@@ -244,10 +244,15 @@ func quoteKey(k []byte) string {
 }
 
 func (s *Storage) cfByID(id uint32) (CF, bool) {
-	for cf, cid := range s.cfIDs {
-		if s.cfs[cf] != nil && cid == id {
-			return CF(cf), true
+	for _, c := range s.openCFs() {
+		if c.h.ID() == id {
+			return c.cf, true
 		}
+	}
+	// A master makes the index column family at its first time series:
+	// so does a replica, when the id is the one it gets.
+	if s.cfs[CFIndex].Load() == nil && s.EnsureIndexCF() == nil && s.cfIDs[CFIndex].Load() == id {
+		return CFIndex, true
 	}
 	return 0, false
 }

@@ -66,9 +66,9 @@ func TestRawBatchCases(t *testing.T) {
 	dir := t.TempDir()
 	s := openTest(t, dir, false)
 	defer func() { s.Close() }()
-	for cf, id := range s.cfIDs {
-		if id != uint32(cf) {
-			t.Fatalf("column family %s has id %d; the cases assume %d", CF(cf), id, cf)
+	for _, c := range s.openCFs() {
+		if id := c.h.ID(); id != uint32(c.cf) {
+			t.Fatalf("column family %s has id %d; the cases assume %d", c.cf, id, c.cf)
 		}
 	}
 	cases := readRawBatchCases(t)
@@ -100,9 +100,9 @@ func TestRawBatchCases(t *testing.T) {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
 	fo.SetWait(true)
-	for cf := range s.cfs {
-		if err := s.db.FlushCF(s.cfs[cf], fo); err != nil {
-			t.Fatalf("flush %s: %v", CF(cf), err)
+	for _, c := range s.openCFs() {
+		if err := s.db.FlushCF(c.h, fo); err != nil {
+			t.Fatalf("flush %s: %v", c.cf, err)
 		}
 	}
 	if err := s.Compact(); err != nil {

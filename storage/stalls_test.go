@@ -10,7 +10,7 @@ import (
 func TestStallCounters(t *testing.T) {
 	s := openTest(t, t.TempDir(), false)
 	defer s.Close()
-	text := s.db.GetPropertyCF("rocksdb.cfstats-no-file-histogram", s.cfs[0])
+	text := s.db.GetPropertyCF("rocksdb.cfstats-no-file-histogram", s.cfs[0].Load())
 	stalls := parseStalls(text)
 	for _, st := range stallStats {
 		if _, ok := stalls[st[1]]; !ok {
@@ -27,7 +27,7 @@ func TestStallCounters(t *testing.T) {
 			n++
 		}
 	}
-	if n != len(s.cfs) {
-		t.Errorf("memtable_count_limit_stop shown for %d column families of %d", n, len(s.cfs))
+	if n != len(s.openCFs()) {
+		t.Errorf("memtable_count_limit_stop shown for %d column families of %d", n, len(s.openCFs()))
 	}
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -357,8 +358,8 @@ func TestOpensEveryExistingColumnFamily(t *testing.T) {
 	db.Close()
 	s := openTest(t, dir, false)
 	defer s.Close()
-	if len(s.foreign) != 1 || s.cfs[CFZSetScore] == nil || s.cfs[CFSearch] == nil {
-		t.Fatalf("foreign %d, zset_score %v, search %v", len(s.foreign), s.cfs[CFZSetScore], s.cfs[CFSearch])
+	if len(s.foreign) != 1 || s.cfs[CFZSetScore].Load() == nil || s.cfs[CFSearch].Load() == nil {
+		t.Fatalf("foreign %d, zset_score %v, search %v", len(s.foreign), s.cfs[CFZSetScore].Load(), s.cfs[CFSearch].Load())
 	}
 }
 
@@ -536,5 +537,69 @@ func TestRocksDBStatsCountWork(t *testing.T) {
 		if _, ok := stats[name]; !ok {
 			t.Errorf("RocksDBStats lacks %s", name)
 		}
+	}
+}
+
+// TestIndexColumnFamily: a new database has no index column family
+// (Kvrocks before 2.15 refuses a directory with one), the first time
+// series's write makes it, and a directory that has it, or one more
+// unknown, opens with its records.
+func TestIndexColumnFamily(t *testing.T) {
+	dir := t.TempDir()
+	listed := func() []string {
+		opts := grocksdb.NewDefaultOptions()
+		defer opts.Destroy()
+		names, err := grocksdb.ListColumnFamilies(opts, dir+"/db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	s := openTest(t, dir, false)
+	if slices.Contains(listed(), "index") || s.cfs[CFIndex].Load() != nil {
+		t.Fatal("a new database has the index column family")
+	}
+	db := s.DB(metadata.DefaultNamespace)
+	if err := db.ScanRange(nil, CFIndex, nil, nil, func(_, _ []byte) bool { return true }); err != nil {
+		t.Fatalf("scanning the index column family before it exists: %v", err)
+	}
+	if err := s.EnsureIndexCF(); err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(nil)
+	b.Put(CFIndex, []byte("entry"), nil)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if !slices.Contains(listed(), "index") {
+		t.Fatalf("column families %v after EnsureIndexCF", listed())
+	}
+	// One more column family, of a version still to come.
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	names := listed()
+	raw, handles, err := grocksdb.OpenDbColumnFamilies(opts, dir+"/db", names, slices.Repeat([]*grocksdb.Options{opts}, len(names)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range handles {
+		h.Destroy()
+	}
+	h, err := raw.CreateColumnFamily(opts, "from_the_future")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Destroy()
+	raw.Close()
+	s = openTest(t, dir, false)
+	defer s.Close()
+	var keys []string
+	err = s.DB(metadata.DefaultNamespace).ScanRange(nil, CFIndex, nil, nil, func(k, _ []byte) bool {
+		keys = append(keys, string(k))
+		return true
+	})
+	if err != nil || len(keys) != 1 || keys[0] != "entry" || len(s.foreign) != 1 {
+		t.Fatalf("index column family after reopening: %q (%v), %d foreign", keys, err, len(s.foreign))
 	}
 }

@@ -1,0 +1,124 @@
+package it
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestTimeSeriesNamespaces: the label index is per namespace: a tenant's
+// TS.QUERYINDEX, TS.MGET and TS.MRANGE never see another's series with
+// the same labels.
+func TestTimeSeriesNamespaces(t *testing.T) {
+	p := startBasalt(t, "-c", writeConf(t, "requirepass admin", "namespace.a token-a", "namespace.b token-b"))
+	defer p.Stop()
+	clients := map[string]*redis.Client{"a": tenant(t, p, "token-a"), "b": tenant(t, p, "token-b"), "admin": tenant(t, p, "admin")}
+	for name, c := range clients {
+		for _, k := range []string{"s1", name + "-own"} {
+			if err := c.Do(ctx, "TS.ADD", k, 1, 1, "LABELS", "kind", "metric").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, c := range clients {
+		got, err := c.Do(ctx, "TS.QUERYINDEX", "kind=metric").StringSlice()
+		if want := []string{name + "-own", "s1"}; err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: TS.QUERYINDEX: %q %v, want %q", name, got, err, want)
+		}
+		rows, err := c.Do(ctx, "TS.MRANGE", "-", "+", "FILTER", "kind=metric").Slice()
+		if err != nil || len(rows) != 2 {
+			t.Errorf("%s: TS.MRANGE: %d rows %v", name, len(rows), err)
+		}
+	}
+}
+
+// TestTimeSeriesReplication: a replica follows a master's series, rules
+// and label index; the master makes the index column family after the
+// replica connected, and the replica makes its own to apply it.
+func TestTimeSeriesReplication(t *testing.T) {
+	m := startBasalt(t)
+	defer m.Stop()
+	r := startBasalt(t)
+	defer r.Stop()
+	mc, rc := m.client(t, 2), r.client(t, 2)
+	slaveOf(t, rc, m)
+	mc.Set(ctx, "before", "x", 0)
+	waitCaughtUp(t, mc, rc)
+	if err := rc.ConfigSet(ctx, "notify-keyspace-events", "Kd").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := rc.PSubscribe(ctx, "__keyspace@0__:src")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]any{
+		{"TS.CREATE", "src", "LABELS", "host", "h1"},
+		{"TS.CREATE", "dst", "LABELS", "host", "h1", "agg", "sum"},
+		{"TS.CREATERULE", "src", "dst", "AGGREGATION", "sum", 10},
+		{"TS.MADD", "src", 1, 1, "src", 5, 2, "src", 12, 3, "src", 25, 4},
+		{"TS.ALTER", "src", "LABELS", "host", "h2"},
+	} {
+		if err := mc.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	waitCaughtUp(t, mc, rc)
+	// The replica names a series's write by its LogData, the type's.
+	if msg, err := sub.ReceiveTimeout(ctx, replWait); err != nil || !isMessage(msg, "ts.add") {
+		t.Errorf("the replica's first event on src: %v %v", msg, err)
+	}
+	for _, q := range [][]any{
+		{"TS.QUERYINDEX", "host=h1"}, {"TS.QUERYINDEX", "host=h2"},
+		{"TS.RANGE", "dst", "-", "+"}, {"TS.RANGE", "src", "-", "+"}, {"TS.INFO", "dst"},
+	} {
+		want, err1 := mc.Do(ctx, q...).Result()
+		got, err2 := rc.Do(ctx, q...).Result()
+		if fmt.Sprint(got, err2) != fmt.Sprint(want, err1) {
+			t.Errorf("%v: replica %v %v, master %v %v", q, got, err2, want, err1)
+		}
+	}
+	if got := fmt.Sprint(rc.Do(ctx, "TS.RANGE", "dst", "-", "+").Val()); got != "[[0 3] [10 3]]" {
+		t.Errorf("the rule's buckets on the replica: %s", got)
+	}
+}
+
+// isMessage reports whether a pub/sub receipt is a message of payload.
+func isMessage(msg any, payload string) bool {
+	m, ok := msg.(*redis.Message)
+	return ok && m.Payload == payload
+}
+
+// TestTimeSeriesCluster: in cluster mode the commands that find series
+// by label are refused, as Kvrocks 2.15 refuses them, and the ones that
+// name several keys refuse keys of several slots.
+func TestTimeSeriesCluster(t *testing.T) {
+	nodes, ids := clusterNodes(t, 1)
+	pushTopology(t, nodes, mastersText(nodes, ids, []string{"0-16383"}), 1)
+	c := nodes[0].client(t, 2)
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"TS.CREATE", "{a}1", "LABELS", "l", "v"}, "OK"},
+		{[]any{"TS.CREATE", "{a}2"}, "OK"},
+		{[]any{"TS.CREATERULE", "{a}1", "{a}2", "AGGREGATION", "sum", 10}, "OK"},
+		{[]any{"TS.CREATE", "b"}, "OK"},
+		{[]any{"TS.CREATERULE", "{a}1", "b", "AGGREGATION", "sum", 10}, "CROSSSLOT Attempted to access keys that don't hash to the same slot"},
+		{[]any{"TS.MADD", "{a}1", 1, 1, "b", 1, 1}, "CROSSSLOT Attempted to access keys that don't hash to the same slot"},
+		{[]any{"TS.QUERYINDEX", "l=v"}, "ERR ts.queryindex is not supported in cluster mode"},
+		{[]any{"TS.MGET", "FILTER", "l=v"}, "ERR ts.mget is not supported in cluster mode"},
+		{[]any{"TS.MRANGE", "-", "+", "FILTER", "l=v"}, "ERR ts.mrange is not supported in cluster mode"},
+	} {
+		v, err := c.Do(ctx, tc.args...).Result()
+		got := fmt.Sprint(v)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}
