@@ -130,31 +130,7 @@ func TestTDigestCommands(t *testing.T) {
 // RedisBloom publishes none of its own: Basalt's choice, as for BF.*.
 func TestTDigestReplication(t *testing.T) {
 	p := newReplicaPair(t, "basalt", startBasalt(t), startBasalt(t))
-	data, replicaData := dial(t, p.master), dial(t, p.replica)
-	subscribe := func(server *proc) *rawConn {
-		if r := dial(t, server).do("CONFIG", "SET", "notify-keyspace-events", "Egdn"); r != "+OK\r\n" {
-			t.Fatalf("CONFIG SET notify-keyspace-events: %q", r)
-		}
-		sub := dial(t, server)
-		sub.do("PSUBSCRIBE", "__key*@*__:*")
-		return sub
-	}
-	master, replica := subscribe(p.master), subscribe(p.replica)
-	events := func(sub *rawConn) string {
-		var out []string
-		for {
-			m := pubSubMessage(t, sub.reply())
-			if strings.HasPrefix(m, notifyMark+" ") {
-				return strings.Join(out, " ")
-			}
-			channel, key, _ := strings.Cut(m, " ")
-			out = append(out, channel[strings.Index(channel, "__:")+3:]+":"+key)
-		}
-	}
-	for _, c := range []struct {
-		args            []string
-		master, replica string
-	}{
+	checkReplicaEvents(t, p, "Egdn", []replicaEventCase{
 		{[]string{"TDIGEST.CREATE", "d", "COMPRESSION", "10"}, "new:d tdigest.create:d", "new:d tdigest.add:d"},
 		{[]string{"TDIGEST.ADD", "d", "1", "2", "3"}, "tdigest.add:d", "tdigest.add:d"},
 		{[]string{"TDIGEST.QUANTILE", "d", "0.5"}, "", "tdigest.add:d"},
@@ -163,16 +139,8 @@ func TestTDigestReplication(t *testing.T) {
 		{[]string{"TDIGEST.RESET", "d"}, "tdigest.reset:d", "tdigest.add:d"},
 		{[]string{"TDIGEST.ADD", "nokey", "1"}, "", ""},
 		{[]string{"DEL", "e"}, "del:e", "del:e"},
-	} {
-		data.do(c.args...)
-		data.do("PUBLISH", notifyMark, "x")
-		if got := events(master); got != c.master {
-			t.Errorf("%v: the master publishes %q, want %q", c.args, got, c.master)
-		}
-		if got := events(replica); got != c.replica {
-			t.Errorf("%v: the replica publishes %q, want %q", c.args, got, c.replica)
-		}
-	}
+	})
+	data, replicaData := dial(t, p.master), dial(t, p.replica)
 
 	for _, cmd := range [][]string{{"TDIGEST.ADD", "d", "5", "1", "4", "2", "3"}, {"TDIGEST.CREATE", "big", "COMPRESSION", "1"}} {
 		data.do(cmd...)
