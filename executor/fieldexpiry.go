@@ -22,22 +22,7 @@ const (
 )
 
 // fieldExpiryLoop runs the sweep until the Env stops.
-func (e *Env) fieldExpiryLoop() {
-	t := time.NewTicker(fieldSweepEvery)
-	defer t.Stop()
-	var from []byte
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-		}
-		if e.Notes.ActiveExpireOff.Load() || e.Repl.IsReplica() {
-			continue
-		}
-		from = e.fieldSweepStep(from)
-	}
-}
+func (e *Env) fieldExpiryLoop() { e.sweepLoop(fieldSweepEvery, e.fieldSweepStep) }
 
 // fieldSweepStep reaps the noted hashes and those of one step of the
 // walk from from, and returns where the next step starts.

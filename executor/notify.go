@@ -247,7 +247,24 @@ const (
 // expireLoop is the background walk of active expiry; it stops with the
 // Env.
 func (e *Env) expireLoop() {
-	t := time.NewTicker(expireStepEvery)
+	e.sweepLoop(expireStepEvery, func(from []byte) []byte {
+		flags := e.notifying()
+		if flags&config.NotifyExpired != 0 || e.Sessions.Tracking.Active() {
+			from = e.expireStep(flags, from)
+		}
+		if e.Sessions.Blocking.Count() > 0 {
+			e.serveKeys(e.expireWaited(flags))
+		}
+		return from
+	})
+}
+
+// sweepLoop calls step every period, with where the last call said the
+// next starts, until the Env stops; not while active expiry is off
+// (DEBUG SET-ACTIVE-EXPIRE 0) nor on a replica, which applies its
+// master's deletions.
+func (e *Env) sweepLoop(period time.Duration, step func(from []byte) []byte) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	var from []byte
 	for {
@@ -256,15 +273,8 @@ func (e *Env) expireLoop() {
 			return
 		case <-t.C:
 		}
-		if e.Notes.ActiveExpireOff.Load() || e.Repl.IsReplica() {
-			continue
-		}
-		flags := e.notifying()
-		if flags&config.NotifyExpired != 0 || e.Sessions.Tracking.Active() {
-			from = e.expireStep(flags, from)
-		}
-		if e.Sessions.Blocking.Count() > 0 {
-			e.serveKeys(e.expireWaited(flags))
+		if !e.Notes.ActiveExpireOff.Load() && !e.Repl.IsReplica() {
+			from = step(from)
 		}
 	}
 }
