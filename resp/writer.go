@@ -271,8 +271,14 @@ func (w *Writer) Bool(b bool) {
 // string formatted as Redis 7.0 does (%.17g, "inf", "-inf").
 func (w *Writer) Double(f float64) {
 	var tmp [32]byte
-	digits := num.AppendDouble(tmp[:0], f)
+	w.doubleDigits(num.AppendDouble(tmp[:0], f))
+}
+
+// doubleDigits writes a double's digits: a RESP3 double, or in RESP2 a
+// bulk string.
+func (w *Writer) doubleDigits(digits []byte) {
 	if w.proto == 3 {
+		w.element()
 		w.buf = append(w.buf, ',')
 		w.buf = append(w.buf, digits...)
 		w.buf = append(w.buf, '\r', '\n')
@@ -286,15 +292,7 @@ func (w *Writer) Double(f float64) {
 // RESP2 a bulk string, in both cases with AppendHumanDouble's digits.
 func (w *Writer) HumanDouble(f float64) {
 	var tmp [64]byte
-	digits := num.AppendHumanDouble(tmp[:0], f)
-	if w.proto == 3 {
-		w.element()
-		w.buf = append(w.buf, ',')
-		w.buf = append(w.buf, digits...)
-		w.buf = append(w.buf, '\r', '\n')
-		return
-	}
-	w.Bulk(digits)
+	w.doubleDigits(num.AppendHumanDouble(tmp[:0], f))
 }
 
 // ShortDouble writes a floating point number in Redis 7.2+'s shortest
@@ -302,15 +300,7 @@ func (w *Writer) HumanDouble(f float64) {
 // RESP3 double, or in RESP2 a bulk string.
 func (w *Writer) ShortDouble(f float64) {
 	var tmp [32]byte
-	digits := num.AppendShortDouble(tmp[:0], f)
-	if w.proto == 3 {
-		w.element()
-		w.buf = append(w.buf, ',')
-		w.buf = append(w.buf, digits...)
-		w.buf = append(w.buf, '\r', '\n')
-		return
-	}
-	w.Bulk(digits)
+	w.doubleDigits(num.AppendShortDouble(tmp[:0], f))
 }
 
 // Verbatim writes free text such as INFO's: a RESP3 verbatim string of
