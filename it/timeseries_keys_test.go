@@ -3,7 +3,9 @@ package it
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -121,4 +123,39 @@ func TestTimeSeriesCluster(t *testing.T) {
 			t.Errorf("%v: %s, want %s", tc.args, got, tc.want)
 		}
 	}
+}
+
+// TestTimeSeriesSlotMigration: a raw-key-value slot migration moves a
+// series with its labels, its compaction rule and its destination's
+// buckets, and its TTL; redis-command cannot recreate a series (Redis has
+// no command for one), so that migration fails and the source keeps it.
+func TestTimeSeriesSlotMigration(t *testing.T) {
+	writes := [][]any{
+		{"TS.CREATE", "{c}src", "RETENTION", 0, "LABELS", "kind", "temp"},
+		{"TS.CREATE", "{c}sum"},
+		{"TS.CREATERULE", "{c}src", "{c}sum", "AGGREGATION", "sum", 10},
+		{"PEXPIRE", "{c}sum", 600000},
+	}
+	for i := 1; i <= 95; i++ {
+		writes = append(writes, []any{"TS.ADD", "{c}src", i, i % 7})
+	}
+	read := func(c *redis.Client) string {
+		var out []string
+		for _, cmd := range [][]any{
+			{"TS.RANGE", "{c}src", "-", "+"}, {"TS.RANGE", "{c}sum", "-", "+"},
+			{"TS.INFO", "{c}src"}, {"TYPE", "{c}sum"},
+		} {
+			v, err := c.Do(ctx, cmd...).Result()
+			out = append(out, fmt.Sprint(v, err))
+		}
+		ttl, err := c.PTTL(ctx, "{c}sum").Result()
+		return strings.Join(append(out, fmt.Sprint(ttl > 500*time.Second, err)), " | ")
+	}
+	migrateTypedSlot(t, writes, read, func(t *testing.T, dc *redis.Client) {
+		// The rule goes on feeding its destination there.
+		must(t, dc.Do(ctx, "TS.ADD", "{c}src", 100, 1).Err())
+		if got, err := dc.Do(ctx, "TS.RANGE", "{c}sum", 90, 90).Result(); err != nil || fmt.Sprint(got) != "[[90 16]]" {
+			t.Errorf("the destination's last bucket: %v, %v", got, err)
+		}
+	})
 }
