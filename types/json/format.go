@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Style is how JSON text is laid out: JSON.GET's INDENT, NEWLINE and
@@ -131,14 +132,42 @@ func appendQuoted(dst []byte, s string) []byte {
 		case '\t':
 			dst = append(dst, '\\', 't')
 		default:
-			if c < 0x20 || c == 0x7f {
+			switch {
+			case c < 0x20 || c == 0x7f:
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
+			case c >= 0x80:
+				n := validUTF8At(s, i)
+				if n > 0 {
+					dst = append(dst, s[i:i+n]...)
+					i += n - 1
+					break
+				}
+				// Bytes no parser takes back as UTF-8 are escaped: a
+				// lone surrogate (a \u escape's, kept in its three-byte
+				// form) as itself, which reads back the same; any other
+				// byte as the code point of its value.
+				r, size := rune(c), 1
+				if c == 0xed && i+2 < len(s) && s[i+1] >= 0xa0 && s[i+1] <= 0xbf && s[i+2] >= 0x80 && s[i+2] <= 0xbf {
+					r, size = rune(c&0x0f)<<12|rune(s[i+1]&0x3f)<<6|rune(s[i+2]&0x3f), 3
+				}
+				dst = append(dst, '\\', 'u', hex[r>>12], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+				i += size - 1
+			default:
 				dst = append(dst, c)
 			}
 		}
 	}
 	return append(dst, '"')
+}
+
+// validUTF8At returns the length of the UTF-8 sequence at s[i], 0 when
+// it is none.
+func validUTF8At(s string, i int) int {
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && n <= 1 {
+		return 0
+	}
+	return n
 }
 
 // appendFloat writes a double as jsoncons does: null for infinities and

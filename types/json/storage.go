@@ -174,7 +174,9 @@ var cborDecoder = func() cbor.DecMode {
 		IntDec:           cbor.IntDecConvertNone,
 		BigIntDec:        cbor.BigIntDecodeValue,
 		DefaultMapType:   reflect.TypeOf(map[any]any(nil)),
-		UTF8:             cbor.UTF8RejectInvalid,
+		// Text that is no UTF-8 (a lone surrogate a \u escape made) is
+		// read back as written: a stored value must always decode.
+		UTF8: cbor.UTF8DecodeInvalid,
 	}.DecMode()
 	if err != nil {
 		panic(err) // the options above are constants
