@@ -1,7 +1,6 @@
 package it
 
 import (
-	"fmt"
 	"math/rand"
 	"path/filepath"
 	"strconv"
@@ -87,21 +86,11 @@ func TestKvrocksGeoInterop(t *testing.T) {
 	kvrocksBin(t)
 	expireAt := time.Now().Add(3*time.Hour).UnixMilli() / 1000 * 1000
 	writes, reads := geoInteropWorkload(22, expireAt)
-	servers := []server{kvrocksServer, basaltServer}
-	dirs := map[server]string{}
-	own := map[server][]string{}
-	for _, s := range servers {
-		dir := t.TempDir()
-		explainOnFailure(t, dir)
-		p := s.start(t, dir, freePort(t))
-		runCommands(t, interopClient(t, p, "", 30*time.Second), s.String(), writes)
-		own[s] = readAll(t, p, reads)
-		stopClean(t, p)
-		dirs[s] = dir
-	}
+	read := func(p *proc) []string { return readAll(t, p, reads) }
+	dirs, own := interopOwnDirs(t, writes, read)
 
 	raw := map[server][]string{}
-	for _, s := range servers {
+	for _, s := range []server{kvrocksServer, basaltServer} {
 		raw[s] = rawBitRecords(t, filepath.Join(dirs[s], "db"), func(string) bool { return true })
 	}
 	if len(raw[basaltServer]) < 500 {
@@ -115,23 +104,5 @@ func TestKvrocksGeoInterop(t *testing.T) {
 		t.Logf("%d records (metadata, members and scores of %d geo sets) byte for byte the same", len(raw[basaltServer]), countMeta(raw[basaltServer]))
 	}
 
-	for _, s := range servers {
-		other := servers[1-int(s)]
-		t.Run(fmt.Sprintf("%sReads%s", title(s), title(other)), func(t *testing.T) {
-			p := s.start(t, dirs[other], freePort(t))
-			got := readAll(t, p, reads)
-			stopClean(t, p)
-			n := 0
-			for i := range got {
-				if got[i] != own[s][i] {
-					if n++; n <= 10 {
-						t.Errorf("%s on the directory %s wrote:\n  %s\non its own:\n  %s", s, other, got[i], own[s][i])
-					}
-				}
-			}
-			if n == 0 {
-				t.Logf("%d reads answered as on its own directory", len(got))
-			}
-		})
-	}
+	interopCrossRead(t, dirs, own, read)
 }

@@ -110,18 +110,8 @@ func TestKvrocksJSONInterop(t *testing.T) {
 	kvrocksBin(t)
 	expireAt := time.Now().Add(3*time.Hour).UnixMilli() / 1000 * 1000
 	writes, reads := jsonInteropWorkload(40, expireAt)
-	servers := []server{kvrocksServer, basaltServer}
-	dirs := map[server]string{}
-	own := map[server][]string{}
-	for _, s := range servers {
-		dir := t.TempDir()
-		explainOnFailure(t, dir)
-		p := s.start(t, dir, freePort(t))
-		runCommands(t, interopClient(t, p, "", 30*time.Second), s.String(), writes)
-		own[s] = readAll(t, p, reads)
-		stopClean(t, p)
-		dirs[s] = dir
-	}
+	read := func(p *proc) []string { return readAll(t, p, reads) }
+	dirs, own := interopOwnDirs(t, writes, read)
 	for i := range own[kvrocksServer] {
 		if own[kvrocksServer][i] != own[basaltServer][i] {
 			t.Errorf("on their own directories:\nkvrocks: %s\nbasalt:  %s", own[kvrocksServer][i], own[basaltServer][i])
@@ -132,7 +122,7 @@ func TestKvrocksJSONInterop(t *testing.T) {
 	}
 
 	raw := map[server][]string{}
-	for _, s := range servers {
+	for _, s := range []server{kvrocksServer, basaltServer} {
 		raw[s] = rawBitRecords(t, filepath.Join(dirs[s], "db"), func(k string) bool {
 			return strings.HasPrefix(k, "json:") || strings.HasPrefix(k, "cbor:")
 		})
@@ -145,22 +135,7 @@ func TestKvrocksJSONInterop(t *testing.T) {
 		t.Errorf("records differ; first difference:\nkvrocks: %s\nbasalt:  %s", at(raw[kvrocksServer], i), at(raw[basaltServer], i))
 	}
 
-	for _, s := range servers {
-		other := servers[1-int(s)]
-		t.Run(fmt.Sprintf("%sReads%s", title(s), title(other)), func(t *testing.T) {
-			p := s.start(t, dirs[other], freePort(t))
-			got := readAll(t, p, reads)
-			stopClean(t, p)
-			n := 0
-			for i := range got {
-				if got[i] != own[s][i] {
-					if n++; n <= 10 {
-						t.Errorf("%s on the directory %s wrote:\n  %s\non its own:\n  %s", s, other, got[i], own[s][i])
-					}
-				}
-			}
-		})
-	}
+	interopCrossRead(t, dirs, own, read)
 }
 
 // TestJSONKeyspaceEvents: the JSON commands publish RedisJSON's events

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The real Apache Kvrocks (shared/kvrocks/README.md) is the oracle for what
@@ -174,5 +175,48 @@ func stopClean(t testing.TB, p *proc) {
 	p.Stop()
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 && !p.hungAfterBye {
 		t.Errorf("%s exited with status %d on SIGTERM:\n%s", filepath.Base(p.cmd.Path), code, p.Output)
+	}
+}
+
+// interopOwnDirs runs writes on a Kvrocks and a Basalt, each in a
+// directory of its own, and returns the directories and what read
+// answered on each, the server stopped cleanly after.
+func interopOwnDirs(t *testing.T, writes [][]any, read func(*proc) []string) (dirs map[server]string, own map[server][]string) {
+	t.Helper()
+	dirs, own = map[server]string{}, map[server][]string{}
+	for _, s := range []server{kvrocksServer, basaltServer} {
+		dir := t.TempDir()
+		explainOnFailure(t, dir)
+		p := s.start(t, dir, freePort(t))
+		runCommands(t, interopClient(t, p, "", 30*time.Second), s.String(), writes)
+		own[s] = read(p)
+		stopClean(t, p)
+		dirs[s] = dir
+	}
+	return dirs, own
+}
+
+// interopCrossRead starts each server on the other's directory and checks
+// that read answers there as it did on the server's own (interopOwnDirs).
+func interopCrossRead(t *testing.T, dirs map[server]string, own map[server][]string, read func(*proc) []string) {
+	servers := []server{kvrocksServer, basaltServer}
+	for _, s := range servers {
+		other := servers[1-int(s)]
+		t.Run(fmt.Sprintf("%sReads%s", title(s), title(other)), func(t *testing.T) {
+			p := s.start(t, dirs[other], freePort(t))
+			got := read(p)
+			stopClean(t, p)
+			n := 0
+			for i := range got {
+				if got[i] != own[s][i] {
+					if n++; n <= 10 {
+						t.Errorf("%s on the directory %s wrote:\n  %s\non its own:\n  %s", s, other, got[i], own[s][i])
+					}
+				}
+			}
+			if n == 0 {
+				t.Logf("%d reads answered as on its own directory", len(got))
+			}
+		})
 	}
 }
