@@ -633,26 +633,3 @@ func (s *Storage) multiGetAt(snap *grocksdb.Snapshot, cf CF, keys [][]byte) ([][
 	defer ro.Destroy()
 	return s.multiGetWith(ro, cf, keys)
 }
-
-func (s *Storage) multiGetWith(ro *grocksdb.ReadOptions, cf CF, keys [][]byte) ([][]byte, error) {
-	if len(keys) == 1 {
-		// RocksDB's MultiGet costs about three point reads on its own.
-		v, found, err := s.getWith(ro, cf, keys[0], []byte{})
-		if err != nil || !found {
-			return [][]byte{nil}, err
-		}
-		return [][]byte{v}, nil
-	}
-	slices, err := s.db.MultiGetCF(ro, s.cfs[cf].Load(), keys...)
-	if err != nil {
-		return nil, fmt.Errorf("storage: multiget: %w", err)
-	}
-	defer slices.Destroy()
-	out := make([][]byte, len(keys))
-	for i, v := range slices {
-		if v.Exists() {
-			out[i] = append([]byte{}, v.Data()...)
-		}
-	}
-	return out, nil
-}
