@@ -16,13 +16,25 @@ import (
 
 // docState is a document as an extractor reads it: the key's metadata
 // record (rest: what follows its header, a JSON document, decoded once
-// when a field needs it) and a hash's fields by name.
+// when a field needs it) and a hash's values of the schema's fields, by
+// their index in the schema.
 type docState struct {
+	schema  *Schema
 	rest    []byte
-	fields  map[string][]byte
+	fields  []rawField
 	decoded bool
 	doc     *json.Value
 	docErr  error
+}
+
+// rawField is a hash field's value as stored, ok when the hash has it.
+type rawField struct {
+	v  []byte
+	ok bool
+}
+
+func newDocState(s *Schema, rest []byte) *docState {
+	return &docState{schema: s, rest: rest, fields: make([]rawField, len(s.Fields))}
 }
 
 // fieldSubkeys returns the element keys of o of the schema's fields.
@@ -34,21 +46,25 @@ func fieldSubkeys(s *Schema, o *storage.Object) [][]byte {
 	return keys
 }
 
-// addFields records the values of the schema's fields read by
-// fieldSubkeys (nil: absent) of a hash whose metadata is m: a field's
-// value without the expiry it may be stored with.
-func (st *docState) addFields(s *Schema, m *metadata.Metadata, vals [][]byte) {
-	for i, v := range vals {
-		if v != nil {
-			st.fields[s.Fields[i].Name], _ = storage.FieldValue(m, v)
-		}
+// setField records hash field i's stored value v (nil: absent) of a hash
+// whose metadata is m: its value without the expiry it may be stored with.
+func (st *docState) setField(i int, m *metadata.Metadata, v []byte) {
+	if v == nil {
+		st.fields[i] = rawField{}
+		return
 	}
+	val, _ := storage.FieldValue(m, v)
+	st.fields[i] = rawField{val, true}
 }
 
-// get returns the hash field name.
-func (st *docState) get(name string) ([]byte, bool) {
-	v, ok := st.fields[name]
-	return v, ok
+// setNamed is setField of the hash field name, if the schema has one of
+// that name.
+func (st *docState) setNamed(name []byte, m *metadata.Metadata, v []byte) {
+	for i := range st.schema.Fields {
+		if st.schema.Fields[i].Name == string(name) {
+			st.setField(i, m, v)
+		}
+	}
 }
 
 // json returns the JSON document, decoding it the first time.
@@ -60,27 +76,37 @@ func (st *docState) json() (*json.Value, error) {
 	return st.doc, st.docErr
 }
 
-// value is what an index holds of one field of a document.
+// value is what an index holds of one field of a document; has is false
+// when the document lacks the field.
 type value struct {
+	has    bool
 	tags   []string // a tag field's tags, a sorted set
 	num    float64
 	vector []float64
 }
 
-// docValues are a document's values by field name; a field the document
-// lacks is absent.
-type docValues map[string]value
+// docValues are a document's values by the index of their field in the
+// schema; nil: no document.
+type docValues []value
+
+// at returns the value of the field of index i, and whether there is one.
+func (d docValues) at(i int) (value, bool) {
+	if i < 0 || i >= len(d) {
+		return value{}, false
+	}
+	return d[i], d[i].has
+}
 
 // An extractor reads the fields of a document of an index's kind.
 type extractor struct {
 	// keyType is the type of the keys the index covers.
 	keyType metadata.Type
-	// field reads field f of a document: what a query returns of it, and
+	// field reads the field of index i of a document: what a query returns of it, and
 	// what the index holds of it; ok is false when the document lacks
 	// it. A field that holds what its type cannot take (no number, a
 	// vector of the wrong size) fails with an error: the document is not
 	// indexed at all, as in Kvrocks.
-	field func(f *Field, st *docState) (raw []byte, v value, ok bool, err error)
+	field func(st *docState, i int) (raw []byte, v value, ok bool, err error)
 }
 
 // extractors are the extractors by index kind.
@@ -90,31 +116,30 @@ var extractors = map[OnType]extractor{
 }
 
 // extract reads the values of the schema's fields in a document.
-func (ex extractor) extract(s *Schema, st *docState) (docValues, error) {
-	out := docValues{}
-	for i := range s.Fields {
-		f := &s.Fields[i]
-		_, v, ok, err := ex.field(f, st)
+func (ex extractor) extract(st *docState) (docValues, error) {
+	out := make(docValues, len(st.schema.Fields))
+	for i := range out {
+		_, v, ok, err := ex.field(st, i)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			out[f.Name] = v
-		}
+		v.has = ok
+		out[i] = v
 	}
 	return out, nil
 }
 
-// hashField reads the hash field named as f: a tag's value split on its
-// separator (empty tags dropped, lower-cased unless case sensitive), a
-// number as a double, a vector as little-endian elements.
-func hashField(f *Field, st *docState) ([]byte, value, bool, error) {
-	raw, ok := st.get(f.Name)
-	if !ok {
+// hashField reads the hash field named as the schema's field i: a tag's
+// value split on its separator (empty tags dropped, lower-cased unless
+// case sensitive), a number as a double, a vector as little-endian
+// elements.
+func hashField(st *docState, i int) ([]byte, value, bool, error) {
+	raw := st.fields[i]
+	if !raw.ok {
 		return nil, value{}, false, nil
 	}
-	v, err := parseValue(f, raw)
-	return raw, v, true, err
+	v, err := parseValue(&st.schema.Fields[i], raw.v)
+	return raw.v, v, true, err
 }
 
 // parseValue reads one hash field's value as field f's type.

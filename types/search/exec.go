@@ -66,9 +66,9 @@ func Search(db storage.DB, ix *Index, q *Query) ([]Doc, error) {
 type loaded struct {
 	exists bool
 	obj    *storage.Object
-	st     *docState
+	st     docState
 	read   []bool
-	raw    map[string][]byte
+	raw    []rawField
 	vals   docValues
 }
 
@@ -188,11 +188,8 @@ func (r *runner) condFields(e Expr, out []int) []int {
 
 // fieldIndex appends the schema index of the field a query names.
 func (r *runner) fieldIndex(name string, out []int) []int {
-	f := r.ix.Schema.Field(name)
-	for i := range r.ix.Schema.Fields {
-		if &r.ix.Schema.Fields[i] == f && !slices.Contains(out, i) {
-			return append(out, i)
-		}
+	if i := r.ix.Schema.fieldAt(name); i >= 0 && !slices.Contains(out, i) {
+		return append(out, i)
 	}
 	return out
 }
@@ -391,16 +388,16 @@ func (r *runner) holds(e Expr, v docValues) bool {
 	case *BoolLit:
 		return e.Val
 	case *TagContain:
-		f := r.ix.Schema.Field(e.Field)
-		val, ok := v[fieldName(f)]
-		return ok && hasTag(f, val.tags, e.Tag)
+		i := r.ix.Schema.fieldAt(e.Field)
+		val, ok := v.at(i)
+		return ok && hasTag(&r.ix.Schema.Fields[i], val.tags, e.Tag)
 	case *NumericCompare:
-		val, ok := v[fieldName(r.ix.Schema.Field(e.Field))]
+		val, ok := v.at(r.ix.Schema.fieldAt(e.Field))
 		return ok && compare(val.num, e.Op, e.Value)
 	case *VectorRange:
-		f := r.ix.Schema.Field(e.Field)
-		val, ok := v[fieldName(f)]
-		return ok && len(val.vector) == len(e.Vector) && Distance(f.Vector.Metric, val.vector, e.Vector) <= e.Range
+		i := r.ix.Schema.fieldAt(e.Field)
+		val, ok := v.at(i)
+		return ok && len(val.vector) == len(e.Vector) && Distance(r.ix.Schema.Fields[i].Vector.Metric, val.vector, e.Vector) <= e.Range
 	case *Not:
 		return !r.holds(e.Inner, v)
 	case *And:
@@ -418,13 +415,6 @@ func (r *runner) holds(e Expr, v docValues) bool {
 		}
 	}
 	return false
-}
-
-func fieldName(f *Field) string {
-	if f == nil {
-		return ""
-	}
-	return f.Name
 }
 
 func compare(a float64, op CompareOp, b float64) bool {
@@ -447,7 +437,7 @@ func compare(a float64, op CompareOp, b float64) bool {
 
 // sort orders keys by a numeric field; documents without it come last.
 func (r *runner) sort(keys [][]byte, by SortBy) ([][]byte, error) {
-	name := fieldName(r.ix.Schema.Field(by.Field))
+	field := r.ix.Schema.fieldAt(by.Field)
 	if err := r.load(keys, r.fieldIndex(by.Field, nil)); err != nil {
 		return nil, err
 	}
@@ -455,7 +445,7 @@ func (r *runner) sort(keys [][]byte, by SortBy) ([][]byte, error) {
 	for i, k := range keys {
 		d := r.docs[string(k)]
 		nums[i] = math.NaN()
-		if v, ok := d.vals[name]; ok {
+		if v, ok := d.vals.at(field); ok {
 			nums[i] = v.num
 		}
 	}
@@ -516,7 +506,7 @@ func (r *runner) load(keys [][]byte, fields []int) error {
 		}
 		for j, v := range vals {
 			if v != nil {
-				at[j].st.fields[s.Fields[idx[j]].Name], _ = storage.FieldValue(at[j].obj.Meta(), v)
+				at[j].st.setField(idx[j], at[j].obj.Meta(), v)
 			}
 		}
 	}
@@ -530,21 +520,33 @@ func (r *runner) load(keys [][]byte, fields []int) error {
 
 // lookup reads the metadata of the documents of keys not looked up yet.
 func (r *runner) lookup(keys [][]byte, ex extractor) error {
+	// The documents of a chunk, and their fields' slices, are carved out
+	// of one allocation each rather than several per document.
+	s := r.ix.Schema
+	n := len(s.Fields)
+	var docs []loaded
 	var todo [][]byte
 	for _, k := range keys {
 		if r.docs[string(k)] == nil {
-			r.docs[string(k)] = &loaded{}
+			if docs == nil {
+				docs = make([]loaded, 0, len(keys)) // never grown: the map keeps pointers into it
+			}
+			docs = append(docs, loaded{})
+			r.docs[string(k)] = &docs[len(docs)-1]
 			todo = append(todo, k)
 		}
 	}
 	if len(todo) == 0 {
 		return nil
 	}
-	n := len(r.ix.Schema.Fields)
+	read := make([]bool, n*len(todo))
+	raws := make([]rawField, 2*n*len(todo))
+	vals := make(docValues, n*len(todo))
 	return r.db.LookupMany(r.rv, todo, func(i int, o *storage.Object) error {
 		if o != nil && o.Meta().Type == ex.keyType {
-			*r.docs[string(todo[i])] = loaded{exists: true, obj: o, st: &docState{rest: o.Ext(), fields: map[string][]byte{}},
-				read: make([]bool, n), raw: map[string][]byte{}, vals: docValues{}}
+			lo, hi := i*n, (i+1)*n
+			docs[i] = loaded{exists: true, obj: o, st: docState{schema: s, rest: o.Ext(), fields: raws[2*lo : 2*lo+n : 2*lo+n]},
+				read: read[lo:hi:hi], raw: raws[2*lo+n : 2*hi : 2*hi], vals: vals[lo:hi:hi]}
 		}
 		return nil
 	})
@@ -558,14 +560,14 @@ func (d *loaded) readFields(ex extractor, s *Schema, fields []int) {
 			continue
 		}
 		d.read[i] = true
-		f := &s.Fields[i]
-		raw, v, ok, err := ex.field(f, d.st)
+		raw, v, ok, err := ex.field(&d.st, i)
 		if !ok {
 			continue
 		}
-		d.raw[f.Name] = raw
+		d.raw[i] = rawField{raw, true}
 		if err == nil {
-			d.vals[f.Name] = v
+			v.has = true
+			d.vals[i] = v
 		}
 	}
 }
@@ -579,15 +581,14 @@ func project(s *Schema, q *Query, key []byte, d *loaded) Doc {
 	}
 	if q.Select == nil {
 		for i := range s.Fields {
-			f := &s.Fields[i]
-			if v, ok := d.reply(f); ok {
-				out.Fields = append(out.Fields, DocField{f.QueryName(), v})
+			if v, ok := d.reply(s, i); ok {
+				out.Fields = append(out.Fields, DocField{s.Fields[i].QueryName(), v})
 			}
 		}
 		return out
 	}
 	for i, name := range q.Select {
-		v, ok := d.reply(s.Field(name))
+		v, ok := d.reply(s, s.fieldAt(name))
 		if !ok {
 			continue
 		}
@@ -599,18 +600,15 @@ func project(s *Schema, q *Query, key []byte, d *loaded) Doc {
 	return out
 }
 
-// reply is a field's value as Kvrocks returns it: a number as it prints
+// reply is the schema's field i's value (-1: none) as Kvrocks returns it: a number as it prints
 // numbers, a vector as its elements with six decimals, a tag field as
 // stored.
-func (d *loaded) reply(f *Field) ([]byte, bool) {
-	if f == nil {
+func (d *loaded) reply(s *Schema, i int) ([]byte, bool) {
+	if i < 0 || !d.raw[i].ok {
 		return nil, false
 	}
-	raw, ok := d.raw[f.Name]
-	if !ok {
-		return nil, false
-	}
-	v, parsed := d.vals[f.Name]
+	f, raw := &s.Fields[i], d.raw[i].v
+	v, parsed := d.vals.at(i)
 	switch {
 	case !parsed:
 		return raw, true

@@ -42,8 +42,9 @@ func jsonPath(name string) (*json.Path, error) {
 	return p, nil
 }
 
-// jsonField reads field f of a JSON document.
-func jsonField(f *Field, st *docState) ([]byte, value, bool, error) {
+// jsonField reads the schema's field i of a JSON document.
+func jsonField(st *docState, i int) ([]byte, value, bool, error) {
+	f := &st.schema.Fields[i]
 	doc, err := st.json()
 	if err != nil {
 		return nil, value{}, false, err

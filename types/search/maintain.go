@@ -262,7 +262,7 @@ func (m *maintenance) values(ix *Index, ex extractor, o *storage.Object, dw *doc
 	if err != nil {
 		return nil, err
 	}
-	if v, err := ex.extract(ix.Schema, st); err == nil {
+	if v, err := ex.extract(st); err == nil {
 		return v, nil
 	}
 	return nil, nil // not indexed, as in Kvrocks
@@ -272,7 +272,7 @@ func (m *maintenance) values(ix *Index, ex extractor, o *storage.Object, dw *doc
 // nil: none), with the batch's writes of its version over them when dw is
 // set.
 func readState(s *Schema, o *storage.Object, dw *docWrites) (*docState, error) {
-	st := &docState{fields: map[string][]byte{}}
+	st := newDocState(s, nil)
 	if o != nil {
 		st.rest = o.Ext()
 		if !o.Meta().Type.SingleKV() {
@@ -280,7 +280,9 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (*docState, error) {
 			if err != nil {
 				return nil, err
 			}
-			st.addFields(s, o.Meta(), vals)
+			for i, v := range vals {
+				st.setField(i, o.Meta(), v)
+			}
 		}
 	}
 	if dw != nil {
@@ -289,11 +291,11 @@ func readState(s *Schema, o *storage.Object, dw *docWrites) (*docState, error) {
 			if e.version != dw.version {
 				continue
 			}
-			if e.deleted {
-				delete(st.fields, string(e.sub))
-			} else {
-				st.fields[string(e.sub)], _ = storage.FieldValue(dw.meta, e.value)
+			var v []byte
+			if !e.deleted {
+				v = e.value
 			}
+			st.setNamed(e.sub, dw.meta, v)
 		}
 	}
 	return st, nil
@@ -307,8 +309,8 @@ func (m *maintenance) write(ix *Index, key []byte, old, cur docValues) error {
 		if f.NoIndex {
 			continue
 		}
-		o, hadOld := old[f.Name]
-		c, hasCur := cur[f.Name]
+		o, hadOld := old.at(i)
+		c, hasCur := cur.at(i)
 		switch f.Type {
 		case FieldTag:
 			m.writeTags(ix, f, key, o.tags, c.tags)

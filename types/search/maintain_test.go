@@ -11,7 +11,7 @@ import (
 	"github.com/basaltdb/basalt/storage/storagetest"
 )
 
-func mustCreate(t *testing.T, s *storage.Storage, ns, line string) *Index {
+func mustCreate(t testing.TB, s *storage.Storage, ns, line string) *Index {
 	t.Helper()
 	schema, err := ParseCreate(splitWords(t, line))
 	if err != nil {
@@ -24,7 +24,7 @@ func mustCreate(t *testing.T, s *storage.Storage, ns, line string) *Index {
 	return ix
 }
 
-func hset(t *testing.T, s *storage.Storage, ns string, keys []string, pairs ...string) {
+func hset(t testing.TB, s *storage.Storage, ns string, keys []string, pairs ...string) {
 	t.Helper()
 	args := make([][]byte, len(pairs))
 	for i, p := range pairs {

@@ -137,12 +137,20 @@ type Schema struct {
 
 // Field returns the field queries name name, or nil.
 func (s *Schema) Field(name string) *Field {
-	for i := range s.Fields {
-		if s.Fields[i].QueryName() == name {
-			return &s.Fields[i]
-		}
+	if i := s.fieldAt(name); i >= 0 {
+		return &s.Fields[i]
 	}
 	return nil
+}
+
+// fieldAt is the index of the field a query names, -1 when none.
+func (s *Schema) fieldAt(name string) int {
+	for i := range s.Fields {
+		if s.Fields[i].QueryName() == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Covers reports whether the index covers key: it has one of the
