@@ -77,6 +77,17 @@ type runner struct {
 	rv   *storage.ReadView
 	ix   *Index
 	docs map[string]*loaded
+	// want is how many keys the operator running now is asked for at
+	// most (a LIMIT's offset and count), 0 when its consumer takes all.
+	want uint64
+}
+
+// wanting runs f with want set to n, then restores it.
+func (r *runner) wanting(n uint64, f func() error) error {
+	saved := r.want
+	r.want = n
+	defer func() { r.want = saved }()
+	return f()
 }
 
 // emit takes the keys an operator produces, in its order, until it
@@ -115,11 +126,11 @@ func (r *runner) run(op Op, out emit) error {
 		}
 		return nil
 	case *LimitOp:
-		return r.run(op.Source, window(op.Limit, out))
+		return r.wanting(op.Limit.Offset+op.Limit.Count, func() error { return r.run(op.Source, window(op.Limit, out)) })
 	case *Sort:
-		return r.sorted(op.Source, op.By, out)
+		return r.wanting(0, func() error { return r.sorted(op.Source, op.By, out) })
 	case *TopNSort:
-		return r.sorted(op.Source, op.By, window(op.Limit, out))
+		return r.wanting(0, func() error { return r.sorted(op.Source, op.By, window(op.Limit, out)) })
 	}
 	return ErrCorrupt
 }
@@ -127,39 +138,69 @@ func (r *runner) run(op Op, out emit) error {
 // filter passes on the keys of op's source whose documents hold its
 // condition. It reads the documents a chunk of keys at a time (two
 // RocksDB calls a chunk, not two a document), and of each only the fields
-// the condition names, the chunks growing from 8 keys to 128, so that a
-// LIMIT reads little past its window.
+// the condition names. Under a LIMIT the first chunk is the keys the
+// limit wants and the next ones what the share of documents that held so
+// far says is still needed, so that a query reads little past its
+// window; without one, the chunks grow from 8 keys to 128.
 func (r *runner) filter(op *Filter, out emit) error {
 	fields := r.condFields(op.Cond, nil)
+	want := r.want
 	var chunk [][]byte
-	size, more := 8, true
+	size, more := chunkSize(want, 0, 0, 0), true
+	var read, held uint64
 	flush := func() error {
 		if err := r.load(chunk, fields); err != nil {
 			return err
 		}
+		read += uint64(len(chunk))
 		for _, k := range chunk {
 			if d := r.docs[string(k)]; !d.exists || !r.holds(op.Cond, d.vals) {
 				continue
 			}
+			held++
 			var err error
 			if more, err = out(k); err != nil || !more {
 				return err
 			}
 		}
-		chunk, size = chunk[:0], min(2*size, 128)
+		chunk, size = chunk[:0], chunkSize(want, read, held, size)
 		return nil
 	}
-	err := r.run(op.Source, func(k []byte) (bool, error) {
-		if chunk = append(chunk, k); len(chunk) < size {
-			return true, nil
-		}
-		err := flush()
-		return more, err
+	err := r.wanting(0, func() error {
+		return r.run(op.Source, func(k []byte) (bool, error) {
+			if chunk = append(chunk, k); len(chunk) < size {
+				return true, nil
+			}
+			err := flush()
+			return more, err
+		})
 	})
 	if err != nil || !more || len(chunk) == 0 {
 		return err
 	}
 	return flush()
+}
+
+// chunkSize is the number of keys a filter reads next: want is what its
+// consumer asks for at most (0: all), read and held how many documents
+// it read and how many of them held its condition, last the size of the
+// chunk before (0: none yet).
+func chunkSize(want, read, held uint64, last int) int {
+	const least, most = 8, 128
+	switch {
+	case want == 0 && last == 0:
+		return least
+	case want == 0:
+		return min(2*last, most)
+	case held >= want: // the consumer has all it wanted: it stops the filter
+		return least
+	case read == 0: // as if every document holds
+		return int(min(want, most))
+	}
+	// A quarter more than the share that held so far says the rest
+	// needs (none held: as if one had).
+	need := float64(want-held) * float64(read) / float64(max(held, 1))
+	return int(min(max(need*1.25, least), most))
 }
 
 // condFields appends to out the schema indexes of the fields condition e
