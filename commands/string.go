@@ -13,7 +13,8 @@ func init() {
 	executor.Register(
 		&executor.Command{Name: "get", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGet},
 		&executor.Command{Name: "set", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSet, KeyFlags: setKeyFlags,
-			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: setOption("ex", "px", "exat", "pxat"), Reads: setOption("get")}},
+			Events:  &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: setOption("ex", "px", "exat", "pxat"), Reads: setOption("get")},
+			DocArgs: setDocArgs},
 		&executor.Command{Name: "setnx", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSetNX,
 			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach}},
 		&executor.Command{Name: "setex", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSetEX,
