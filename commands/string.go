@@ -52,7 +52,7 @@ func init() {
 		&executor.Command{Name: "lcs", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 2, Handler: cmdLCS},
 		// Kvrocks's compare-and-set and compare-and-delete, as SET and DEL.
 		&executor.Command{Name: "cas", Arity: -4, Flags: executor.Write | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAS,
-			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: hasExpiryOption},
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: casHasExpiry},
 			Meta: &executor.Meta{
 				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "update"}, BeginSearch: "index", Index: 1,
 					FindKeys: "range", LastKey: 0, KeyStep: 1}},
