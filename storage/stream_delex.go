@@ -131,7 +131,8 @@ func (s *stream) refsFor(ackGroup []byte, policy StreamRefPolicy) (*streamRefs, 
 }
 
 // load reads the groups' PEL records of ids, which release and drop then
-// look at.
+// look at; it keeps those present only (a trim loads every entry it
+// walks).
 func (r *streamRefs) load(ids []metadata.StreamID) error {
 	for i, g := range r.groups {
 		recs, err := g.readPending(ids, 0)
@@ -139,7 +140,7 @@ func (r *streamRefs) load(ids []metadata.StreamID) error {
 			return err
 		}
 		for id, p := range recs {
-			if _, known := r.pels[i][id]; !known {
+			if _, known := r.pels[i][id]; !known && p.present {
 				r.pels[i][id] = p
 			}
 		}
