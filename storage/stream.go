@@ -432,7 +432,7 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 				keep(id)
 			}
 		}
-		return whole
+		return true // the threshold is not reached: entries kept (ACKED) leave it further on
 	}
 	// The first node is the rest of the one the first entry is in.
 	nodeCap := nodeEntries - base

@@ -157,4 +157,21 @@ func TestStreamTrimPolicyCounters(t *testing.T) {
 	if g := checkGroupCounts(t, db, "s", "g"); g.Pending != 1 {
 		t.Fatalf("g has %d pending after KEEPREF, want 1", g.Pending)
 	}
+	// Kept entries leave the threshold to the next node: with nodes of two,
+	// 1 and 2 are pending, the trim goes on to 3.
+	addN(t, db, "n", 1, 4)
+	if err := db.XGroupCreate(b("n"), b("g"), XGroupCreateArgs{EntriesRead: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.XReadGroup(b("n"), &XReadGroupArgs{Group: b("g"), Consumer: b("c")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.XAck(b("n"), b("g"), []metadata.StreamID{sid(3, 0), sid(4, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.XTrim(b("n"), StreamTrim{Strategy: TrimMaxLen, MaxLen: 3, NodeEntries: 2, Policy: Acked})
+	if got := streamIDs(t, db, "n"); n != 1 || err != nil || got != "1-0,2-0,4-0" {
+		t.Fatalf("XTrim MAXLEN 3 ACKED by nodes of 2: %d %v, left %s", n, err, got)
+	}
+	checkGroupCounts(t, db, "n", "g")
 }
