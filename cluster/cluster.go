@@ -47,6 +47,9 @@ type Cluster struct {
 	// writes is held shared by write commands and exclusively to forbid
 	// writes; see ForbidWrites.
 	writes sync.RWMutex
+
+	// Usage is what CLUSTER SLOT-STATS counts per slot.
+	Usage SlotStats
 }
 
 // Open returns the cluster state of a node listening on binds:port,

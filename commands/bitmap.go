@@ -21,12 +21,24 @@ func init() {
 		&executor.Command{Name: "bitcount", Arity: -2, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitCount},
 		&executor.Command{Name: "bitpos", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdBitPos},
 		&executor.Command{Name: "bitop", Arity: -4, Flags: executor.Write, FirstKey: 2, LastKey: -1, Handler: cmdBitOp,
-			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnStore, Dest: executor.DestFirstKey}},
+			Events:  &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnStore, Dest: executor.DestFirstKey},
+			DocArgs: bitopDocArgs},
 		&executor.Command{Name: "bitfield", Arity: -2, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdBitField, KeyFlags: bitfieldKeyFlags,
 			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "setbit", Shape: executor.OnEach}},
 		&executor.Command{Name: "bitfield_ro", Arity: -2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdBitFieldRO},
 	)
 	executor.AddErrorReply(bitmap.ErrTooLarge, "ERR Operation aborted: The size of the bitmap string exceeds the configuration item max-bitmap-to-string-mb")
+}
+
+// bitopDocArgs documents BITOP's arguments as Redis 8.2 does: the
+// operation one of its words, DIFF, DIFF1, ANDOR and ONE among them.
+func bitopDocArgs(args []any) []any {
+	ops := []any{docToken("and", "AND"), docToken("or", "OR"), docToken("xor", "XOR"), docToken("not", "NOT")}
+	for _, op := range []string{"DIFF", "DIFF1", "ANDOR", "ONE"} {
+		ops = append(ops, since(docToken(strings.ToLower(op), op), "8.2.0"))
+	}
+	args[docArgAt(args, "operation")] = append(doc("name", "operation", "type", "oneof"), "$arguments", docArgs(ops...))
+	return args
 }
 
 // bitfieldKeyFlags are BITFIELD's key flags: SET and INCRBY write.

@@ -13,9 +13,11 @@ import (
 // CLUSTER SLOT-STATS (Redis 8.2) reports, for the slots this node's shard
 // serves, their key-count: counted by a walk of the slots' keys (Basalt
 // keeps no per-slot counter), which ORDERBY does over every slot of the
-// shard. The metrics Redis gives with cluster-slot-stats-enabled
-// (cpu-usec, network-bytes-in, network-bytes-out) and memory-bytes are
-// not measured: ORDERBY refuses them as Redis does with the option off.
+// shard. With cluster-slot-stats-enabled it adds cpu-usec,
+// network-bytes-in and network-bytes-out, which each command with keys
+// counts to its slot while the option is on (executor.countSlotUsage).
+// memory-bytes, always there, is 0: RocksDB holds no slot's keys in a
+// memory of its own to measure.
 
 func init() {
 	clusterSubcommands["slot-stats"] = &executor.Subcommand{Arity: -2, Handler: clusterSlotStats,
@@ -36,6 +38,22 @@ func init() {
 // slotStat is one slot's line of CLUSTER SLOT-STATS.
 type slotStat struct {
 	slot, keys int64
+	cluster.SlotUsage
+}
+
+// slotMetrics are the metrics of a line, in Redis's order: those counted
+// only with cluster-slot-stats-enabled are shown only then, and ORDERBY
+// takes every metric but key-count only then.
+var slotMetrics = []struct {
+	name    string
+	counted bool
+	value   func(s *slotStat) int64
+}{
+	{"key-count", false, func(s *slotStat) int64 { return s.keys }},
+	{"memory-bytes", false, func(*slotStat) int64 { return 0 }},
+	{"cpu-usec", true, func(s *slotStat) int64 { return s.CPUUsec }},
+	{"network-bytes-in", true, func(s *slotStat) int64 { return s.NetIn }},
+	{"network-bytes-out", true, func(s *slotStat) int64 { return s.NetOut }},
 }
 
 // CLUSTER SLOT-STATS SLOTSRANGE start-slot end-slot | ORDERBY metric [LIMIT limit] [ASC | DESC]
@@ -53,13 +71,22 @@ func clusterSlotStats(c *executor.Ctx) {
 	if !ok {
 		return
 	}
+	enabled := c.Env.Config.Redis.ClusterSlotStatsEnabled.Get()
+	shown := 0
+	for _, m := range slotMetrics {
+		if enabled || !m.counted {
+			shown++
+		}
+	}
 	c.W.Array(len(stats))
-	for _, s := range stats {
+	for i := range stats {
 		c.W.Array(2)
-		c.W.Int(s.slot)
-		c.W.Map(1)
-		c.W.BulkString("key-count")
-		c.W.Int(s.keys)
+		c.W.Int(stats[i].slot)
+		c.W.Map(shown)
+		for _, m := range slotMetrics[:shown] {
+			c.W.BulkString(m.name)
+			c.W.Int(m.value(&stats[i]))
+		}
 	}
 }
 
@@ -85,7 +112,13 @@ func slotStatsRange(c *executor.Ctx) ([]slotStat, bool) {
 // stats of every slot of the shard in that order (ties by slot), cut to
 // LIMIT.
 func slotStatsOrdered(c *executor.Ctx) ([]slotStat, bool) {
-	if !c.Is(3, "key-count") {
+	metric := -1
+	for i, m := range slotMetrics {
+		if c.Is(3, m.name) && (i == 0 || c.Env.Config.Redis.ClusterSlotStatsEnabled.Get()) {
+			metric = i
+		}
+	}
+	if metric < 0 {
 		c.ErrorString("ERR Unrecognized sort metric for ORDERBY.")
 		return nil, false
 	}
@@ -120,11 +153,12 @@ func slotStatsOrdered(c *executor.Ctx) ([]slotStat, bool) {
 	if !ok {
 		return nil, false
 	}
+	value := slotMetrics[metric].value
 	slices.SortStableFunc(stats, func(a, b slotStat) int {
 		if asc {
-			return cmp.Compare(a.keys, b.keys)
+			return cmp.Compare(value(&a), value(&b))
 		}
-		return cmp.Compare(b.keys, a.keys)
+		return cmp.Compare(value(&b), value(&a))
 	})
 	return stats[:min(int64(len(stats)), limit)], true
 }
@@ -140,7 +174,7 @@ func shardSlotStats(c *executor.Ctx, from, to int64) ([]slotStat, bool) {
 	var stats []slotStat
 	for slot := from; slot <= to; slot++ {
 		if owned[slot] {
-			stats = append(stats, slotStat{slot: slot, keys: counts[slot-from]})
+			stats = append(stats, slotStat{slot: slot, keys: counts[slot-from], SlotUsage: c.Env.Cluster.Usage.Usage(int(slot))})
 		}
 	}
 	return stats, true

@@ -214,3 +214,37 @@ func TestFlagsOf(t *testing.T) {
 		}
 	}
 }
+
+// The commands whose syntax grew after Redis 7.0 document their new
+// arguments, as Redis 8.4 does, in Redis's description.
+func TestGrownSyntaxDocumented(t *testing.T) {
+	var has func(tree any, token string) bool
+	has = func(tree any, token string) bool {
+		switch v := tree.(type) {
+		case string:
+			return v == "$"+token
+		case []any:
+			for _, e := range v {
+				if has(e, token) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, c := range []struct{ cmd, since string }{
+		{"set IFEQ IFNE IFDEQ IFDNE NX EX", "8.4.0"},
+		{"xadd KEEPREF DELREF ACKED NOMKSTREAM MAXLEN", "8.2.0"},
+		{"xtrim KEEPREF DELREF ACKED MINID LIMIT", "8.2.0"},
+		{"xreadgroup CLAIM NOACK STREAMS", "8.4.0"},
+		{"bitop AND NOT DIFF DIFF1 ANDOR ONE", "8.2.0"},
+	} {
+		words := strings.Fields(c.cmd)
+		d := executor.Lookup([]byte(words[0])).Description()
+		for _, tok := range append(words[1:], c.since, "summary") {
+			if !has(d.Doc, tok) {
+				t.Errorf("%s: COMMAND DOCS lacks %s", words[0], tok)
+			}
+		}
+	}
+}

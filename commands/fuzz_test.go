@@ -94,6 +94,8 @@ func FuzzCommandArgs(f *testing.F) {
 	f.Add(uint8(fuzzRESP3), "XACKDEL", []byte("x\x00g\x00"+token("ACKED")+"\x00"+token("IDS")+"\x00"+token("2")+"\x001-1\x00"+token("18446744073709551615-18446744073709551615")))
 	f.Add(uint8(0), "XDELEX", []byte("x\x00"+token("DELREF")+"\x00"+token("IDS")+"\x00"+token("4611686018427387904")+"\x001-1"))
 	f.Add(uint8(fuzzRESP3), "XREADGROUP", []byte("GROUP\x00g\x00c\x00"+token("CLAIM")+"\x00"+token("0")+"\x00COUNT\x00"+token("1")+"\x00STREAMS\x00x\x00>"))
+	f.Add(uint8(0), "XTRIM", []byte("x\x00"+token("ACKED")+"\x00"+token("MAXLEN")+"\x00~\x00"+token("0")+"\x00"+token("LIMIT")+"\x00"+token("9223372036854775807")))
+	f.Add(uint8(fuzzInMulti), "XADD", []byte("x\x00"+token("NOMKSTREAM")+"\x00"+token("DELREF")+"\x00"+token("MINID")+"\x00"+token("18446744073709551615-18446744073709551615")+"\x00*\x00f\x00v"))
 	f.Add(uint8(0), "BITOP", []byte(token("DIFF1")+"\x00dst\x00str\x00n\x00missing"))
 	f.Add(uint8(fuzzRESP3), "TDIGEST.QUANTILE", []byte(token("td")+"\x00"+token("0")+"\x00"+token("0.5")+"\x00"+token("1")))
 	f.Add(uint8(fuzzInMulti), "TDIGEST.MERGE", []byte(token("td")+"\x00"+token("1")+"\x00"+token("td")+"\x00"+token("COMPRESSION")+"\x00"+token("1")+"\x00"+token("OVERRIDE")))

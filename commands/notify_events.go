@@ -30,15 +30,10 @@ func hasWord(word string) func(args [][]byte) bool {
 	}
 }
 
-// hasExpiryOption reports whether SET's options set an expiry.
-func hasExpiryOption(args [][]byte) bool {
-	for _, w := range []string{"ex", "px", "exat", "pxat"} {
-		if hasWord(w)(args) {
-			return true
-		}
-	}
-	return false
-}
+// casHasExpiry reports whether a CAS that wrote set an expiry: its options
+// follow the new value, and any it took is one (a new value "ex" is no
+// option: Redis's SET IFEQ publishes no "expire" for it either).
+func casHasExpiry(args [][]byte) bool { return len(args) > 4 }
 
 // pickWord returns the event yes when word is among the arguments, else no.
 func pickWord(word, yes, no string) func(args [][]byte) string {

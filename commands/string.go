@@ -13,7 +13,8 @@ func init() {
 	executor.Register(
 		&executor.Command{Name: "get", Arity: 2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdGet},
 		&executor.Command{Name: "set", Arity: -3, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSet, KeyFlags: setKeyFlags,
-			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: setOption("ex", "px", "exat", "pxat"), Reads: setOption("get")}},
+			Events:  &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: setOption("ex", "px", "exat", "pxat"), Reads: setOption("get")},
+			DocArgs: setDocArgs},
 		&executor.Command{Name: "setnx", Arity: 3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdSetNX,
 			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach}},
 		&executor.Command{Name: "setex", Arity: 4, Flags: executor.Write, FirstKey: 1, LastKey: 1, Handler: cmdSetEX,
@@ -51,7 +52,7 @@ func init() {
 		&executor.Command{Name: "lcs", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 2, Handler: cmdLCS},
 		// Kvrocks's compare-and-set and compare-and-delete, as SET and DEL.
 		&executor.Command{Name: "cas", Arity: -4, Flags: executor.Write | executor.KvrocksOnly, FirstKey: 1, LastKey: 1, Handler: cmdCAS,
-			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: hasExpiryOption},
+			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnEach, Expire: casHasExpiry},
 			Meta: &executor.Meta{
 				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "update"}, BeginSearch: "index", Index: 1,
 					FindKeys: "range", LastKey: 0, KeyStep: 1}},

@@ -30,11 +30,7 @@ func init() {
 				KeySpecs: []executor.KeySpec{{Flags: []string{"RW", "delete"}, BeginSearch: "index", Index: 1, FindKeys: "range", LastKey: 0, KeyStep: 1}},
 				Doc: doc("summary", "Deletes a key, if a string key only when its value or digest meets the condition", "since", "8.4.0",
 					"group", "string", "complexity", "O(1) for IFEQ and IFNE, O(N) for IFDEQ and IFDNE where N is the length of the string value",
-					"arguments", docArgs(docKey("key", 0), optional(append(doc("name", "condition", "type", "oneof"), "$arguments", docArgs(
-						doc("name", "ifeq-value", "type", "string", "token", "IFEQ"),
-						doc("name", "ifne-value", "type", "string", "token", "IFNE"),
-						doc("name", "ifdeq-digest", "type", "string", "token", "IFDEQ"),
-						doc("name", "ifdne-digest", "type", "string", "token", "IFDNE")))))),
+					"arguments", docArgs(docKey("key", 0), optional(append(doc("name", "condition", "type", "oneof"), "$arguments", docArgs(ifConditionDocs()...))))),
 			}},
 		&executor.Command{Name: "msetex", Arity: -4, Flags: executor.Write, Keys: msetexKeys, Handler: cmdMSetEx,
 			Events: &executor.KeyEvents{Class: config.NotifyString, Event: "set", Shape: executor.OnAllAfterExpire, Expire: msetexHasExpiry},
@@ -55,6 +51,26 @@ func init() {
 							docToken("keepttl", "KEEPTTL")))))),
 			}},
 	)
+}
+
+// ifConditionDocs documents the conditions IFEQ, IFNE, IFDEQ and IFDNE.
+func ifConditionDocs() []any {
+	return []any{
+		doc("name", "ifeq-value", "type", "string", "token", "IFEQ"),
+		doc("name", "ifne-value", "type", "string", "token", "IFNE"),
+		doc("name", "ifdeq-digest", "type", "string", "token", "IFDEQ"),
+		doc("name", "ifdne-digest", "type", "string", "token", "IFDNE"),
+	}
+}
+
+// setDocArgs documents SET's arguments as Redis 8.4 does: the IF*
+// conditions beside NX and XX.
+func setDocArgs(args []any) []any {
+	conds := ifConditionDocs()
+	for i, c := range conds {
+		conds[i] = since(c.([]any), "8.4.0")
+	}
+	return docExtendOneOf(args, "condition", conds...)
 }
 
 // conditionAt returns the condition keyword at argument i, CondNone when

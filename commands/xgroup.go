@@ -23,7 +23,8 @@ func init() {
 		&executor.Command{Name: "xgroup", Arity: -2, Flags: executor.Write, Keys: objectKeys, Subcommands: xgroupSubcommands, Handler: cmdXGroup,
 			Events: &executor.KeyEvents{Class: config.NotifyStream, Pick: xgroupEvent, Shape: executor.OnEach}},
 		&executor.Command{Name: "xreadgroup", Arity: -7, Flags: executor.Write, Keys: xreadKeys, Handler: cmdXReadGroup,
-			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xgroup-createconsumer", Shape: executor.OnNewConsumer, Consumer: consumerExists(2, 3)}},
+			Events:  &executor.KeyEvents{Class: config.NotifyStream, Event: "xgroup-createconsumer", Shape: executor.OnNewConsumer, Consumer: consumerExists(2, 3)},
+			DocArgs: xreadgroupDocArgs},
 		&executor.Command{Name: "xack", Arity: -4, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdXAck},
 		&executor.Command{Name: "xpending", Arity: -3, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXPending},
 		&executor.Command{Name: "xclaim", Arity: -6, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXClaim,
@@ -31,6 +32,12 @@ func init() {
 		&executor.Command{Name: "xautoclaim", Arity: -6, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAutoClaim,
 			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xgroup-createconsumer", Shape: executor.OnNewConsumer, Consumer: consumerExists(2, 3)}},
 	)
+}
+
+// xreadgroupDocArgs documents XREADGROUP's arguments as Redis 8.4 does,
+// with CLAIM after BLOCK.
+func xreadgroupDocArgs(args []any) []any {
+	return docInsertAfter(args, "milliseconds", optional(since(doc("name", "min-idle-time", "type", "integer", "token", "CLAIM"), "8.4.0")))
 }
 
 // noGroupError is Redis's NOGROUP reply of XREADGROUP, XPENDING, XCLAIM

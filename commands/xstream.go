@@ -19,14 +19,16 @@ import (
 func init() {
 	executor.Register(
 		&executor.Command{Name: "xadd", Arity: -5, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXAdd,
-			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xadd", Shape: executor.OnStreamAdd}},
+			Events:  &executor.KeyEvents{Class: config.NotifyStream, Event: "xadd", Shape: executor.OnStreamAdd},
+			DocArgs: func(args []any) []any { return docInsertAfter(args, "nomkstream", since(refPolicyDoc(), "8.2.0")) }},
 		&executor.Command{Name: "xrange", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRange},
 		&executor.Command{Name: "xrevrange", Arity: -4, Flags: executor.ReadOnly, FirstKey: 1, LastKey: 1, Handler: cmdXRevRange},
 		&executor.Command{Name: "xlen", Arity: -2, Flags: executor.ReadOnly | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXLen},
 		&executor.Command{Name: "xdel", Arity: -3, Flags: executor.Write | executor.Fast | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdXDel,
 			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xdel", Shape: executor.OnEach}},
 		&executor.Command{Name: "xtrim", Arity: -4, Flags: executor.Write | executor.NoDBSizeCheck, FirstKey: 1, LastKey: 1, Handler: cmdXTrim,
-			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xtrim", Shape: executor.OnEach}},
+			Events:  &executor.KeyEvents{Class: config.NotifyStream, Event: "xtrim", Shape: executor.OnEach},
+			DocArgs: func(args []any) []any { return append(args, since(refPolicyDoc(), "8.2.0")) }},
 		&executor.Command{Name: "xsetid", Arity: -3, Flags: executor.Write | executor.Fast, FirstKey: 1, LastKey: 1, Handler: cmdXSetID,
 			Events: &executor.KeyEvents{Class: config.NotifyStream, Event: "xsetid", Shape: executor.OnEach}},
 		&executor.Command{Name: "xinfo", Arity: -2, Flags: executor.ReadOnly, Keys: objectKeys, Subcommands: xinfoSubcommands, Handler: cmdXInfo},
@@ -138,16 +140,25 @@ func writeID(c *executor.Ctx, id metadata.StreamID) {
 }
 
 // parseTrim reads XADD's and XTRIM's options from argument 2 as Redis's
-// streamParseAddOrTrimArgsOrReply does. For XADD (a not nil) it stops at
-// the ID, which it parses into a, and returns its position; for XTRIM it
-// returns len(c.Args). ok is false when it replied an error.
+// streamParseAddOrTrimArgsOrReply does, Redis 8.2's reference policy
+// (KEEPREF, DELREF, ACKED) among them, once. For XADD (a not nil) it stops
+// at the ID, which it parses into a, and returns its position; for XTRIM
+// it returns len(c.Args). ok is false when it replied an error.
 func parseTrim(c *executor.Ctx, a *storage.XAddArgs, t *storage.StreamTrim) (idPos int, ok bool) {
 	xadd := a != nil
-	limitGiven := false
+	limitGiven, policySet := false, false
 	i := 2
 	for ; i < len(c.Args); i++ {
 		more := len(c.Args) - 1 - i
 		opt := c.Args[i]
+		if policy, known := refPolicyAt(c, i); known {
+			if policySet {
+				c.ErrorString(executor.ErrSyntax)
+				return 0, false
+			}
+			t.Policy, policySet = policy, true
+			continue
+		}
 		switch {
 		case xadd && len(opt) == 1 && opt[0] == '*':
 			a.Auto = true
@@ -241,7 +252,7 @@ func approxTrimLimit(nodeEntries int64) int64 {
 	return min(nodeEntries, 10000) * 100
 }
 
-// XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]
+// XADD key [NOMKSTREAM] [KEEPREF|DELREF|ACKED] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]
 func cmdXAdd(c *executor.Ctx) {
 	var a storage.XAddArgs
 	idPos, ok := parseTrim(c, &a, &a.Trim)
@@ -267,7 +278,7 @@ func cmdXAdd(c *executor.Ctx) {
 	}
 }
 
-// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
+// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] [KEEPREF|DELREF|ACKED]
 func cmdXTrim(c *executor.Ctx) {
 	var t storage.StreamTrim
 	if _, ok := parseTrim(c, nil, &t); !ok {

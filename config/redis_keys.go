@@ -33,6 +33,9 @@ type RedisKeys struct {
 	// none). LatencyTracking is latency-tracking: LATENCY HISTOGRAM.
 	LatencyMonitorThreshold RedisInt
 	LatencyTracking         Bool
+	// ClusterSlotStatsEnabled is cluster-slot-stats-enabled (Redis 8.2):
+	// CLUSTER SLOT-STATS counts CPU time and network bytes per slot.
+	ClusterSlotStatsEnabled Bool
 	// StreamNodeMaxEntries is stream-node-max-entries: the entries of
 	// the nodes an approximate stream trim removes whole.
 	StreamNodeMaxEntries RedisInt
@@ -83,6 +86,7 @@ func (c *Config) addRedisKeys() {
 	add("hz", &RedisInt{min: 0, max: intMax, clampMin: 1, clampMax: 500}, "10", "Redis: background task frequency (stored within 1..500)")
 	add("dynamic-hz", flag(), "yes", "Redis: scale hz with the number of clients")
 	add("latency-tracking", &c.Redis.LatencyTracking, "yes", "Redis: per-command latency histograms (LATENCY HISTOGRAM)")
+	add("cluster-slot-stats-enabled", &c.Redis.ClusterSlotStatsEnabled, "no", "Redis 8.2: CLUSTER SLOT-STATS counts cpu-usec and network bytes per slot (cluster mode)")
 	add("latency-monitor-threshold", &c.Redis.LatencyMonitorThreshold, "0", "Redis: milliseconds from which a command is a LATENCY event (0: none)")
 	c.Redis.LatencyMonitorThreshold.min, c.Redis.LatencyMonitorThreshold.max = 0, longMax
 	add("tracking-table-max-keys", &c.Redis.TrackingTableMaxKeys, "1000000", "Redis: keys the client-tracking table holds (0: no bound)")

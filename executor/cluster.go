@@ -2,9 +2,12 @@ package executor
 
 import (
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/basaltdb/basalt/cluster"
+	"github.com/basaltdb/basalt/metadata"
+	"github.com/basaltdb/basalt/session"
 	"github.com/basaltdb/basalt/storage"
 )
 
@@ -77,4 +80,30 @@ func (e *Env) MigrateOptions() cluster.MigrateOptions {
 		Timeout: 10 * time.Second,
 		Stop:    e.stop,
 	}
+}
+
+// countSlotUsage adds a command that started at start, when the reply
+// writer had written out bytes, to its slot's CLUSTER SLOT-STATS: its run
+// time, its request's bytes (as a RESP array) and its reply's. A command
+// with no key has no slot (Route refused one whose keys span slots); one
+// that blocked is counted when it runs again.
+func (e *Env) countSlotUsage(s *session.Session, cmd *Command, args [][]byte, start time.Time, out int64) {
+	keys := cmd.KeysOf(args)
+	if len(keys) == 0 || s.Blocked {
+		return
+	}
+	in := int64(len(strconv.Itoa(len(args)))) + 3
+	for _, a := range args {
+		in += int64(len(strconv.Itoa(len(a)))+len(a)) + 5
+	}
+	e.Cluster.Usage.Add(int(metadata.HashSlot(keys[0])), time.Since(start).Microseconds(), in, written(s.W)-out)
+}
+
+// written returns how many bytes w wrote in all: 0 for a writer that does
+// not count (a connection's counts).
+func written(w session.Writer) int64 {
+	if c, ok := w.(interface{ Written() int64 }); ok {
+		return c.Written()
+	}
+	return 0
 }

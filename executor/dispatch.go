@@ -119,6 +119,9 @@ func (e *Env) dispatch(c *Ctx, args [][]byte) {
 		return
 	}
 	e.Sessions.Pause.Wait(writes, cmd.Flags&NoPause != 0)
+	if e.Cluster != nil && e.Config.Redis.ClusterSlotStatsEnabled.Get() {
+		defer e.countSlotUsage(s, cmd, args, time.Now(), written(s.W))
+	}
 	// Commands share the gate; an Exclusive one holds it alone: nobody
 	// sees an EXEC half done, and FLUSHDB/FLUSHALL wait for the writes in
 	// flight, so none lands after them. A script too (busy.go), run in

@@ -83,6 +83,20 @@ func (m *Meta) sub(name string) *Meta {
 	return nil
 }
 
+// withArgs returns a copy of m whose documented arguments edit makes from
+// m's.
+func (m *Meta) withArgs(edit func(args []any) []any) *Meta {
+	out := *m
+	out.Doc = slices.Clone(m.Doc)
+	for i := 1; i+1 < len(out.Doc); i += 2 {
+		if out.Doc[i] == "$arguments" {
+			out.Doc[i+1] = edit(out.Doc[i+1].([]any))
+			return &out
+		}
+	}
+	panic("executor: no arguments documented for " + m.Name)
+}
+
 // DecodeRedisMeta decodes redis_commands.json: Redis 7.0's descriptions
 // of its commands, with their subcommands.
 func DecodeRedisMeta() []*Meta {
@@ -125,6 +139,9 @@ func describeAll() {
 		cmd.desc = cmd.Meta
 		if cmd.desc == nil {
 			cmd.desc = redis[cmd.Name]
+		}
+		if cmd.Meta == nil && cmd.desc != nil && cmd.DocArgs != nil {
+			cmd.desc = cmd.desc.withArgs(cmd.DocArgs)
 		}
 		for name, s := range cmd.Subcommands {
 			s.desc = s.Meta

@@ -18,6 +18,9 @@ func (e *Env) ResetStats() {
 	} {
 		n.Store(0)
 	}
+	if e.Cluster != nil {
+		e.Cluster.Usage.Reset()
+	}
 }
 
 // LatencyBuckets are the upper bounds of the per-command latency

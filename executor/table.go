@@ -73,7 +73,10 @@ type Command struct {
 	// own); Redis's own descriptions are attached from
 	// redis_commands.json (command_meta.go).
 	Meta *Meta
-	desc *Meta // Meta, or Redis's description (Description)
+	// DocArgs, for a Redis command whose syntax grew after 7.0, turns the
+	// arguments redis_commands.json documents into the newer ones.
+	DocArgs func(redis []any) []any
+	desc    *Meta // Meta, or Redis's description (Description)
 	// Events is what the command publishes to keyspace subscribers
 	// (notify_events.go); nil for a write that publishes nothing
 	// (FLUSHALL, XACK, MOVE) and for every read.

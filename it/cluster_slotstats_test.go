@@ -82,3 +82,68 @@ func TestClusterSlotStatsDisabled(t *testing.T) {
 		t.Fatalf("CLUSTER SLOT-STATS without cluster mode: %v", err)
 	}
 }
+
+// slotUsage reads CLUSTER SLOT-STATS SLOTSRANGE slot slot as a map of
+// metric to value.
+func slotUsage(t *testing.T, p *proc, slot int) map[string]int64 {
+	t.Helper()
+	c := p.client(t, 3)
+	reply, err := c.Do(ctx, "CLUSTER", "SLOT-STATS", "SLOTSRANGE", slot, slot).Slice()
+	must(t, err)
+	if len(reply) != 1 {
+		t.Fatalf("SLOT-STATS of slot %d: %v", slot, reply)
+	}
+	line := reply[0].([]any)
+	out := map[string]int64{}
+	for k, v := range line[1].(map[any]any) {
+		out[k.(string)] = v.(int64)
+	}
+	return out
+}
+
+// TestClusterSlotStatsUsage: with cluster-slot-stats-enabled (CONFIG SET,
+// live) each command with keys adds its run time and the bytes of its
+// request and its reply to its slot, which SLOT-STATS shows and ORDERBY
+// sorts by; off (the default) nothing is counted, the metrics are not
+// shown and ORDERBY refuses them; CONFIG RESETSTAT zeroes them.
+func TestClusterSlotStatsUsage(t *testing.T) {
+	p := clusterSlotStatsNode(t)
+	c := p.client(t, 2)
+	must(t, c.Set(ctx, "k596", "v", 0).Err()) // slot 0, not counted: off
+	if got := slotUsage(t, p, 0); len(got) != 2 || got["key-count"] != 1 || got["memory-bytes"] != 0 {
+		t.Fatalf("off: %v, want key-count 1 and memory-bytes 0 alone", got)
+	}
+	must(t, c.ConfigSet(ctx, "cluster-slot-stats-enabled", "yes").Err())
+	// *3 $3 SET $4 k596 $1 v: 30 bytes in, +OK: 5 out; *2 $3 GET $4 k596:
+	// 23 in, $1 v: 7 out. Ten of each.
+	for range 10 {
+		must(t, c.Set(ctx, "k596", "v", 0).Err())
+		must(t, c.Get(ctx, "k596").Err())
+	}
+	got := slotUsage(t, p, 0)
+	if len(got) != 5 || got["network-bytes-in"] != 530 || got["network-bytes-out"] != 120 || got["cpu-usec"] <= 0 || got["key-count"] != 1 {
+		t.Fatalf("on: %v, want network-bytes-in 530, network-bytes-out 120, cpu-usec > 0", got)
+	}
+	if other := slotUsage(t, p, 1); other["network-bytes-in"] != 0 || other["cpu-usec"] != 0 {
+		t.Fatalf("slot 1 counted %v", other)
+	}
+	top, err := c.Do(ctx, "CLUSTER", "SLOT-STATS", "ORDERBY", "network-bytes-out", "LIMIT", 1).Slice()
+	must(t, err)
+	if len(top) != 1 || top[0].([]any)[0].(int64) != 0 {
+		t.Fatalf("ORDERBY network-bytes-out LIMIT 1: %v, want slot 0", top)
+	}
+	must(t, c.Do(ctx, "CLUSTER", "SLOT-STATS", "ORDERBY", "memory-bytes", "ASC").Err())
+	must(t, c.ConfigSet(ctx, "cluster-slot-stats-enabled", "no").Err())
+	must(t, c.Get(ctx, "k596").Err()) // not counted
+	if err := c.Do(ctx, "CLUSTER", "SLOT-STATS", "ORDERBY", "cpu-usec").Err(); err == nil || err.Error() != "ERR Unrecognized sort metric for ORDERBY." {
+		t.Fatalf("ORDERBY cpu-usec off: %v", err)
+	}
+	must(t, c.ConfigSet(ctx, "cluster-slot-stats-enabled", "yes").Err())
+	if again := slotUsage(t, p, 0); again["network-bytes-in"] != 530 {
+		t.Fatalf("counted while off: %v", again)
+	}
+	must(t, c.ConfigResetStat(ctx).Err())
+	if reset := slotUsage(t, p, 0); reset["network-bytes-in"] != 0 || reset["cpu-usec"] != 0 || reset["network-bytes-out"] != 0 {
+		t.Fatalf("after CONFIG RESETSTAT: %v", reset)
+	}
+}

@@ -20,6 +20,7 @@ import (
 type Writer struct {
 	buf   []byte
 	proto int
+	reset int64 // the bytes written before the last Reset, in all
 
 	// Spilling: see SetSpill.
 	spillAt int
@@ -62,9 +63,13 @@ func (w *Writer) Bytes() []byte { return w.buf }
 // Len returns the number of buffered bytes.
 func (w *Writer) Len() int { return len(w.buf) }
 
+// Written returns the number of bytes written since the writer was made.
+func (w *Writer) Written() int64 { return w.reset + int64(len(w.buf)) }
+
 // Reset discards the buffered replies, keeping the capacity unless it grew
 // beyond what an ordinary batch needs, and clears a failure.
 func (w *Writer) Reset() {
+	w.reset += int64(len(w.buf))
 	w.open, w.failed, w.nullAt = 0, false, -1
 	if cap(w.buf) > 1<<20 {
 		w.buf = make([]byte, 0, 512)

@@ -214,7 +214,8 @@ const (
 // StreamTrim is the trimming of XADD and XTRIM. With Approx, only whole
 // nodes of NodeEntries entries (0: streamNodeEntries) are removed, as
 // Redis removes whole listpack nodes, at most Limit entries (0: no
-// limit).
+// limit). Policy is what becomes of the groups' references to the
+// entries removed, as for XDELEX.
 type StreamTrim struct {
 	Strategy    StreamTrimStrategy
 	MaxLen      uint64
@@ -222,6 +223,7 @@ type StreamTrim struct {
 	Approx      bool
 	Limit       int64
 	NodeEntries uint64
+	Policy      StreamRefPolicy
 }
 
 // XAddArgs are XADD's options. Auto is the ID "*"; AutoSeq is "ms-*",
@@ -305,7 +307,9 @@ func (db DB) XTrim(key []byte, t StreamTrim) (int64, error) {
 // nodes: it takes entry number k of the stream's history (counted by
 // entries_added) to live in node k/NodeEntries, which is where Redis puts
 // it when entries are small, none was deleted and stream-node-max-entries
-// did not change.
+// did not change. Under ACKED an entry a group still references is kept
+// and the trim goes on past it, so it removes no more than the threshold
+// asks and the stream may stay longer.
 func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64, error) {
 	// Nothing to remove: no walk.
 	switch {
@@ -313,6 +317,13 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		t.Strategy == TrimMaxLen && s.meta.Size <= t.MaxLen,
 		t.Strategy == TrimMinID && (s.meta.Size == 0 || s.sm.First.Compare(t.MinID) >= 0):
 		return 0, nil
+	}
+	var refs *streamRefs
+	if t.Policy != KeepRef && s.sm.Groups > 0 {
+		var err error
+		if refs, err = s.refsFor(nil, t.Policy); err != nil {
+			return 0, err
+		}
 	}
 	// An exact trim has no limit.
 	limit := int64(0)
@@ -331,15 +342,34 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		deleted    int64
 		done       bool
 		firstKept  *metadata.StreamID
-		low        []metadata.StreamID // deleted entries below ms 2^64-1, while few
+		lastKept   metadata.StreamID
+		lastGone   bool                // the last entry went, with some kept before it (ACKED)
+		low        []metadata.StreamID // a run of deleted entries below ms 2^64-1, while few
 		lowN       int64
 		lowFirst   metadata.StreamID
 		lowLast    metadata.StreamID
 		pendingDel bool
+		loadErr    error
 	)
+	// flushLow deletes the run of entries in low, by range when long.
+	flushLow := func() {
+		switch {
+		case lowN > streamBatchDeletes:
+			b.delRange(CFStream, s.entryKey(lowFirst), append(s.entryKey(lowLast), 0))
+		default:
+			for _, id := range low {
+				b.del(CFStream, s.entryKey(id))
+			}
+		}
+		low, lowN = low[:0], 0
+	}
 	remove := func(id metadata.StreamID) {
 		deleted++
 		length--
+		if firstKept != nil && id.Compare(s.sm.MaxDeleted) > 0 {
+			s.sm.MaxDeleted = id // a hole behind a kept entry, as XDEL leaves
+		}
+		lastGone = lastGone || id == s.sm.Last
 		switch {
 		case pending != nil && id == *pending:
 			pendingDel = true
@@ -356,10 +386,13 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 			}
 		}
 	}
+	// keep leaves id in the stream; the run of deletions ends there.
 	keep := func(id metadata.StreamID) {
 		if firstKept == nil {
 			firstKept = &id
 		}
+		lastKept = id
+		flushLow()
 	}
 	// evaluate decides about one node; it reports whether trimming goes on.
 	evaluate := func() bool {
@@ -379,24 +412,27 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		} else {
 			whole = node[len(node)-1].Compare(t.MinID) < 0
 		}
-		if whole {
-			for _, id := range node {
-				remove(id)
-			}
-			return true
-		}
-		if t.Approx {
+		if !whole && t.Approx {
 			keep(node[0])
 			return false
+		}
+		if refs != nil {
+			if loadErr = refs.load(node); loadErr != nil {
+				return false
+			}
 		}
 		for _, id := range node {
 			if (t.Strategy == TrimMaxLen && length <= t.MaxLen) || (t.Strategy == TrimMinID && id.Compare(t.MinID) >= 0) {
 				keep(id)
-				break
+				return false
 			}
-			remove(id)
+			if refs == nil || refs.release(id) {
+				remove(id)
+			} else {
+				keep(id)
+			}
 		}
-		return false
+		return true // the threshold is not reached: entries kept (ACKED) leave it further on
 	}
 	// The first node is the rest of the one the first entry is in.
 	nodeCap := nodeEntries - base
@@ -420,7 +456,7 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		}
 		return true
 	})
-	if err != nil {
+	if err = errors.Join(err, loadErr); err != nil {
 		return 0, err
 	}
 	if !done {
@@ -430,15 +466,11 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 		if len(node) > 0 {
 			evaluate()
 		}
-	}
-	switch {
-	case lowN > streamBatchDeletes:
-		b.delRange(CFStream, s.entryKey(lowFirst), append(s.entryKey(lowLast), 0))
-	default:
-		for _, id := range low {
-			b.del(CFStream, s.entryKey(id))
+		if loadErr != nil {
+			return 0, loadErr
 		}
 	}
+	flushLow()
 	if pendingDel {
 		b.del(CFStream, s.entryKey(*pending))
 	}
@@ -448,7 +480,13 @@ func (s *stream) trim(b *batch, t StreamTrim, pending *metadata.StreamID) (int64
 	} else if firstKept != nil {
 		s.sm.First = *firstKept
 	}
+	if lastGone && s.meta.Size > 0 {
+		s.sm.Last = lastKept
+	}
 	s.sm.RecordedFirst = s.sm.First
+	if refs != nil {
+		refs.save(b)
+	}
 	return deleted, nil
 }
 

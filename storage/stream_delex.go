@@ -45,7 +45,7 @@ func (db DB) XDelEx(key, ackGroup []byte, policy StreamRefPolicy, ids []metadata
 	if err != nil || !s.exists {
 		return res, err
 	}
-	groups, ack, err := s.refGroups(ackGroup, policy)
+	refs, err := s.refsFor(ackGroup, policy)
 	if errors.Is(err, ErrNoGroup) {
 		return res, nil
 	}
@@ -56,48 +56,29 @@ func (db DB) XDelEx(key, ackGroup []byte, policy StreamRefPolicy, ids []metadata
 	if err != nil {
 		return nil, err
 	}
-	pels := make([]map[metadata.StreamID]*pendingRecord, len(groups))
-	for i, g := range groups {
-		if pels[i], err = g.readPending(ids, 0); err != nil {
-			return nil, err
-		}
+	if err := refs.load(ids); err != nil {
+		return nil, err
 	}
 	gone := map[metadata.StreamID]bool{}
-	dropped := make([]bool, len(groups)) // by group: a pending entry left
-	drop := func(j int, id metadata.StreamID) {
-		if p := pels[j][id]; p.present {
-			groups[j].drop(p)
-			dropped[j] = true
-		}
-	}
 	for i, id := range ids {
-		if ack >= 0 {
-			drop(ack, id)
+		if refs.ack >= 0 {
+			refs.drop(refs.ack, id)
 		}
-		for j := range groups {
-			if policy == DelRef {
-				drop(j, id)
-			}
-		}
+		deletable := refs.release(id)
 		switch {
 		case values[i] == nil || gone[id]:
-		case policy == Acked && referenced(groups, pels, id):
+		case !deletable:
 			res[i] = DelExKept
 		default:
 			gone[id] = true
 			res[i] = DelExDeleted
 		}
 	}
-	if len(gone) == 0 && !slices.Contains(dropped, true) {
+	if len(gone) == 0 && !refs.changed() {
 		return res, nil
 	}
 	b := db.newBatch(TypeLog(metadata.TypeStream))
-	for i, g := range groups {
-		if dropped[i] {
-			g.writePending(b, pels[i])
-			g.save(b)
-		}
-	}
+	refs.save(b)
 	if len(gone) > 0 {
 		if err := s.forget(b, gone); err != nil {
 			return nil, err
@@ -106,32 +87,109 @@ func (db DB) XDelEx(key, ackGroup []byte, policy StreamRefPolicy, ids []metadata
 	return res, b.commit()
 }
 
-// refGroups reads the groups a deletion under policy must look at: every
-// group for DELREF and ACKED, and the group acknowledging (index ack, -1
-// when none) for XACKDEL; ErrNoGroup when that one is missing.
-func (s *stream) refGroups(ackGroup []byte, policy StreamRefPolicy) (groups []*groupState, ack int, err error) {
-	ack = -1
+// streamRefs applies a policy to the consumer groups' references to the
+// entries a command deletes, XDELEX's, XACKDEL's, and XADD's and XTRIM's
+// when they trim: the one place of the rule of §3.1 of Redis 8.2.
+type streamRefs struct {
+	policy  StreamRefPolicy
+	groups  []*groupState
+	ack     int // the index in groups of XACKDEL's group, -1 for none
+	pels    []map[metadata.StreamID]*pendingRecord
+	dropped []bool // by group: a pending entry left
+}
+
+// refsFor reads the groups a deletion under policy must look at: every
+// group for DELREF and ACKED, and the group acknowledging for XACKDEL
+// (ackGroup, nil for none); ErrNoGroup when that one is missing.
+func (s *stream) refsFor(ackGroup []byte, policy StreamRefPolicy) (*streamRefs, error) {
+	r := &streamRefs{policy: policy, ack: -1}
 	var names [][]byte
+	var err error
 	if policy != KeepRef && s.sm.Groups > 0 {
 		if names, err = s.groupNames(); err != nil {
-			return nil, -1, err
+			return nil, err
 		}
 	}
 	for i, name := range names {
 		if ackGroup != nil && bytes.Equal(name, ackGroup) {
-			ack = i
+			r.ack = i
 		}
 	}
-	if ackGroup != nil && ack < 0 {
-		names, ack = append(names, ackGroup), len(names)
+	if ackGroup != nil && r.ack < 0 {
+		names, r.ack = append(names, ackGroup), len(names)
 	}
-	groups = make([]*groupState, len(names))
+	r.groups = make([]*groupState, len(names))
+	r.pels = make([]map[metadata.StreamID]*pendingRecord, len(names))
+	r.dropped = make([]bool, len(names))
 	for i, name := range names {
-		if groups[i], err = s.group(name); err != nil {
-			return nil, -1, err
+		if r.groups[i], err = s.group(name); err != nil {
+			return nil, err
+		}
+		r.pels[i] = map[metadata.StreamID]*pendingRecord{}
+	}
+	return r, nil
+}
+
+// load reads the groups' PEL records of ids, which release and drop then
+// look at; it keeps those present only (a trim loads every entry it
+// walks).
+func (r *streamRefs) load(ids []metadata.StreamID) error {
+	for i, g := range r.groups {
+		recs, err := g.readPending(ids, 0)
+		if err != nil {
+			return err
+		}
+		for id, p := range recs {
+			if _, known := r.pels[i][id]; !known && p.present {
+				r.pels[i][id] = p
+			}
 		}
 	}
-	return groups, ack, nil
+	return nil
+}
+
+// drop removes id from group j's PEL, if there.
+func (r *streamRefs) drop(j int, id metadata.StreamID) {
+	if p := r.pels[j][id]; p != nil && p.present {
+		r.groups[j].drop(p)
+		r.dropped[j] = true
+	}
+}
+
+// release applies the policy to the deletion of entry id, loaded, and
+// reports whether the entry may go: DELREF removes it from every PEL,
+// ACKED keeps it while a group has not yet delivered it or still has it
+// pending.
+func (r *streamRefs) release(id metadata.StreamID) bool {
+	switch r.policy {
+	case DelRef:
+		for j := range r.groups {
+			r.drop(j, id)
+		}
+	case Acked:
+		for i, g := range r.groups {
+			if id.Compare(g.rec.LastDelivered) > 0 {
+				return false
+			}
+			if p := r.pels[i][id]; p != nil && p.present {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// changed reports whether a PEL changed.
+func (r *streamRefs) changed() bool { return slices.Contains(r.dropped, true) }
+
+// save adds to b the PELs and groups that changed.
+func (r *streamRefs) save(b *batch) {
+	for i, g := range r.groups {
+		if r.dropped[i] {
+			g.writePending(b, r.pels[i])
+			g.save(b)
+		}
+	}
 }
 
 // groupNames reads the names of the stream's consumer groups.
@@ -153,15 +211,4 @@ func (s *stream) groupNames() ([][]byte, error) {
 		return true
 	})
 	return names, errors.Join(err, bad)
-}
-
-// referenced reports whether a group has not yet delivered id or still
-// has it pending: ACKED keeps such an entry.
-func referenced(groups []*groupState, pels []map[metadata.StreamID]*pendingRecord, id metadata.StreamID) bool {
-	for i, g := range groups {
-		if id.Compare(g.rec.LastDelivered) > 0 || pels[i][id].present {
-			return true
-		}
-	}
-	return false
 }

@@ -78,3 +78,100 @@ func TestStreamDelExAndClaimCounters(t *testing.T) {
 		t.Fatalf("ends %v %v, max deleted %v", st.First, st.Last, st.MaxDeleted)
 	}
 }
+
+// TestStreamTrimPolicyCounters: XTRIM and XADD trimming under ACKED keep
+// what a group still references and go on past it, under DELREF take the
+// entries out of every PEL; the groups' and consumers' counters stay equal
+// to their records and the stream's length and ends right, holes
+// included.
+func TestStreamTrimPolicyCounters(t *testing.T) {
+	db := newTestDB(t)
+	addN(t, db, "s", 1, 10)
+	for _, g := range []string{"g", "h"} {
+		if err := db.XGroupCreate(b("s"), b(g), XGroupCreateArgs{EntriesRead: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(group, consumer string, count int64) {
+		t.Helper()
+		if _, _, err := db.XReadGroup(b("s"), &XReadGroupArgs{Group: b(group), Consumer: b(consumer), Count: count}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ack := func(group string, ids ...uint64) {
+		t.Helper()
+		sids := make([]metadata.StreamID, len(ids))
+		for i, id := range ids {
+			sids[i] = sid(id, 0)
+		}
+		if _, err := db.XAck(b("s"), b(group), sids); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trim := func(tr StreamTrim, wantN int64, wantIDs string) {
+		t.Helper()
+		n, err := db.XTrim(b("s"), tr)
+		if err != nil || n != wantN {
+			t.Fatalf("XTrim %+v: %d %v, want %d", tr, n, err, wantN)
+		}
+		if got := streamIDs(t, db, "s"); got != wantIDs {
+			t.Fatalf("XTrim %+v left %s, want %s", tr, got, wantIDs)
+		}
+		checkGroupCounts(t, db, "s", "g")
+		checkGroupCounts(t, db, "s", "h")
+	}
+	read("g", "alice", 4) // 1-4 pending in g
+	read("h", "bob", 6)   // 1-6 pending in h
+	all := "1-0,2-0,3-0,4-0,5-0,6-0,7-0,8-0,9-0,10-0"
+	trim(StreamTrim{Strategy: TrimMaxLen, MaxLen: 8, Policy: Acked}, 0, all)
+	ack("g", 1, 2, 3)
+	ack("h", 1, 2, 3, 4)
+	// 1-3 acknowledged by both; 4 still pending in g.
+	trim(StreamTrim{Strategy: TrimMinID, MinID: sid(5, 0), Policy: Acked}, 3, "4-0,5-0,6-0,7-0,8-0,9-0,10-0")
+	// A hole: 5 pending in g, 6 acknowledged by both goes.
+	read("g", "alice", 2)
+	ack("g", 4, 6)
+	ack("h", 5, 6)
+	trim(StreamTrim{Strategy: TrimMinID, MinID: sid(7, 0), Policy: Acked}, 2, "5-0,7-0,8-0,9-0,10-0")
+	if st, _, _ := db.XStreamInfo(b("s"), StreamInfoWant{}); st.MaxDeleted != sid(6, 0) {
+		t.Fatalf("max deleted %v, want 6-0", st.MaxDeleted)
+	}
+	// DELREF: 5 leaves g's PEL with the entry.
+	trim(StreamTrim{Strategy: TrimMaxLen, MaxLen: 2, Policy: DelRef}, 3, "9-0,10-0")
+	if g := checkGroupCounts(t, db, "s", "g"); g.Pending != 0 {
+		t.Fatalf("g has %d pending after DELREF, want 0", g.Pending)
+	}
+	// XADD's trim keeps what no group has delivered, the new entry too.
+	if _, _, err := db.XAdd(b("s"), &XAddArgs{ID: sid(11, 0), Trim: StreamTrim{Strategy: TrimMaxLen, MaxLen: 1, Policy: Acked}}, [][]byte{b("f"), b("v")}); err != nil {
+		t.Fatal(err)
+	}
+	trim(StreamTrim{Strategy: TrimMaxLen, MaxLen: 1, Policy: Acked}, 0, "9-0,10-0,11-0")
+	// The last entries go and the first stays: the stream ends at it.
+	read("g", "alice", 0)
+	read("h", "bob", 0)
+	ack("g", 10, 11)
+	ack("h", 9, 10, 11)
+	trim(StreamTrim{Strategy: TrimMaxLen, MaxLen: 0, Policy: Acked}, 2, "9-0")
+	// KEEPREF (the default) leaves 9 pending in g.
+	trim(StreamTrim{Strategy: TrimMaxLen, MaxLen: 0}, 1, "")
+	if g := checkGroupCounts(t, db, "s", "g"); g.Pending != 1 {
+		t.Fatalf("g has %d pending after KEEPREF, want 1", g.Pending)
+	}
+	// Kept entries leave the threshold to the next node: with nodes of two,
+	// 1 and 2 are pending, the trim goes on to 3.
+	addN(t, db, "n", 1, 4)
+	if err := db.XGroupCreate(b("n"), b("g"), XGroupCreateArgs{EntriesRead: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.XReadGroup(b("n"), &XReadGroupArgs{Group: b("g"), Consumer: b("c")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.XAck(b("n"), b("g"), []metadata.StreamID{sid(3, 0), sid(4, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.XTrim(b("n"), StreamTrim{Strategy: TrimMaxLen, MaxLen: 3, NodeEntries: 2, Policy: Acked})
+	if got := streamIDs(t, db, "n"); n != 1 || err != nil || got != "1-0,2-0,4-0" {
+		t.Fatalf("XTrim MAXLEN 3 ACKED by nodes of 2: %d %v, left %s", n, err, got)
+	}
+	checkGroupCounts(t, db, "n", "g")
+}
