@@ -326,10 +326,16 @@ func (t *txn) setLabels(w *written, labels []Label) {
 }
 
 // flushRules applies the destination writes of w's rules to their
-// destinations, skipping those gone or fed by another source.
+// destinations, skipping those gone or fed by another source. A
+// destination the command's write does not lock fails it with
+// storage.ErrUnlocked before anything is written (the rules changed
+// since Destinations read them).
 func (t *txn) flushRules(w *written) error {
 	for _, d := range w.w.DestWrites() {
 		dest := t.open[string(d.Dest)]
+		if dest == nil && !t.db.Holds(d.Dest) {
+			return fmt.Errorf("%w: rule destination %q", storage.ErrUnlocked, d.Dest)
+		}
 		if dest == nil {
 			s, err := load(t.db, nil, d.Dest, ErrWrongType)
 			if errors.Is(err, ErrWrongType) || s == nil {
@@ -348,6 +354,32 @@ func (t *txn) flushRules(w *written) error {
 		}
 	}
 	return nil
+}
+
+// Destinations are the rules' destinations of the series at keys, read
+// with no lock held: the keys a write of them may change besides them,
+// which it must lock too (the commands' executor.Command.AlsoWrites). A
+// key that cannot be read is left to the write, which reads it again.
+func Destinations(db storage.DB, keys [][]byte) [][]byte {
+	var out [][]byte
+	for _, key := range keys {
+		o, err := db.Lookup(key)
+		if err != nil || o == nil || o.Meta().Type != TypeNumber {
+			continue
+		}
+		_ = o.Each(nil, storage.CFDefault, RulePrefix, 0, func(sub, _ []byte) bool {
+			if len(sub) < 2 || sub[0] != kindDownstream {
+				return false
+			}
+			dest := sub[1:]
+			if !slices.ContainsFunc(keys, func(k []byte) bool { return bytes.Equal(k, dest) }) &&
+				!slices.ContainsFunc(out, func(k []byte) bool { return bytes.Equal(k, dest) }) {
+				out = append(out, bytes.Clone(dest))
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // commit writes what the command changed, in one batch.
