@@ -34,25 +34,30 @@ func init() {
 			Meta: tsMeta([]string{"RW", "update"}, 1, 1, 1, summary,
 				append([][]any{docKey("sourceKey", 0), docKey("destKey", 0)}, args...))}
 	}
+	// The writes of samples, which write the rules' destinations too.
+	feeding := func(c *executor.Command) *executor.Command {
+		c.AlsoWrites = tsDestinations
+		return c
+	}
 	createOptions := docString("options")
 	filter := multiple(docString("filterExpr"))
 	executor.Register(
 		write("ts.create", -2, cmdTSCreate, config.NotifyModule, "Creates a time series", optional(multiple(createOptions))),
 		write("ts.alter", -2, cmdTSAlter, config.NotifyModule, "Changes a time series's retention, chunk size, duplicate policy, IGNORE or labels",
 			optional(multiple(createOptions))),
-		write("ts.add", -4, cmdTSAdd, config.NotifyModule, "Appends a sample to a time series, creating it when missing",
-			docString("timestamp"), doc("name", "value", "type", "double"), optional(multiple(createOptions))),
-		&executor.Command{Name: "ts.madd", Arity: -4, Flags: executor.Write, FirstKey: 1, LastKey: -1, Step: 3, Handler: cmdTSMAdd,
+		feeding(write("ts.add", -4, cmdTSAdd, config.NotifyModule, "Appends a sample to a time series, creating it when missing",
+			docString("timestamp"), doc("name", "value", "type", "double"), optional(multiple(createOptions)))),
+		&executor.Command{Name: "ts.madd", Arity: -4, Flags: executor.Write, FirstKey: 1, LastKey: -1, Step: 3, Handler: cmdTSMAdd, AlsoWrites: tsDestinations,
 			Events: &executor.KeyEvents{Class: config.NotifyModule, Event: "ts.add", Shape: executor.OnAll},
 			Meta: tsMeta([]string{"RW", "update"}, 1, -1, 3, "Appends samples to time series",
 				[][]any{multiple(append(doc("name", "data", "type", "block"), "$arguments",
 					docArgs(docKey("key", 0), docString("timestamp"), doc("name", "value", "type", "double"))))})},
-		write("ts.incrby", -3, cmdTSIncrBy, config.NotifyGeneric, "Appends the newest value plus an addend to a time series",
-			doc("name", "addend", "type", "double"), optional(multiple(createOptions))),
-		write("ts.decrby", -3, cmdTSDecrBy, config.NotifyGeneric, "Appends the newest value minus a subtrahend to a time series",
-			doc("name", "subtrahend", "type", "double"), optional(multiple(createOptions))),
-		write("ts.del", 4, cmdTSDel, config.NotifyModule, "Deletes the samples of a time series between two timestamps",
-			docString("fromTimestamp"), docString("toTimestamp")),
+		feeding(write("ts.incrby", -3, cmdTSIncrBy, config.NotifyGeneric, "Appends the newest value plus an addend to a time series",
+			doc("name", "addend", "type", "double"), optional(multiple(createOptions)))),
+		feeding(write("ts.decrby", -3, cmdTSDecrBy, config.NotifyGeneric, "Appends the newest value minus a subtrahend to a time series",
+			doc("name", "subtrahend", "type", "double"), optional(multiple(createOptions)))),
+		feeding(write("ts.del", 4, cmdTSDel, config.NotifyModule, "Deletes the samples of a time series between two timestamps",
+			docString("fromTimestamp"), docString("toTimestamp"))),
 		read("ts.get", -2, cmdTSGet, "Returns the newest sample of a time series", optional(docToken("latest", "LATEST"))),
 		read("ts.range", -4, cmdTSRange, "Returns the samples of a time series in a range, aggregated or not",
 			docString("fromTimestamp"), docString("toTimestamp"), optional(multiple(docString("options")))),
@@ -101,6 +106,12 @@ func tsOK(c *executor.Ctx, err error) bool {
 		return false
 	}
 	return c.OK(err)
+}
+
+// tsDestinations are the keys a write of series writes besides them: the
+// destinations of their compaction rules.
+func tsDestinations(c *executor.Ctx) [][]byte {
+	return ts.Destinations(c.DB, c.Cmd.KeysOf(c.Args))
 }
 
 // tsNow is the server clock "*" stands for.

@@ -23,6 +23,9 @@ type Ctx struct {
 	Env     *Env
 	Cmd     *Command      // the running command (its name for error texts)
 	write   storage.Write // the write door's description of the running write command
+	// unlocked is set when the running write failed with
+	// storage.ErrUnlocked: it runs again (Env.update).
+	unlocked bool
 	// Changed, when set by the handler of a write, is which of its
 	// written keys Redis counts as changed by it (DEL's existing keys;
 	// none for the consumer-group commands): the keys Wrote touches for
@@ -139,6 +142,10 @@ func AddErrorReply(err error, text string) {
 // Error writes the reply for err: the Redis error of a known condition, or
 // a generic ERR that is also logged, since it means something failed inside.
 func (c *Ctx) Error(err error) {
+	if errors.Is(err, storage.ErrUnlocked) && c.write.By != nil {
+		c.unlocked = true // no reply: the write runs again
+		return
+	}
 	var re ReplyError
 	if errors.As(err, &re) {
 		c.W.Error(string(re))

@@ -262,9 +262,42 @@ func (e *Env) run(ctx *Ctx) {
 		call(ctx)
 		return
 	}
-	ctx.write = storage.Write{NS: ctx.Session.Namespace, Keys: keys, By: ctx, Joint: joint}
-	ctx.Changed = nil
 	replied := ctx.W.Len()
+	err := e.update(ctx, storage.Write{NS: ctx.Session.Namespace, Keys: keys, By: ctx, Joint: joint})
+	for relocks := 1; err == nil && ctx.unlocked; relocks++ {
+		// The write found a key to change it did not lock: it wrote
+		// nothing, and runs again locking the keys it leads to now.
+		ctx.W.Truncate(replied)
+		if relocks == maxRelocks {
+			ctx.ErrorString("ERR the keys the command writes kept changing while it ran; try again")
+			break
+		}
+		err = e.update(ctx, storage.Write{NS: ctx.Session.Namespace, Keys: keys, By: ctx, Joint: joint})
+	}
+	if err != nil {
+		// The reply was written before the write failed to apply.
+		ctx.W.Truncate(replied)
+		ctx.Error(err)
+	}
+	// The group's writes were applied after call read the sequence.
+	ctx.Session.SyncTo = e.Storage.LatestSequence()
+}
+
+// maxRelocks bounds how many times a write runs again because the keys
+// it leads to changed between reading them and locking them.
+const maxRelocks = 8
+
+// update runs the handler of ctx's write w under its keys' locks and
+// those of the keys the command's AlsoWrites finds, through the storage's
+// write door. ctx.unlocked is set when the handler found a key to change
+// that they leave out (storage.ErrUnlocked).
+func (e *Env) update(ctx *Ctx, w storage.Write) error {
+	if more := ctx.Cmd.AlsoWrites; more != nil {
+		for _, k := range more(ctx) {
+			w.Also = append(w.Also, storage.Key{NS: w.NS, Name: k})
+		}
+	}
+	ctx.write, ctx.Changed, ctx.unlocked = w, nil, false
 	db := ctx.DB
 	err := e.Storage.Update(&ctx.write, func(in storage.DB) {
 		ctx.DB = in.At(ctx.frozenAt)
@@ -273,13 +306,7 @@ func (e *Env) run(ctx *Ctx) {
 	})
 	ctx.endNotes()
 	ctx.DB, ctx.write, ctx.Changed = db, storage.Write{}, nil
-	if err != nil {
-		// The reply was written before the write failed to apply.
-		ctx.W.Truncate(replied)
-		ctx.Error(err)
-	}
-	// The group's writes were applied after call read the sequence.
-	ctx.Session.SyncTo = e.Storage.LatestSequence()
+	return err
 }
 
 // Watching and Wrote make the Env the storage's Watcher: a write that

@@ -62,6 +62,15 @@ type Command struct {
 	// variable_flags, as Redis's getkeys procedures do.
 	KeyFlags func(args [][]byte) []string
 	Handler  func(c *Ctx)
+	// AlsoWrites, when set on a write, returns the keys besides its named
+	// ones that it may change, found from what they hold (a time series's
+	// rule destinations), read before any lock is taken: the write locks
+	// them too (storage.Write.Also), and WATCH and client-side caching see
+	// them written. A handler that finds under the locks that it must
+	// change a key they leave out (storage.DB.Holds) fails with
+	// storage.ErrUnlocked before writing anything; it runs again with the
+	// keys AlsoWrites returns then.
+	AlsoWrites func(c *Ctx) [][]byte
 	// AnyUser, when set on an Admin command, reports a call of it that
 	// any user may make (NAMESPACE CURRENT names the caller's own).
 	AnyUser func(args [][]byte) bool

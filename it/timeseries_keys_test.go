@@ -159,3 +159,79 @@ func TestTimeSeriesSlotMigration(t *testing.T) {
 		}
 	})
 }
+
+// TestTimeSeriesRuleDestinationLocked: a source's write that closes a
+// bucket writes the rule's destination under the destination's lock too,
+// so a client writing the destination directly at the same time loses
+// none of its samples to the source's write, nor the source any bucket;
+// in a script and in MULTI too.
+func TestTimeSeriesRuleDestinationLocked(t *testing.T) {
+	const samples, batch = 2000, 50
+	p := startBasalt(t)
+	defer p.Stop()
+	c := p.client(t, 2)
+	for _, cmd := range [][]any{
+		{"TS.CREATE", "src"},
+		{"TS.CREATE", "dst"},
+		// A bucket of 2 ms: each source sample (even timestamps) closes
+		// the bucket of the one before.
+		{"TS.CREATERULE", "src", "dst", "AGGREGATION", "sum", 2},
+	} {
+		if err := c.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The destination's own samples at odd timestamps, the source's at
+	// even ones: both append to the destination's newest chunk.
+	write := func(key string, first int64) error {
+		wc := redis.NewClient(&redis.Options{Addr: p.Addr(), Protocol: 2, PoolSize: 1})
+		defer wc.Close()
+		for from := 0; from < samples; from += batch {
+			pipe := wc.Pipeline()
+			for i := from; i < from+batch; i++ {
+				pipe.Do(ctx, "TS.ADD", key, first+2*int64(i), 1)
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- write("src", 0) }()
+	go func() { errs <- write("dst", 1) }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A script's and a transaction's samples close buckets too (the
+	// script's write joins its queue's joint, which locks the
+	// destination with the source).
+	if err := c.Eval(ctx, "return redis.call('TS.ADD', KEYS[1], ARGV[1], 1)", []string{"src"}, 2*samples).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.Do(ctx, "TS.ADD", "src", 2*samples+2, 1)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Do(ctx, "TS.RANGE", "dst", "-", "+").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every direct sample, and every bucket but the open one.
+	if want := 2*samples + 1; len(got) != want {
+		t.Errorf("dst holds %d samples, want %d", len(got), want)
+	}
+	info, err := c.Do(ctx, "TS.INFO", "dst").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(info); i += 2 {
+		if info[i] == "totalSamples" && info[i+1] != int64(len(got)) {
+			t.Errorf("TS.INFO dst totalSamples %v, TS.RANGE %d", info[i+1], len(got))
+		}
+	}
+}

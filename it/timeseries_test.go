@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,29 +172,6 @@ func (c *tsConn) read(toks *[]string) error {
 	return nil
 }
 
-// tsSame compares reply tokens; RESP3 doubles by value (Basalt prints
-// %.17g as Redis 7.0 does, RedisTimeSeries on Redis 8 the shortest
-// digits: 4.5714285714285712 for 4.571428571428571).
-func tsSame(got, want []string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i] == want[i] {
-			continue
-		}
-		if !strings.HasPrefix(got[i], ",") || !strings.HasPrefix(want[i], ",") {
-			return false
-		}
-		g, err1 := strconv.ParseFloat(got[i][1:], 64)
-		w, err2 := strconv.ParseFloat(want[i][1:], 64)
-		if err1 != nil || err2 != nil || g != w {
-			return false
-		}
-	}
-	return true
-}
-
 // tsRun replays cases on p in one protocol, with a FLUSHALL at each
 // section.
 func tsRun(t *testing.T, p *proc, cases []tsCase, proto int) {
@@ -219,7 +197,7 @@ func tsRun(t *testing.T, p *proc, cases []tsCase, proto int) {
 			t.Errorf("%s:%d: no RESP%d reply given", tc.file, tc.line, proto)
 			continue
 		}
-		if !tsSame(got, tc.want[proto]) {
+		if !slices.Equal(got, tc.want[proto]) {
 			t.Errorf("%s:%d (%s) RESP%d: %q\n got %q\nwant %q", tc.file, tc.line, tc.section, proto, tc.args, got, tc.want[proto])
 		}
 	}

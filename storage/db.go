@@ -12,6 +12,7 @@ type DB struct {
 	s  *Storage
 	ns string
 	g  *group // the lock holder's write group, see in
+	w  *Write // the write whose locks are held, see Holds
 	// at, when not 0, is the time in Unix ms at which keys are judged
 	// expired: a script's commands see time stand still at its start, as
 	// Redis's do, so that a key cannot expire in the middle of a script.

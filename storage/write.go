@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"bytes"
+	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -11,11 +14,14 @@ import (
 // it.
 //
 //  1. Keys. A write names the keys it reads and changes (Write.Keys, and
-//     Write.Also for keys of other namespaces). Update holds their lock
-//     stripes while the write runs (locks.go): two writes of one key never
-//     interleave, and multi-key writes take stripes in ascending order, so
-//     they cannot deadlock. Reads need no lock: a RocksDB Get is atomic,
-//     and multi-record reads use iterators or snapshots.
+//     Write.Also for the others: of other namespaces, or found from what
+//     the keys hold). Update holds their lock stripes while the write runs
+//     (locks.go): two writes of one key never interleave, and multi-key
+//     writes take stripes in ascending order, so they cannot deadlock. A
+//     write changes no key it does not lock: one that finds it must (DB.Holds)
+//     writes nothing and fails with ErrUnlocked, to be run again naming
+//     it. Reads need no lock: a RocksDB Get is atomic, and multi-record
+//     reads use iterators or snapshots.
 //  2. One batch per command. A command's changes commit as one RocksDB
 //     batch (commit.go), so a key's metadata record and its elements change
 //     together or not at all. The batch begins with the LogData record
@@ -53,7 +59,9 @@ type Key struct {
 type Write struct {
 	NS   string
 	Keys [][]byte // the keys it reads and changes in NS
-	Also []Key    // keys of other namespaces it locks too (MOVEX)
+	// Also are the other keys it locks: of other namespaces (MOVEX), or
+	// of NS that the keys lead it to (a time series's rule destinations).
+	Also []Key
 	// By is who writes; Update hands the Write to the Watcher, which reads
 	// it (the command and its client) to tell which keys changed. nil: the
 	// Watcher is not told (WATCH, which only holds the locks).
@@ -86,6 +94,7 @@ func (s *Storage) SetWatcher(w Watcher) { s.watcher = w }
 func (s *Storage) Update(w *Write, fn func(DB)) error {
 	body := func(g *group) {
 		db := s.DB(w.NS).in(g)
+		db.w = w
 		if s.watcher == nil || w.By == nil || !s.watcher.Watching() {
 			fn(db)
 			return
@@ -106,6 +115,24 @@ func (s *Storage) Update(w *Write, fn func(DB)) error {
 		return nil
 	}
 	return s.locks.run(ids, body)
+}
+
+// ErrUnlocked fails a write that found it must change a key its Write
+// does not lock (DB.Holds); it wrote nothing, and runs again naming it.
+var ErrUnlocked = errors.New("storage: the write must change a key it does not lock")
+
+// Holds reports whether the write db belongs to holds the lock of key,
+// of db's namespace, so that it may change it. A view of no write (a
+// tool, a test writing alone) holds every key.
+func (db DB) Holds(key []byte) bool {
+	w := db.w
+	if w == nil {
+		return true
+	}
+	if db.ns == w.NS && slices.ContainsFunc(w.Keys, func(k []byte) bool { return bytes.Equal(k, key) }) {
+		return true
+	}
+	return slices.ContainsFunc(w.Also, func(k Key) bool { return k.NS == db.ns && bytes.Equal(k.Name, key) })
 }
 
 // Sibling returns the view of namespace ns that joins db's write.

@@ -87,3 +87,31 @@ func TestUpdateTellsTheWatcher(t *testing.T) {
 		t.Errorf("the key moved through a sibling DB is not in its namespace: %v, %v", found, err)
 	}
 }
+
+// TestHolds: a write's view holds the locks of its keys and of its Also
+// keys, each in its namespace, and of no other key; a view of no write
+// holds every key.
+func TestHolds(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	wr := &Write{NS: "ns", Keys: [][]byte{b("a")}, Also: []Key{{NS: "ns", Name: b("dest")}, {NS: "other", Name: b("b")}}}
+	err := s.Update(wr, func(db DB) {
+		for _, c := range []struct {
+			db   DB
+			key  string
+			want bool
+		}{
+			{db, "a", true}, {db, "dest", true}, {db, "b", false}, {db, "c", false},
+			{db.Sibling("other"), "b", true}, {db.Sibling("other"), "a", false},
+		} {
+			if got := c.db.Holds(b(c.key)); got != c.want {
+				t.Errorf("Holds(%s) in %s: %v, want %v", c.key, c.db.Namespace(), got, c.want)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.DB("ns").Holds(b("c")) {
+		t.Error("a view of no write holds no key")
+	}
+}

@@ -3,7 +3,6 @@ package timeseries
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -121,11 +120,11 @@ func tokens(vals []reply.Value, proto int) []string {
 			out = append(out, map[int]string{2: "$-1", 3: "_"}[proto])
 		case reply.KindNullArray:
 			out = append(out, map[int]string{2: "*-1", 3: "_"}[proto])
-		case reply.KindDouble:
+		case reply.KindShortDouble:
 			if proto == 2 {
-				out = append(out, "$"+redisDouble(v.Float))
+				out = append(out, "$"+string(num.AppendShortDouble(nil, v.Float)))
 			} else {
-				out = append(out, ","+redisDouble(v.Float))
+				out = append(out, ","+string(num.AppendShortDouble(nil, v.Float)))
 			}
 		case reply.KindArray:
 			out = append(out, "*"+strconv.Itoa(len(v.Elems)))
@@ -186,23 +185,6 @@ func TestCases(t *testing.T) {
 			}
 		}
 	}
-}
-
-// redisDouble is a double as Redis 7.2+ prints it (d2string: integers
-// plainly, otherwise the shortest digits), which RedisModule_ReplyWithDouble
-// sends in Redis 8. The reply writer prints %.17g as Redis 7.0 does; the
-// two agree on the values of the cases but 4.571428571428571, which phase
-// 2 must print Redis 8's way (see the package's report).
-func redisDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 0):
-		return string(num.AppendDouble(nil, f))
-	case f == math.Trunc(f) && math.Abs(f) < 1<<63:
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // render writes tokens back in the cases' notation.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/basaltdb/basalt/metadata"
 )
@@ -229,6 +230,7 @@ const (
 // sample as a little-endian u64 timestamp and a little-endian IEEE
 // float64 [new-src:21bdd9a].
 func AppendChunk(dst []byte, samples []Sample) []byte {
+	dst = slices.Grow(dst, chunkHeaderLen+len(samples)*sampleLen)
 	dst = binary.BigEndian.AppendUint32(dst, 0)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(samples)))
 	for _, s := range samples {

@@ -116,7 +116,7 @@ func WriteInfo(w reply.Sink, in *Info, debug bool) {
 	w.Simple("ignoreMaxTimeDiff")
 	w.Int(in.Meta.IgnoreTime)
 	w.Simple("ignoreMaxValDiff")
-	w.Double(in.Meta.IgnoreValue)
+	w.ShortDouble(in.Meta.IgnoreValue)
 	if debug {
 		w.Simple("keySelfName")
 		w.Bulk(in.Key)

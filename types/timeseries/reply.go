@@ -42,10 +42,11 @@ func AppendValueText(dst []byte, v float64) []byte {
 	return append(dst, exp...)
 }
 
-// WriteValue writes a sample's value.
+// WriteValue writes a sample's value: in RESP3 a double in the shortest
+// form, as RedisModule_ReplyWithDouble prints it on Redis 8.
 func WriteValue(w reply.Sink, v float64) {
 	if w.Protocol() == 3 {
-		w.Double(v)
+		w.ShortDouble(v)
 		return
 	}
 	var tmp [32]byte

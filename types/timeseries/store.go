@@ -32,10 +32,30 @@ type stored struct {
 	tail *tail
 }
 
-// tail is the newest chunks of a series, newest first, without a gap.
+// tail is the newest chunks of a series, newest first, without a gap,
+// and the last run of older chunks a seek read.
 type tail struct {
 	recs []chunkRec
 	all  bool // recs holds every chunk
+	// near is a run of chunks adjacent in the store, oldest first, read by
+	// the last seek below the tail: an out-of-order sample's chunk, asked
+	// for again and again by one write (its id, its samples, whether a
+	// chunk follows it). The store holds no chunk in (its last id, upto].
+	near []chunkRec
+	upto int64
+}
+
+// nearAt is the index in near of the newest chunk at or before ts, or
+// ok false when near cannot tell.
+func (t *tail) nearAt(ts int64) (i int, ok bool) {
+	if len(t.near) == 0 || ts < t.near[0].id || ts > t.upto {
+		return 0, false
+	}
+	i = len(t.near) - 1
+	for t.near[i].id > ts {
+		i--
+	}
+	return i, true
 }
 
 type chunkRec struct {
@@ -90,6 +110,9 @@ func (c stored) grow() (bool, error) {
 
 // cached finds in the tail the newest chunk at or before ts: its index,
 // or ok false when the tail cannot tell (it does not reach back so far).
+// Only an empty tail grows here, by the newest chunk: an older sample's
+// chunk is one seek away, where growing the tail would copy every chunk
+// in between.
 func (c stored) cached(ts int64) (i int, ok bool, err error) {
 	for {
 		for i, r := range c.tail.recs {
@@ -99,6 +122,9 @@ func (c stored) cached(ts int64) (i int, ok bool, err error) {
 		}
 		if c.tail.all {
 			return len(c.tail.recs), true, nil
+		}
+		if len(c.tail.recs) > 0 {
+			return 0, false, nil
 		}
 		grown, err := c.grow()
 		if err != nil || !grown {
@@ -126,6 +152,9 @@ func (c stored) Forward(ts int64, fn func(id int64, value []byte) bool) error {
 			return nil
 		}
 	}
+	if c.tail != nil && ts >= 0 {
+		return c.forwardNear(ts, fn)
+	}
 	start := []byte(nil)
 	if ts >= 0 {
 		err := c.o.EachBack(c.rv, storage.CFDefault, AppendChunkSubkey(nil, ts), 1, func(sub, _ []byte) bool {
@@ -142,6 +171,71 @@ func (c stored) Forward(ts int64, fn func(id int64, value []byte) bool) error {
 		start = ChunkPrefix
 	}
 	return c.each(false, start, fn)
+}
+
+// forwardNear is a write's Forward from a chunk below the tail: from the
+// near run, read by a seek back from ts when it does not hold ts, then on
+// from the store, the chunks read joining the run.
+func (c stored) forwardNear(ts int64, fn func(id int64, value []byte) bool) error {
+	t := c.tail
+	i, ok := t.nearAt(ts)
+	if !ok {
+		if err := c.seekNear(ts); err != nil {
+			return err
+		}
+		if i, ok = t.nearAt(ts); !ok { // older than every chunk: from the first
+			return c.collect(false, ChunkPrefix, fn)
+		}
+	}
+	for ; i < len(t.near); i++ {
+		if !fn(t.near[i].id, t.near[i].value) {
+			return nil
+		}
+	}
+	return c.collect(false, AppendChunkSubkey(nil, t.near[len(t.near)-1].id+1), fn)
+}
+
+// seekNear makes near the newest chunk at or before ts alone (none when
+// there is none), up to ts.
+func (c stored) seekNear(ts int64) error {
+	t := c.tail
+	t.near, t.upto = t.near[:0], ts
+	return c.collect(true, AppendChunkSubkey(nil, ts), func(int64, []byte) bool { return false })
+}
+
+// collect is each for a write: the chunks it reads join near, which a
+// backward walk (from upto, set by the caller) replaces and a forward
+// one, from the chunk after near's last, extends, up to maxTail of them.
+func (c stored) collect(back bool, from []byte, fn func(id int64, value []byte) bool) error {
+	t := c.tail
+	if back {
+		t.near = t.near[:0]
+	}
+	var run []chunkRec
+	ended, whole := true, true
+	err := c.each(back, from, func(id int64, value []byte) bool {
+		if len(t.near)+len(run) < maxTail {
+			run = append(run, chunkRec{id, bytes.Clone(value)})
+		} else {
+			whole = false
+		}
+		ended = fn(id, value)
+		return ended
+	})
+	if err != nil || len(run) == 0 {
+		return err
+	}
+	if back { // from upto down, which the caller set
+		slices.Reverse(run)
+		t.near = run
+		return nil
+	}
+	t.near = append(t.near, run...)
+	t.upto = t.near[len(t.near)-1].id
+	if ended && whole {
+		t.upto = 1<<63 - 1 // walked past the last chunk
+	}
+	return nil
 }
 
 // Backward implements Chunks.
@@ -175,8 +269,30 @@ func (c stored) Backward(ts int64, fn func(id int64, value []byte) bool) error {
 			}
 			ts = min(ts, c.tail.recs[n-1].id-1)
 		}
+		return c.backwardNear(ts, fn)
 	}
 	return c.each(true, AppendChunkSubkey(nil, ts), fn)
+}
+
+// backwardNear is a write's Backward from a chunk below the tail: from
+// the near run when it holds ts, else from the store, the chunks read
+// becoming the run.
+func (c stored) backwardNear(ts int64, fn func(id int64, value []byte) bool) error {
+	t := c.tail
+	i, ok := t.nearAt(ts)
+	if !ok {
+		t.upto = ts
+		return c.collect(true, AppendChunkSubkey(nil, ts), fn)
+	}
+	for ; i >= 0; i-- {
+		if !fn(t.near[i].id, t.near[i].value) {
+			return nil
+		}
+	}
+	if t.near[0].id == 0 {
+		return nil
+	}
+	return c.each(true, AppendChunkSubkey(nil, t.near[0].id-1), fn)
 }
 
 // each walks the chunk subkeys from from, in either direction, until fn
@@ -326,10 +442,16 @@ func (t *txn) setLabels(w *written, labels []Label) {
 }
 
 // flushRules applies the destination writes of w's rules to their
-// destinations, skipping those gone or fed by another source.
+// destinations, skipping those gone or fed by another source. A
+// destination the command's write does not lock fails it with
+// storage.ErrUnlocked before anything is written (the rules changed
+// since Destinations read them).
 func (t *txn) flushRules(w *written) error {
 	for _, d := range w.w.DestWrites() {
 		dest := t.open[string(d.Dest)]
+		if dest == nil && !t.db.Holds(d.Dest) {
+			return fmt.Errorf("%w: rule destination %q", storage.ErrUnlocked, d.Dest)
+		}
 		if dest == nil {
 			s, err := load(t.db, nil, d.Dest, ErrWrongType)
 			if errors.Is(err, ErrWrongType) || s == nil {
@@ -348,6 +470,32 @@ func (t *txn) flushRules(w *written) error {
 		}
 	}
 	return nil
+}
+
+// Destinations are the rules' destinations of the series at keys, read
+// with no lock held: the keys a write of them may change besides them,
+// which it must lock too (the commands' executor.Command.AlsoWrites). A
+// key that cannot be read is left to the write, which reads it again.
+func Destinations(db storage.DB, keys [][]byte) [][]byte {
+	var out [][]byte
+	for _, key := range keys {
+		o, err := db.Lookup(key)
+		if err != nil || o == nil || o.Meta().Type != TypeNumber {
+			continue
+		}
+		_ = o.Each(nil, storage.CFDefault, RulePrefix, 0, func(sub, _ []byte) bool {
+			if len(sub) < 2 || sub[0] != kindDownstream {
+				return false
+			}
+			dest := sub[1:]
+			if !slices.ContainsFunc(keys, func(k []byte) bool { return bytes.Equal(k, dest) }) &&
+				!slices.ContainsFunc(out, func(k []byte) bool { return bytes.Equal(k, dest) }) {
+				out = append(out, bytes.Clone(dest))
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // commit writes what the command changed, in one batch.

@@ -2,7 +2,11 @@ package timeseries
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/basaltdb/basalt/reply"
 
 	"github.com/basaltdb/basalt/storage"
 	"github.com/basaltdb/basalt/storage/storagetest"
@@ -101,5 +105,97 @@ func TestCompactionFilter(t *testing.T) {
 	}
 	if got := fmt.Sprint(indexEntries(t, db)); got != "[a=1:r a=1:src a=2:moved]" {
 		t.Errorf("index entries after compacting: %s", got)
+	}
+}
+
+// TestStoredMatchesMemory: random TS.ADD (in and out of order), TS.MADD
+// and TS.DEL on a source with a rule leave the same chunk records and
+// chunk counts, source and destination, in RocksDB (through stored, its
+// tail and near runs) as in memory (memChunks).
+func TestStoredMatchesMemory(t *testing.T) {
+	db := storagetest.DB(t)
+	mem := newMemDB(t)
+	r := rand.New(rand.NewPCG(7, 43))
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	both := func(args ...string) {
+		t.Helper()
+		mem.exec(reply.NewCapture(2), words(args...))
+		a := words(args...)
+		var err error
+		switch args[0] {
+		case "ts.create":
+			o, perr := ParseCreate(a[2:])
+			must(perr)
+			err = Create(db, a[1], &o)
+		case "ts.createrule":
+			src, rule, perr := ParseCreateRule(a[1:])
+			must(perr)
+			err = CreateRule(db, src, &rule)
+		case "ts.add":
+			add, perr := ParseAdd(a[2:])
+			must(perr)
+			_, err = AddSample(db, a[1], &add)
+		case "ts.madd":
+			samples, perr := ParseMAdd(a[1:])
+			must(perr)
+			_, err = MAdd(db, samples, clock)
+		case "ts.del":
+			d, perr := ParseDel(a[2:])
+			must(perr)
+			_, err = DeleteRange(db, a[1], &d)
+		}
+		if err != nil && !isRefusal(err) {
+			t.Fatalf("%q: %v", args, err)
+		}
+	}
+	both("ts.create", "src", "CHUNK_SIZE", "48", "DUPLICATE_POLICY", "SUM")
+	both("ts.create", "dst", "CHUNK_SIZE", "48")
+	both("ts.createrule", "src", "dst", "AGGREGATION", "sum", "10")
+	newest := 1000
+	ts := func() string {
+		if r.IntN(4) == 0 {
+			newest += r.IntN(8)
+			return fmt.Sprint(newest)
+		}
+		return fmt.Sprint(r.IntN(newest + 1))
+	}
+	for step := 0; step < 600; step++ {
+		var args []string
+		switch k := r.IntN(10); {
+		case k < 6:
+			args = []string{"ts.add", "src", ts(), fmt.Sprint(r.IntN(5))}
+		case k < 9:
+			args = []string{"ts.madd"}
+			for n := 1 + r.IntN(6); n > 0; n-- {
+				args = append(args, "src", ts(), fmt.Sprint(r.IntN(5)))
+			}
+		default:
+			from := r.IntN(newest + 1)
+			args = []string{"ts.del", "src", fmt.Sprint(from), fmt.Sprint(from + r.IntN(30))}
+		}
+		both(args...)
+		for _, key := range []string{"src", "dst"} {
+			s, err := mustLoad(db, nil, []byte(key))
+			must(err)
+			var got []string
+			must((stored{o: s.o}).Forward(0, func(id int64, v []byte) bool {
+				got = append(got, fmt.Sprintf("%d:%x", id, v))
+				return true
+			}))
+			m := mem.series[key]
+			var want []string
+			for _, id := range m.chunks.ids() {
+				want = append(want, fmt.Sprintf("%d:%x", id, m.chunks.vals[id]))
+			}
+			if !slices.Equal(got, want) || s.o.Meta().Size != m.size {
+				t.Fatalf("step %d %q: %s holds %d chunks (size %d), memory %d (size %d)\n%q\n%q",
+					step, args, key, len(got), s.o.Meta().Size, len(want), m.size, got, want)
+			}
+		}
 	}
 }
