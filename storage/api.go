@@ -178,31 +178,24 @@ func (o *Object) PinElement(key []byte) (value []byte, unpin func(), err error) 
 // reads the latest, the write's pending records included; else as of rv.
 // sub and value are valid only during the call.
 func (o *Object) Each(rv *ReadView, cf CF, from []byte, want int, fn func(sub, value []byte) bool) error {
-	lower, upper := o.prefix()
-	it := o.db.newIterator(cf, lower, upper, rv.snapshot())
-	defer it.close()
-	if from != nil {
-		it.Seek(append(lower[:len(lower):len(lower)], from...))
-	} else {
-		it.SeekToFirst()
-	}
-	return it.walk(false, want, func(key, value []byte) bool {
-		return fn(key[len(lower):], value)
-	})
+	return o.walkElements(rv, cf, from, false, want, fn)
 }
 
 // EachBack is Each backward: o's elements in cf in descending key order,
 // from the last subkey at or before from (nil: the last one).
 func (o *Object) EachBack(rv *ReadView, cf CF, from []byte, want int, fn func(sub, value []byte) bool) error {
+	return o.walkElements(rv, cf, from, true, want, fn)
+}
+
+// walkElements is Each and EachBack.
+func (o *Object) walkElements(rv *ReadView, cf CF, from []byte, reverse bool, want int, fn func(sub, value []byte) bool) error {
 	lower, upper := o.prefix()
-	it := o.db.newIterator(cf, lower, upper, rv.snapshot())
-	defer it.close()
+	o.db.flushWithin(cf, lower, upper)
+	var seek []byte
 	if from != nil {
-		it.SeekForPrev(append(lower[:len(lower):len(lower)], from...))
-	} else {
-		it.SeekToLast()
+		seek = append(lower[:len(lower):len(lower)], from...)
 	}
-	return it.walk(true, want, func(key, value []byte) bool {
+	return o.db.s.walkRange(cf, lower, upper, rv.snapshot(), seek, reverse, want, func(key, value []byte) bool {
 		return fn(key[len(lower):], value)
 	})
 }

@@ -104,8 +104,13 @@ func put(db storage.DB, b storage.Batch, o *storage.Object, root *Value, f Forma
 		}
 		return
 	}
-	stored := Encode(root, f)
-	b.Put(storage.CFMetadata, o.NSKey(), append(o.Meta().AppendTo(nil), stored...))
+	// One buffer for the record, sized for a document like the one
+	// replaced: the header, then the stored document, which the cache
+	// keeps (neither it nor the batch modifies it).
+	header := o.Meta().AppendTo(make([]byte, 0, 64+len(o.Ext())+len(o.Ext())/8))
+	value := appendEncoded(header, root, f)
+	stored := value[len(header):]
+	b.Put(storage.CFMetadata, o.NSKey(), value)
 	if decodesAs(root, 0) {
 		// The next read of the key finds the document decoded.
 		docs(db).add(o.NSKey(), stored, root, f)

@@ -1,9 +1,9 @@
 package json
 
 import (
+	"bytes"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -185,23 +185,33 @@ func appendFloat(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
-	digits, exp := shortest(f)
+	var buf [32]byte
+	digits, exp := shortest(buf[:0], f)
 	return prettify(dst, digits, exp)
 }
 
-// shortest returns the shortest decimal digits of f > 0 and the exponent
-// k such that f = 0.d1d2... × 10^k... expressed as digits × 10^(k).
-func shortest(f float64) (string, int) {
-	s := strconv.FormatFloat(f, 'e', -1, 64) // d.dddde±XX
-	mant, expText, _ := strings.Cut(s, "e")
-	e, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
+// shortest returns the shortest decimal digits of f > 0, in buf's
+// memory, and the exponent k such that f = digits × 10^k.
+func shortest(buf []byte, f float64) ([]byte, int) {
+	s := strconv.AppendFloat(buf, f, 'e', -1, 64) // d[.ddd]e±XX
+	at := bytes.IndexByte(s, 'e')
+	e := 0
+	for _, c := range s[at+2:] {
+		e = 10*e + int(c-'0')
+	}
+	if s[at+1] == '-' {
+		e = -e
+	}
+	digits := s[:at]
+	if len(digits) > 1 { // d.ddd: the point out
+		digits = append(digits[:1], digits[2:]...)
+	}
 	return digits, e - len(digits) + 1
 }
 
 // prettify lays out digits × 10^k as jsoncons's prettify_string does
 // (minimum exponent -4, maximum 17).
-func prettify(dst []byte, digits string, k int) []byte {
+func prettify(dst []byte, digits []byte, k int) []byte {
 	const minExp, maxExp = -4, 17
 	n := len(digits)
 	kk := n + k // the decimal point's position

@@ -45,11 +45,14 @@ func ParseFormat(s string) (Format, bool) {
 
 // Encode returns the stored form of a document: the format byte and the
 // payload. The caller puts the metadata header before it.
-func Encode(root *Value, f Format) []byte {
+func Encode(root *Value, f Format) []byte { return appendEncoded(nil, root, f) }
+
+// appendEncoded appends the stored form of a document to dst.
+func appendEncoded(dst []byte, root *Value, f Format) []byte {
 	if f == FormatCBOR {
-		return appendCBOR([]byte{byte(FormatCBOR)}, root)
+		return appendCBOR(append(dst, byte(FormatCBOR)), root)
 	}
-	return appendCompact([]byte{byte(FormatJSON)}, root)
+	return appendCompact(append(dst, byte(FormatJSON)), root)
 }
 
 // Payload returns a value encoded in format f without the format byte:

@@ -137,39 +137,63 @@ func (v *Value) Delete(key string) bool {
 	return ok
 }
 
-// Clone returns a deep copy of v, its nodes allocated together (a write
-// copies a whole cached document).
+// Clone returns a deep copy of v, its nodes, array elements and object
+// members each allocated together (a write copies a whole cached
+// document).
 func (v *Value) Clone() *Value {
-	slab := make([]Value, 0, v.nodes())
-	return v.cloneInto(&slab)
+	var n slabSizes
+	v.count(&n)
+	s := &slabs{
+		values:  make([]Value, 0, n.values),
+		elems:   make([]*Value, 0, n.elems),
+		members: make([]Member, 0, n.members),
+	}
+	return v.cloneInto(s)
 }
 
-// nodes counts the values v is made of, v included.
-func (v *Value) nodes() int {
-	n := 1
+// slabSizes counts what a value is made of: its nodes (itself
+// included), array elements and object members.
+type slabSizes struct{ values, elems, members int }
+
+func (v *Value) count(n *slabSizes) {
+	n.values++
+	n.elems += len(v.Elems)
+	n.members += len(v.Fields)
 	for _, e := range v.Elems {
-		n += e.nodes()
+		e.count(n)
 	}
 	for _, m := range v.Fields {
-		n += m.Val.nodes()
+		m.Val.count(n)
 	}
-	return n
 }
 
-// cloneInto copies v into slab, whose capacity holds all its nodes.
-func (v *Value) cloneInto(slab *[]Value) *Value {
-	*slab = append(*slab, *v)
-	c := &(*slab)[len(*slab)-1]
+// slabs are the memory of a clone, whose capacities hold all of it.
+type slabs struct {
+	values  []Value
+	elems   []*Value
+	members []Member
+}
+
+// cloneInto copies v into s. A container's elements or members are a
+// full slice of the slab (capacity its length): appending to one copies
+// it out instead of overwriting the next container's.
+func (v *Value) cloneInto(s *slabs) *Value {
+	s.values = append(s.values, *v)
+	c := &s.values[len(s.values)-1]
 	if v.Elems != nil {
-		c.Elems = make([]*Value, len(v.Elems))
+		at := len(s.elems)
+		s.elems = s.elems[:at+len(v.Elems)]
+		c.Elems = s.elems[at : at+len(v.Elems) : at+len(v.Elems)]
 		for i, e := range v.Elems {
-			c.Elems[i] = e.cloneInto(slab)
+			c.Elems[i] = e.cloneInto(s)
 		}
 	}
 	if v.Fields != nil {
-		c.Fields = make([]Member, len(v.Fields))
+		at := len(s.members)
+		s.members = s.members[:at+len(v.Fields)]
+		c.Fields = s.members[at : at+len(v.Fields) : at+len(v.Fields)]
 		for i, m := range v.Fields {
-			c.Fields[i] = Member{Key: m.Key, Val: m.Val.cloneInto(slab)}
+			c.Fields[i] = Member{Key: m.Key, Val: m.Val.cloneInto(s)}
 		}
 	}
 	return c
