@@ -386,11 +386,11 @@ func subkeyCFs(t metadata.Type) []CF {
 }
 
 // copyElements adds to b a copy of every element of src's incarnation m
-// under dst, with the same version.
-func (db DB) copyElements(b *batch, m metadata.Metadata, src []byte, to DB, dst []byte) error {
+// under dst's incarnation of version dstVersion.
+func (db DB) copyElements(b *batch, m metadata.Metadata, src []byte, to DB, dst []byte, dstVersion uint64) error {
 	for _, cf := range subkeyCFs(m.Type) {
 		srcPrefix := db.s.layout.AppendSubkeyPrefix(nil, db.ns, src, m.Version)
-		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, to.ns, dst, m.Version)
+		dstPrefix := db.s.layout.AppendSubkeyPrefix(nil, to.ns, dst, dstVersion)
 		err := db.scan(cf, srcPrefix, metadata.PrefixEnd(srcPrefix), func(ikey, value []byte) error {
 			// The record points into the iterator: the batch needs copies.
 			b.put(cf, append(dstPrefix[:len(dstPrefix):len(dstPrefix)], ikey[len(srcPrefix):]...), append([]byte(nil), value...))
@@ -425,15 +425,33 @@ func (db DB) Rename(src, dst []byte, nx bool) (bool, error) {
 	return true, db.moveRecord(rec, src, db, dst)
 }
 
+// placedRecord is rec as the metadata record of another key, and its
+// version there. A collection takes a new version: the version in its
+// elements' keys is what tells them from those of the key's earlier
+// incarnations, which a deletion leaves for the compaction filter, so a
+// version already used under another name (Kvrocks keeps the source's)
+// would bring back the elements of an earlier copy of it deleted since
+// (COPY a b, HSET b f2 x, DEL b, COPY a b: HGETALL b had f2 again, on
+// Kvrocks 5fccd57 too). A string or JSON document has no elements.
+func (db DB) placedRecord(rec record) ([]byte, uint64) {
+	if rec.meta.Type.SingleKV() {
+		return rec.raw, rec.meta.Version
+	}
+	m := rec.meta
+	m.Version = db.s.versions.Next(nowTime())
+	return append(m.AppendTo(nil), rec.rest...), m.Version
+}
+
 // moveRecord moves key src, whose metadata record is rec, to key dst of
 // namespace to, with its elements, in one batch.
 func (db DB) moveRecord(rec record, src []byte, to DB, dst []byte) error {
 	srcKey, dstKey := db.nsKey(src), to.nsKey(dst)
 	b := db.newBatch(TypeLog(rec.meta.Type))
-	if err := db.copyElements(b, rec.meta, src, to, dst); err != nil {
+	raw, version := db.placedRecord(rec)
+	if err := db.copyElements(b, rec.meta, src, to, dst, version); err != nil {
 		return err
 	}
-	b.put(CFMetadata, dstKey, rec.raw)
+	b.put(CFMetadata, dstKey, raw)
 	b.del(CFMetadata, srcKey)
 	db.s.hints.drop(srcKey)
 	db.s.hints.drop(dstKey)
@@ -457,10 +475,11 @@ func (db DB) Copy(src, dst []byte, replace bool) (bool, error) {
 		}
 	}
 	b := db.newBatch(TypeLog(rec.meta.Type))
-	if err := db.copyElements(b, rec.meta, src, db, dst); err != nil {
+	raw, version := db.placedRecord(rec)
+	if err := db.copyElements(b, rec.meta, src, db, dst, version); err != nil {
 		return false, err
 	}
-	b.put(CFMetadata, dstKey, rec.raw)
+	b.put(CFMetadata, dstKey, raw)
 	db.s.hints.drop(dstKey)
 	return true, b.commit()
 }
