@@ -105,9 +105,7 @@ func benchHashTTL(l load, all []*server, rounds int, basaltBin string) {
 // of 50 commands of 1000 fields; unless ttl is 0, it then gives every
 // tenth field a TTL of ttl with HPEXPIRE, and returns when that passes.
 // The first TTL turns a hash into field-expiration mode, which rewrites
-// its fields: a TTL given after the first 1000 fields, to one of them,
-// does it while that is cheap, so that the rest is written once in the
-// layout it keeps, as the plain hash is.
+// its fields (at 1M fields, a command of seconds).
 func fillFieldHashes(s *server, ttl time.Duration) time.Time {
 	c := benchClient(s.port)
 	defer c.Close()
@@ -145,14 +143,18 @@ func fillFieldHashes(s *server, ttl time.Duration) time.Time {
 			return append([]any{ms, "FIELDS", len(fields)}, fields...)
 		}
 	}
-	const first = 1000
-	batches("HSET", "bench:hfe", 0, first, first, pairs)
-	if ttl != 0 {
-		// A day, so that the fill finds the field live to give it ttl.
-		batches("HPEXPIRE", "bench:hfe", 0, first, first, withTTL(24*time.Hour.Milliseconds()))
+	// Each hash is turned into field-expiration mode once it holds its
+	// first fields (1000, a tenth of the small one), by a TTL a day away (which the fill finds
+	// live to give it ttl): the rest is written once, in the layout it
+	// keeps, as in the plain hash.
+	for key, n := range map[string]int{"bench:hfe": bigFieldHash, "bench:hfe:small": smallFieldHash} {
+		first, step := min(n/fieldTTLEvery, 1000), min(n, 1000)
+		batches("HSET", key, 0, first, step, pairs)
+		if ttl != 0 {
+			batches("HPEXPIRE", key, 0, first, first, withTTL(24*time.Hour.Milliseconds()))
+		}
+		batches("HSET", key, first, n, step, pairs)
 	}
-	batches("HSET", "bench:hfe", first, bigFieldHash, 1000, pairs)
-	batches("HSET", "bench:hfe:small", 0, smallFieldHash, smallFieldHash, pairs)
 	if ttl == 0 {
 		return time.Now()
 	}
