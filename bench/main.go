@@ -39,7 +39,7 @@ func main() {
 	bigStream := flag.Int("bigstream", 10000000, "entries of the stream read whole by one XRANGE (0: skip)")
 	searchDocs := flag.Int("search-docs", 100000, "hashes the search steps query and FT.CREATE backfills")
 	searchVectors := flag.Int("search-vectors", 5000, "64-dim vectors the KNN step searches (Kvrocks inserts about 20 a second)")
-	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json, bloom or search (against Basalt and Kvrocks), tdigest or timeseries (Basalt alone)")
+	only := flag.String("only", "", "run one group of figures only: repl (the full sync and the lag under a SET load), ops (RDB LOAD and BGSAVE), streams (XADD, XRANGE, the group loop, the big XRANGE), sortedint, json, bloom or search (against Basalt and Kvrocks), tdigest or timeseries (Basalt alone), hashttl (a 1M-field hash with and without field TTLs)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "basalt-bench-")
@@ -74,6 +74,7 @@ func main() {
 		"search":     func() { benchSearch(l, servers, *rounds, *searchDocs, *searchVectors) },
 		"tdigest":    func() { benchTDigest(l, servers, *rounds) },
 		"timeseries": func() { benchTimeSeries(l, servers, *rounds) },
+		"hashttl":    func() { benchHashTTL(l, servers, *rounds, *basaltBin) },
 	}
 	if *only != "" {
 		group, ok := groups[*only]
@@ -101,6 +102,7 @@ func main() {
 	benchSearch(l, servers, *rounds, *searchDocs, *searchVectors)
 	benchTDigest(l, servers, *rounds)
 	benchTimeSeries(l, servers, *rounds)
+	benchHashTTL(l, servers, *rounds, *basaltBin)
 	if *clusterTests != "" {
 		benchCluster(*basaltBin, dir, *clusterTests, l)
 	}

@@ -257,6 +257,59 @@ func BenchmarkHGet(b *testing.B) {
 	}
 }
 
+// BenchmarkHashReads runs the other reads of a hash on one without field
+// TTLs (Plain) and on one with a TTL on a tenth of its fields
+// (FieldTTLs), after a compaction, so that both read one version of each
+// field: HMGET of 10 fields, HLEN, a 10-field HSCAN page, HGETALL of a
+// 100-field hash, HRANDFIELD of one field.
+func BenchmarkHashReads(b *testing.B) {
+	reads := []struct {
+		name string
+		read func(db DB, key []byte, fields [][]byte, i int) error
+	}{
+		{"HMGet10", func(db DB, key []byte, fields [][]byte, i int) error {
+			at := i * 10 % (len(fields) - 10)
+			_, err := db.HMGet(key, fields[at:at+10])
+			return err
+		}},
+		{"HLen", func(db DB, key []byte, _ [][]byte, _ int) error {
+			_, err := db.Len(key, metadata.TypeHash)
+			return err
+		}},
+		{"HScan10", func(db DB, key []byte, fields [][]byte, i int) error {
+			_, _, err := db.ScanElements(key, metadata.TypeHash, fields[i%len(fields)], nil, 10)
+			return err
+		}},
+		{"HGetAllSmall", func(db DB, _ []byte, _ [][]byte, _ int) error {
+			_, err := db.Walk([]byte("small"), metadata.TypeHash, func(_, _ []byte) {})
+			return err
+		}},
+		{"HRandField", func(db DB, key []byte, _ [][]byte, _ int) error {
+			return db.RandomElements(key, metadata.TypeHash, 1, true, func(int64, []Element) bool { return true })
+		}},
+	}
+	for _, ttls := range []bool{false, true} {
+		s := openTest(b, b.TempDir(), false)
+		db := s.DB("__namespace")
+		fields := fillHash(b, db, "h", 10000, ttls)
+		fillHash(b, db, "small", 100, ttls)
+		if err := s.Compact(); err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range reads {
+			b.Run(r.name+"/"+map[bool]string{false: "Plain", true: "FieldTTLs"}[ttls], func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if err := r.read(db, []byte("h"), fields, i); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		s.Close()
+	}
+}
+
 // BenchmarkHSet overwrites fields of a hash without field TTLs.
 func BenchmarkHSet(b *testing.B) {
 	s := openTest(b, b.TempDir(), false)
