@@ -34,9 +34,14 @@ func init() {
 			Meta: tsMeta([]string{"RW", "update"}, 1, 1, 1, summary,
 				append([][]any{docKey("sourceKey", 0), docKey("destKey", 0)}, args...))}
 	}
-	// The writes of samples, which write the rules' destinations too.
+	// The writes of samples, which write the rules' destinations too;
+	// those that add samples publish ts.add:dest on a destination a
+	// closed bucket fed.
 	feeding := func(c *executor.Command) *executor.Command {
 		c.AlsoWrites = tsDestinations
+		if c.Name != "ts.del" {
+			c.Events.AlsoEvent, c.Events.AlsoClass = "ts.add:dest", config.NotifyModule
+		}
 		return c
 	}
 	createOptions := docString("options")
@@ -47,11 +52,11 @@ func init() {
 			optional(multiple(createOptions))),
 		feeding(write("ts.add", -4, cmdTSAdd, config.NotifyModule, "Appends a sample to a time series, creating it when missing",
 			docString("timestamp"), doc("name", "value", "type", "double"), optional(multiple(createOptions)))),
-		&executor.Command{Name: "ts.madd", Arity: -4, Flags: executor.Write, FirstKey: 1, LastKey: -1, Step: 3, Handler: cmdTSMAdd, AlsoWrites: tsDestinations,
+		feeding(&executor.Command{Name: "ts.madd", Arity: -4, Flags: executor.Write, FirstKey: 1, LastKey: -1, Step: 3, Handler: cmdTSMAdd,
 			Events: &executor.KeyEvents{Class: config.NotifyModule, Event: "ts.add", Shape: executor.OnAll},
 			Meta: tsMeta([]string{"RW", "update"}, 1, -1, 3, "Appends samples to time series",
 				[][]any{multiple(append(doc("name", "data", "type", "block"), "$arguments",
-					docArgs(docKey("key", 0), docString("timestamp"), doc("name", "value", "type", "double"))))})},
+					docArgs(docKey("key", 0), docString("timestamp"), doc("name", "value", "type", "double"))))})}),
 		feeding(write("ts.incrby", -3, cmdTSIncrBy, config.NotifyGeneric, "Appends the newest value plus an addend to a time series",
 			doc("name", "addend", "type", "double"), optional(multiple(createOptions)))),
 		feeding(write("ts.decrby", -3, cmdTSDecrBy, config.NotifyGeneric, "Appends the newest value minus a subtrahend to a time series",

@@ -49,10 +49,12 @@ type Ctx struct {
 	// the last command inside its EXEC ended: an error written past it
 	// makes the command failed (INFO commandstats).
 	errMark int64
-	// notifyFlags, before and consumersBefore are what a write that
-	// publishes keyspace events recorded before it ran (notify.go).
+	// notifyFlags, before, alsoBefore and consumersBefore are what a
+	// write that publishes keyspace events recorded before it ran
+	// (notify.go).
 	notifyFlags     config.NotifyClass
 	before          []storage.KeyState
+	alsoBefore      []storage.KeyState
 	consumersBefore []bool
 	// Inv holds the invalidations of client-side caching the running
 	// command's writes send its own client after its reply (tracking.go).

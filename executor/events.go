@@ -32,6 +32,11 @@ type KeyEvents struct {
 	// Dest is where a command storing a result keeps it; its other keys
 	// are sources.
 	Dest Destination
+	// AlsoEvent, when set, is published (of class AlsoClass) on each of
+	// the keys the command's AlsoWrites found that the write changed: a
+	// time series's rule destinations a closed bucket fed (ts.add:dest).
+	AlsoEvent string
+	AlsoClass config.NotifyClass
 }
 
 // Destination is which key a command stores its result in.

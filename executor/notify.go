@@ -93,6 +93,13 @@ func (c *Ctx) noteBefore(db storage.DB) {
 		return
 	}
 	c.before = states
+	if c.Cmd.Events.AlsoEvent != "" {
+		if c.alsoBefore, err = db.KeyStates(c.alsoKeys()); err != nil {
+			slog.Error("keyspace notifications: read the keys before a write", "cmd", c.Cmd.Name, "err", err)
+			c.notifyFlags = 0
+			return
+		}
+	}
 	if find := c.Cmd.Events.Consumer; find != nil {
 		c.consumersBefore = make([]bool, len(c.write.Keys))
 		for i, k := range c.write.Keys {
@@ -114,11 +121,44 @@ func (c *Ctx) announce() {
 	a := &announcement{c: c, flags: c.notifyFlags, keys: c.write.Keys, written: c.Cmd.writtenKeys(c.Args, c.write.Keys),
 		before: c.before, after: after, newSent: make([]bool, len(after))}
 	c.Cmd.Events.Shape(a, c.Cmd.Events)
+	c.announceAlso()
+}
+
+// alsoKeys are the keys of the write's namespace its command's
+// AlsoWrites added to it.
+func (c *Ctx) alsoKeys() [][]byte {
+	var keys [][]byte
+	for _, k := range c.write.Also {
+		if k.NS == c.write.NS {
+			keys = append(keys, k.Name)
+		}
+	}
+	return keys
+}
+
+// announceAlso publishes the command's AlsoEvent on the keys AlsoWrites
+// found that the write changed.
+func (c *Ctx) announceAlso() {
+	ev := c.Cmd.Events
+	if ev.AlsoEvent == "" {
+		return
+	}
+	keys := c.alsoKeys()
+	after, err := c.DB.KeyStates(keys)
+	if err != nil || len(after) != len(c.alsoBefore) {
+		slog.Error("keyspace notifications: read the keys after a write", "cmd", c.Cmd.Name, "err", err)
+		return
+	}
+	for i, k := range keys {
+		if !c.alsoBefore[i].Same(after[i]) {
+			c.Env.notify(c.notifyFlags, ev.AlsoClass, ev.AlsoEvent, c.write.NS, k)
+		}
+	}
 }
 
 // endNotes forgets what the last write recorded for its events.
 func (c *Ctx) endNotes() {
-	c.notifyFlags, c.before, c.consumersBefore = 0, nil, nil
+	c.notifyFlags, c.before, c.alsoBefore, c.consumersBefore = 0, nil, nil, nil
 }
 
 // announcement is one write's events being published.

@@ -235,3 +235,50 @@ func TestTimeSeriesRuleDestinationLocked(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeSeriesDestEvents: a sample that closes a rule's bucket
+// publishes ts.add:dest on the destination, after the source's events,
+// whichever command added it (REDIS-NEW.md §9.8); one that leaves the
+// bucket open, and TS.DEL, publish nothing there.
+func TestTimeSeriesDestEvents(t *testing.T) {
+	p := startBasalt(t)
+	defer p.Stop()
+	c := p.client(t, 2)
+	for _, cmd := range [][]any{
+		{"CONFIG", "SET", "notify-keyspace-events", "KEA"},
+		{"TS.CREATE", "src"}, {"TS.CREATE", "dst"},
+		{"TS.CREATERULE", "src", "dst", "AGGREGATION", "sum", 10},
+	} {
+		if err := c.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	sub := c.PSubscribe(ctx, "__keyspace@0__:*")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]any{
+		{"TS.ADD", "src", 1, 1}, {"TS.ADD", "src", 12, 2}, {"TS.INCRBY", "src", 3, "TIMESTAMP", 25},
+		{"TS.MADD", "src", 31, 1, "src", 32, 1}, {"TS.DEL", "src", 0, 100}, {"SET", "end", "x"},
+	} {
+		if err := c.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	var got []string
+	for len(got) == 0 || got[len(got)-1] != "end:set" {
+		msg, err := sub.ReceiveTimeout(ctx, replWait)
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		if m, ok := msg.(*redis.Message); ok {
+			got = append(got, strings.TrimPrefix(m.Channel, "__keyspace@0__:")+":"+m.Payload)
+		}
+	}
+	want := []string{"src:ts.add", "src:ts.add", "dst:ts.add:dest", "src:ts.incrby", "dst:ts.add:dest",
+		"src:ts.add", "src:ts.add", "dst:ts.add:dest", "src:ts.del", "end:set"} // TS.MADD's after all its samples' own
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("events\n got %q\nwant %q", got, want)
+	}
+}
