@@ -142,12 +142,20 @@ func (r *runner) run(op Op, out emit) error {
 // limit wants and the next ones what the share of documents that held so
 // far says is still needed, so that a query reads little past its
 // window; without one, the chunks grow from 8 keys to 128.
+//
+// When few held, a condition that needs a number in a range (alone or
+// ANDed) tries to read the keys of that range from the numeric index,
+// for as many entries as the documents still to read are worth
+// (narrowBudget); when the range is that small, keys outside it are
+// passed over without reading their documents.
 func (r *runner) filter(op *Filter, out emit) error {
 	fields := r.condFields(op.Cond, nil)
 	want := r.want
 	var chunk [][]byte
 	size, more := chunkSize(want, 0, 0, 0), true
 	var read, held uint64
+	var inRange map[string]bool // nil: not narrowed (yet)
+	tried := 0                  // the largest budget tried
 	flush := func() error {
 		if err := r.load(chunk, fields); err != nil {
 			return err
@@ -163,11 +171,26 @@ func (r *runner) filter(op *Filter, out emit) error {
 				return err
 			}
 		}
+		// Tried again when the documents still to read grew fourfold
+		// since: the cost of the tries stays a third of the last one's.
+		if budget := narrowBudget(want, read, held); inRange == nil && want > held && budget >= max(4*tried, 64) {
+			tried = budget
+			var err error
+			if inRange, err = r.narrow(op.Cond, budget); err != nil {
+				return err
+			}
+			if inRange != nil {
+				read = held // the share that holds starts again, among the range's keys
+			}
+		}
 		chunk, size = chunk[:0], chunkSize(want, read, held, size)
 		return nil
 	}
 	err := r.wanting(0, func() error {
 		return r.run(op.Source, func(k []byte) (bool, error) {
+			if inRange != nil && !inRange[string(k)] {
+				return true, nil
+			}
 			if chunk = append(chunk, k); len(chunk) < size {
 				return true, nil
 			}
@@ -179,6 +202,80 @@ func (r *runner) filter(op *Filter, out emit) error {
 		return err
 	}
 	return flush()
+}
+
+// narrowBudget is how many numeric index entries a filter under a LIMIT
+// may read to narrow its keys: three for each document it still expects
+// to read (an entry costs about a tenth of a document's reads, so a try
+// that finds the range too big adds a third at most).
+func narrowBudget(want, read, held uint64) int {
+	need := (want - held) * read / max(held, 1)
+	return int(min(need*3, 1<<16))
+}
+
+// narrow returns the keys whose number is in the range cond needs (alone
+// or as one of the conditions it ANDs), read from the numeric index when
+// the range has at most budget entries; nil when it has more, or cond
+// needs no range.
+func (r *runner) narrow(cond Expr, budget int) (map[string]bool, error) {
+	field, set, ok := numericConjunct(cond)
+	f := r.ix.Schema.Field(field)
+	if !ok || f == nil || f.Type != FieldNumeric {
+		return nil, nil
+	}
+	// Counted first: a range over budget costs its entries' reads, not
+	// a map of their keys.
+	n, err := r.rangeEntries(f, set, budget, nil)
+	if err != nil || n > budget {
+		return nil, err
+	}
+	keys := make(map[string]bool, n)
+	_, err = r.rangeEntries(f, set, n, keys)
+	return keys, err
+}
+
+// rangeEntries counts the numeric index entries of field f in set, up to
+// one past most, and puts their keys in keys when not nil.
+func (r *runner) rangeEntries(f *Field, set intervalSet, most int, keys map[string]bool) (int, error) {
+	name := r.ix.Schema.Name
+	prefixLen := len(FieldDataPrefix(r.ix.NS, name, f.Name))
+	n := 0
+	for _, in := range set {
+		lower, upper := NumericBound(r.ix.NS, name, f.Name, in.lo), NumericBound(r.ix.NS, name, f.Name, in.hi)
+		var ferr error
+		err := r.db.ScanRange(r.rv, storage.CFSearch, lower, upper, func(k, _ []byte) bool {
+			n++
+			if keys != nil {
+				_, key, err := ParseNumericEntry(k[prefixLen:])
+				if ferr = err; err != nil {
+					return false
+				}
+				keys[string(key)] = true
+			}
+			return n <= most
+		})
+		if err = firstError(err, ferr); err != nil || n > most {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// numericConjunct is the field and set of values of cond when it is a
+// numeric condition, or of the first numeric condition among those it
+// ANDs.
+func numericConjunct(cond Expr) (string, intervalSet, bool) {
+	if field, set, ok := numericOf(cond); ok {
+		return field, set, true
+	}
+	if and, ok := cond.(*And); ok {
+		for _, c := range and.Inners {
+			if field, set, ok := numericOf(c); ok {
+				return field, set, true
+			}
+		}
+	}
+	return "", nil, false
 }
 
 // chunkSize is the number of keys a filter reads next: want is what its

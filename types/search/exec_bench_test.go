@@ -34,7 +34,7 @@ func BenchmarkFilterTagNumeric(b *testing.B) {
 	db := s.DB("")
 	// from: the range's start; 100,001 reads the whole tag, 0 the first
 	// 10 documents (a query's own cost).
-	for _, from := range []float64{100001, 0} {
+	for _, from := range []float64{100001, 0, 90000, 99000} {
 		q := &Query{Index: "b", Where: &And{Inners: []Expr{&TagContain{"t", "g3"}, &NumericCompare{Field: "n", Op: OpGE, Value: from}}},
 			Limit: &Limit{Offset: 0, Count: 10}}
 		b.Run(fmt.Sprint("from=", from), func(b *testing.B) {

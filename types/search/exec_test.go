@@ -1,6 +1,12 @@
 package search
 
-import "testing"
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/basaltdb/basalt/storage/storagetest"
+)
 
 // TestChunkSize: the keys a filter reads next, from what its consumer
 // wants and what held so far.
@@ -23,6 +29,64 @@ func TestChunkSize(t *testing.T) {
 	for _, c := range cases {
 		if got := chunkSize(c.want, c.read, c.held, c.last); got != c.size {
 			t.Errorf("chunkSize(want %d, read %d, held %d, last %d) = %d, want %d", c.want, c.read, c.held, c.last, got, c.size)
+		}
+	}
+}
+
+// TestFilterNarrowsToRange: a tag scan filtered by a narrow numeric range
+// under a LIMIT answers what reading every document would, and reads
+// the documents of the range's keys only, once the first chunk showed
+// that few hold; a wide range reads on document by document.
+func TestFilterNarrowsToRange(t *testing.T) {
+	s := storagetest.Open(t)
+	ix := mustCreate(t, s, "", "f PREFIX 1 d: SCHEMA t TAG n NUMERIC")
+	rng := rand.New(rand.NewSource(3))
+	nums := map[string]int{}
+	var tagged []string // in key order, as the tag scan gives them
+	for i := 0; i < 3000; i++ {
+		k := fmt.Sprintf("d:%05d", i)
+		nums[k] = rng.Intn(10000)
+		tag := "other"
+		if i%3 == 0 {
+			tag, tagged = "x", append(tagged, k)
+		}
+		hset(t, s, "", []string{k}, "t", tag, "n", fmt.Sprint(nums[k]))
+	}
+	db := s.DB("")
+	for _, c := range []struct {
+		from, to  float64
+		mostReads int
+	}{
+		{9950, 10000, 60},  // ~5 of 1,000 tagged hold: the range's ~25 documents and the first chunk
+		{9000, 9100, 60},   // ~10 hold, all in the range
+		{0, 10000, 10},     // all hold: the first chunk
+		{5000, 10000, 40},  // half: a few chunks, no narrowing worth its entries
+		{20000, 30000, 10}, // none: an empty range
+	} {
+		q := &Query{Index: "f", Where: &And{Inners: []Expr{&TagContain{"t", "x"}, &NumericCompare{"n", OpGE, c.from}, &NumericCompare{"n", OpLT, c.to}}},
+			Limit: &Limit{Offset: 0, Count: 10}, NoContent: true}
+		rv := db.ReadView()
+		r := &runner{db: db, rv: &rv, ix: ix, docs: map[string]*loaded{}}
+		var got []string
+		err := r.run(Optimize(q, ix.Schema).Root, func(k []byte) (bool, error) {
+			got = append(got, string(k))
+			return true, nil
+		})
+		rv.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, k := range tagged {
+			if n := float64(nums[k]); n >= c.from && n < c.to && len(want) < 10 {
+				want = append(want, k)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("[%v, %v): %q, want %q", c.from, c.to, got, want)
+		}
+		if len(r.docs) > c.mostReads {
+			t.Errorf("[%v, %v): read %d documents, at most %d expected", c.from, c.to, len(r.docs), c.mostReads)
 		}
 	}
 }
