@@ -237,16 +237,14 @@ func (r *runner) narrow(cond Expr, budget int) (map[string]bool, error) {
 // rangeEntries counts the numeric index entries of field f in set, up to
 // one past most, and puts their keys in keys when not nil.
 func (r *runner) rangeEntries(f *Field, set intervalSet, most int, keys map[string]bool) (int, error) {
-	name := r.ix.Schema.Name
-	prefixLen := len(FieldDataPrefix(r.ix.NS, name, f.Name))
 	n := 0
 	for _, in := range set {
-		lower, upper := NumericBound(r.ix.NS, name, f.Name, in.lo), NumericBound(r.ix.NS, name, f.Name, in.hi)
+		lower, upper, parse := r.numericRange(f, in)
 		var ferr error
 		err := r.db.ScanRange(r.rv, storage.CFSearch, lower, upper, func(k, _ []byte) bool {
 			n++
 			if keys != nil {
-				_, key, err := ParseNumericEntry(k[prefixLen:])
+				key, err := parse(k)
 				if ferr = err; err != nil {
 					return false
 				}
@@ -447,13 +445,7 @@ func (r *runner) numericScan(op *NumericScan, out emit) error {
 	if f == nil {
 		return ErrCorrupt
 	}
-	name := r.ix.Schema.Name
-	prefixLen := len(FieldDataPrefix(r.ix.NS, name, f.Name))
-	parse := func(k []byte) ([]byte, error) {
-		_, key, err := ParseNumericEntry(k[prefixLen:])
-		return key, err
-	}
-	lower, upper := NumericBound(r.ix.NS, name, f.Name, op.Range.lo), NumericBound(r.ix.NS, name, f.Name, op.Range.hi)
+	lower, upper, parse := r.numericRange(f, op.Range)
 	if !op.Desc {
 		return r.scanKeys(lower, upper, parse, out)
 	}
@@ -467,6 +459,18 @@ func (r *runner) numericScan(op *NumericScan, out emit) error {
 	}
 	slices.Reverse(keys)
 	return emitAll(keys, out)
+}
+
+// numericRange returns the bounds of the numeric index entries of field
+// f in the interval in, and how to read the key of one.
+func (r *runner) numericRange(f *Field, in interval) (lower, upper []byte, parse func(k []byte) ([]byte, error)) {
+	name := r.ix.Schema.Name
+	prefixLen := len(FieldDataPrefix(r.ix.NS, name, f.Name))
+	parse = func(k []byte) ([]byte, error) {
+		_, key, err := ParseNumericEntry(k[prefixLen:])
+		return key, err
+	}
+	return NumericBound(r.ix.NS, name, f.Name, in.lo), NumericBound(r.ix.NS, name, f.Name, in.hi), parse
 }
 
 func (r *runner) tagScan(op *TagScan, out emit) error {
