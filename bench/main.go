@@ -75,6 +75,7 @@ func main() {
 			measureSteps(l, servers, benchSteps(*tests), *rounds, 1, 16)
 			printRow("RSS after the tests (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmRSS") }))
 			printRow("peak RSS (MB)", "-", perServer(servers, func(s *server) float64 { return s.memoryMB("VmHWM") }))
+			printMemoryParts(servers[0])
 		},
 		"streams": func() {
 			measureSteps(l, servers, streamCommands, *rounds, 1)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // server is one process the bench started; name heads its column.
@@ -172,4 +175,29 @@ func check(err error) {
 		}
 		os.Exit(1)
 	}
+}
+
+// printMemoryParts prints what Basalt's INFO memory says its RSS holds:
+// RocksDB's memtables and block cache and the Go runtime (the metadata
+// cache is part of the Go heap), and what none of them accounts for.
+func printMemoryParts(s *server) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(s.port), Protocol: 2})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "memory").Result()
+	check(err)
+	field := func(name string) float64 {
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, name+":"); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				check(err)
+				return n / (1 << 20)
+			}
+		}
+		check(fmt.Errorf("%s: no %s in INFO memory", s.name, name))
+		return 0
+	}
+	rss, memtables, blocks := field("used_memory_rss"), field("used_memory_memtables"), field("used_memory_block_cache")
+	goRuntime, metaCache := field("used_memory_go_runtime"), field("used_memory_metadata_cache")
+	fmt.Printf("%s RSS %.0f MB: memtables %.0f, block cache %.0f, Go runtime %.0f (metadata cache %.0f of it), not accounted %.0f\n",
+		s.name, rss, memtables, blocks, goRuntime, metaCache, rss-memtables-blocks-goRuntime)
 }
