@@ -178,8 +178,9 @@ func check(err error) {
 }
 
 // printMemoryParts prints what Basalt's INFO memory says its RSS holds:
-// RocksDB's memtables and block cache and the Go runtime (the metadata
-// cache is part of the Go heap), and what none of them accounts for.
+// RocksDB's memtables and block cache, the metadata caches' rings (mapped
+// outside Go's heap) and the Go runtime, and what none of them accounts
+// for.
 func printMemoryParts(s *server) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(s.port), Protocol: 2})
 	defer c.Close()
@@ -198,6 +199,6 @@ func printMemoryParts(s *server) {
 	}
 	rss, memtables, blocks := field("used_memory_rss"), field("used_memory_memtables"), field("used_memory_block_cache")
 	goRuntime, metaCache := field("used_memory_go_runtime"), field("used_memory_metadata_cache")
-	fmt.Printf("%s RSS %.0f MB: memtables %.0f, block cache %.0f, Go runtime %.0f (metadata cache %.0f of it), not accounted %.0f\n",
-		s.name, rss, memtables, blocks, goRuntime, metaCache, rss-memtables-blocks-goRuntime)
+	fmt.Printf("%s RSS %.0f MB: memtables %.0f, block cache %.0f, metadata caches %.0f, Go runtime %.0f, not accounted %.0f\n",
+		s.name, rss, memtables, blocks, metaCache, goRuntime, rss-memtables-blocks-metaCache-goRuntime)
 }

@@ -392,6 +392,9 @@ func (s *Storage) Close() {
 		s.life.Lock()
 		defer s.life.Unlock()
 		s.closeEngine()
+		for _, c := range s.caches() {
+			c.release()
+		}
 	})
 }
 
@@ -463,9 +466,9 @@ const (
 // setCacheBudgets splits metadata-cache-size between the caches.
 func (s *Storage) setCacheBudgets() {
 	total := s.cfg.MetadataCacheSize.Get() << 20
-	s.records.budget.Store(total / recordsShare)
-	s.elements.budget.Store(total / elementsShare)
-	s.meta.budget.Store(total - total/recordsShare - total/elementsShare)
+	s.records.setBudget(total / recordsShare)
+	s.elements.setBudget(total / elementsShare)
+	s.meta.setBudget(total - total/recordsShare - total/elementsShare)
 }
 
 // caches are the record caches every write tells of the records it

@@ -141,7 +141,7 @@ func (s *Storage) MemoryStats() []Stat {
 	var used, budget, hits, misses int64
 	for _, c := range s.caches() {
 		h, m := c.counts()
-		used, budget, hits, misses = used+c.size(), budget+c.budget.Load(), hits+h, misses+m
+		used, budget, hits, misses = used+c.resident(), budget+c.budget.Load(), hits+h, misses+m
 	}
 	return []Stat{
 		{"used_memory_memtables", memtables},

@@ -71,10 +71,6 @@ type metaCache struct {
 
 const metaShards = 256
 
-// metaEntryOverhead is what an entry costs beyond its key and value: the
-// map's slot and control byte, with the entry in it.
-const metaEntryOverhead = 64
-
 type metaShard struct {
 	mu  sync.Mutex
 	gen uint64 // bumped before and after every write of a record of the shard
@@ -84,60 +80,60 @@ type metaShard struct {
 	// overlapped is set when a write of the shard began while another
 	// was in flight, until none is: those writes do not write through.
 	overlapped bool
-	// m holds the entries by the 64-bit hash of their key, in the map's
-	// slots, each with its key and value in one buffer: a hit costs the
-	// map's group, the slot and the buffer, where string keys and entry
-	// pointers cost two more cache misses (GET spent 8% of its CPU in
-	// them). Two keys of one hash share the slot: the last stored wins.
-	m     map[uint64]metaEntry
-	bytes int64
+	// m holds the offsets in ring of the entries, by the 64-bit hash of
+	// their key (metaring.go). Two keys of one hash share the slot: the
+	// last stored wins.
+	m         map[uint64]uint32
+	ring      []byte
+	head, end uint32
+	// touched is the most of the ring entries have used: what of it is
+	// resident.
+	touched uint32
+	bytes   int64
 	// hits and misses are counted per shard, under its lock: one counter
 	// for all would be a cache line both cores write at every lookup.
 	hits, misses int64
 }
 
-// metaEntry is a cached record: kv holds its key, then its value; found is
-// false for a record that does not exist. A write in flight marks its
-// record's entry stale instead of deleting it, so that writing through
-// reuses the buffer: readers see a stale entry as a miss.
-type metaEntry struct {
-	kv     []byte
-	keyLen int32
-	found  bool
-	stale  bool
-}
-
-func (e *metaEntry) value() []byte { return e.kv[e.keyLen:] }
-
-// is reports whether the entry is key's, not another key's of its hash.
-func (e *metaEntry) is(key []byte) bool { return string(e.kv[:e.keyLen]) == string(key) }
-
-// size is what the entry counts against the budget.
-func (e *metaEntry) size() int64 { return entrySize(len(e.kv)) }
-
-// entrySize is what an entry of n bytes of key and value counts against
-// the budget.
-func entrySize(n int) int64 { return int64(n) + metaEntryOverhead }
-
 func newMetaCache(budget int64, cf CF, addNew, keepAbsent bool) *metaCache {
 	c := &metaCache{seed: maphash.MakeSeed(), cf: cf, addNew: addNew, keepAbsent: keepAbsent}
-	c.budget.Store(budget)
 	for i := range c.shards {
-		c.shards[i].m = map[uint64]metaEntry{}
+		c.shards[i].m = map[uint64]uint32{}
 	}
+	c.setBudget(budget)
 	return c
+}
+
+// setBudget sets the bytes the cache may hold, mapping each shard a ring
+// of its share (metaring.go); a shard whose share changed forgets what it
+// held.
+func (c *metaCache) setBudget(budget int64) {
+	c.budget.Store(budget)
+	size := budget / metaShards &^ 7
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		if int64(len(sh.ring)) != size {
+			sh.remap(size)
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// release unmaps the shards' rings: the cache is not used again.
+func (c *metaCache) release() {
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		sh.release()
+		sh.mu.Unlock()
+	}
 }
 
 // shard returns key's shard and its hash there.
 func (c *metaCache) shard(key []byte) (*metaShard, uint64) {
 	h := maphash.Bytes(c.seed, key)
 	return &c.shards[h%metaShards], h
-}
-
-// entry returns key's entry, of hash h; ok is false when it has none.
-func (sh *metaShard) entry(h uint64, key []byte) (e metaEntry, ok bool) {
-	e, ok = sh.m[h]
-	return e, ok && e.is(key)
 }
 
 // noFill is the generation get returns while a write of the shard is in
@@ -150,8 +146,8 @@ const noFill = ^uint64(0)
 func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint64) {
 	sh, h := c.shard(key)
 	sh.mu.Lock()
-	e, ok := sh.entry(h, key)
-	if !ok || e.stale {
+	off, ok := sh.entry(h, key)
+	if !ok || sh.stale(off) {
 		gen = sh.gen
 		if sh.writing > 0 {
 			gen = noFill
@@ -161,7 +157,7 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 		return dst, false, false, gen
 	}
 	// Entries are rewritten in place: read them under the lock.
-	value, found, gen = append(dst, e.value()...), e.found, sh.gen
+	value, found, gen = append(dst, sh.value(off)...), sh.found(off), sh.gen
 	sh.hits++
 	sh.mu.Unlock()
 	return value, found, true, gen
@@ -189,43 +185,7 @@ func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 	if sh.gen != gen {
 		return
 	}
-	sh.storeLocked(h, key, value, found, limit)
-}
-
-// storeLocked stores key's record, of hash h, evicting other entries to
-// stay within limit bytes; the caller checked that the entry fits. It
-// takes over the buffer of the entry in h's slot, whoever's it is.
-func (sh *metaShard) storeLocked(h uint64, key, value []byte, found bool, limit int64) {
-	e, had := sh.m[h]
-	if had {
-		sh.bytes -= e.size()
-	}
-	if size := entrySize(len(key) + len(value)); sh.bytes+size > limit {
-		// Go's map order is random: the first entries met are random ones.
-		for k, other := range sh.m {
-			if sh.bytes+size <= limit {
-				break
-			}
-			if k != h {
-				delete(sh.m, k)
-				sh.bytes -= other.size()
-			}
-		}
-	}
-	if !had || !e.is(key) {
-		e.kv = append(e.kv[:0], key...)
-		e.keyLen = int32(len(key))
-	}
-	e.kv = append(e.kv[:e.keyLen], value...)
-	e.found, e.stale = found, false
-	sh.m[h] = e
-	sh.bytes += e.size()
-}
-
-// forget drops the entry of hash h.
-func (sh *metaShard) forget(h uint64, e metaEntry) {
-	delete(sh.m, h)
-	sh.bytes -= e.size()
+	sh.storeLocked(h, key, value, found)
 }
 
 // invalidate forgets key before a write of it is applied (begin: the
@@ -234,13 +194,12 @@ func (c *metaCache) invalidate(key []byte, begin bool) {
 	sh, h := c.shard(key)
 	sh.mu.Lock()
 	sh.invalidateLocked(begin)
-	switch e, ok := sh.entry(h, key); {
+	switch off, ok := sh.entry(h, key); {
 	case !ok:
 	case begin:
-		e.stale = true
-		sh.m[h] = e
+		sh.markStale(off)
 	default:
-		sh.forget(h, e)
+		sh.forget(h, off)
 	}
 	sh.mu.Unlock()
 }
@@ -252,12 +211,12 @@ func (c *metaCache) written(key, value []byte, found bool) {
 	sh, h := c.shard(key)
 	limit := c.budget.Load() / metaShards
 	sh.mu.Lock()
-	e, cached := sh.entry(h, key)
+	off, cached := sh.entry(h, key)
 	switch {
 	case sh.writing == 1 && !sh.overlapped && entrySize(len(key)+len(value)) <= limit && (c.addNew || cached):
-		sh.storeLocked(h, key, value, found, limit)
+		sh.storeLocked(h, key, value, found)
 	case cached:
-		sh.forget(h, e)
+		sh.forget(h, off)
 	}
 	sh.invalidateLocked(false)
 	sh.mu.Unlock()
@@ -283,8 +242,7 @@ func (c *metaCache) invalidateAll(begin bool) {
 		sh := &c.shards[i]
 		sh.mu.Lock()
 		sh.invalidateLocked(begin)
-		clear(sh.m)
-		sh.bytes = 0
+		sh.reset()
 		sh.mu.Unlock()
 	}
 }
@@ -295,8 +253,7 @@ func (c *metaCache) clear() {
 		sh := &c.shards[i]
 		sh.mu.Lock()
 		sh.gen++
-		clear(sh.m)
-		sh.bytes = 0
+		sh.reset()
 		sh.mu.Unlock()
 	}
 }
@@ -312,13 +269,26 @@ func (c *metaCache) counts() (hits, misses int64) {
 	return hits, misses
 }
 
-// size returns the bytes the cache holds.
+// size returns the bytes of the entries the cache holds.
 func (c *metaCache) size() int64 {
 	var n int64
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
 		n += sh.bytes
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// resident returns the bytes of the cache's rings that entries have used
+// so far, which stay resident when the entries go.
+func (c *metaCache) resident() int64 {
+	var n int64
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		n += int64(sh.touched)
 		sh.mu.Unlock()
 	}
 	return n

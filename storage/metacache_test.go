@@ -3,7 +3,9 @@ package storage
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,8 +122,7 @@ func TestMetaCacheFlushAndBudget(t *testing.T) {
 	if _, found, _ := db.Get(b("k")); found {
 		t.Fatal("a flushed key is still read")
 	}
-	s.meta.budget.Store(0)
-	s.meta.clear()
+	s.meta.setBudget(0)
 	db.Set(b("k"), b("w"), SetArgs{})
 	db.Get(b("k"))
 	if v, _, _ := db.Get(b("k")); string(v) != "w" || s.meta.size() != 0 {
@@ -297,28 +298,30 @@ func TestMetaCacheSnapshotMeta(t *testing.T) {
 // Two keys of one hash share a slot: each sees only its own entry, the
 // last stored wins, and the bytes counted stay those of what is held.
 func TestMetaCacheHashCollision(t *testing.T) {
-	sh := &metaShard{m: map[uint64]metaEntry{}}
-	const h, limit = 7, 1 << 20
+	sh := &metaShard{m: map[uint64]uint32{}}
+	sh.remap(1 << 20)
+	defer sh.release()
+	const h = 7
 	a, b := []byte("key-a"), []byte("key-b-longer")
-	sh.storeLocked(h, a, []byte("va"), true, limit)
+	sh.storeLocked(h, a, []byte("va"), true)
 	if _, ok := sh.entry(h, b); ok {
 		t.Fatal("b found a's entry")
 	}
-	if e, ok := sh.entry(h, a); !ok || string(e.value()) != "va" || !e.found {
-		t.Fatalf("a: %+v %v", e, ok)
+	if off, ok := sh.entry(h, a); !ok || string(sh.value(off)) != "va" || !sh.found(off) {
+		t.Fatalf("a: %d %v", off, ok)
 	}
-	sh.storeLocked(h, b, nil, false, limit)
+	sh.storeLocked(h, b, nil, false)
 	if _, ok := sh.entry(h, a); ok {
 		t.Fatal("a still found after b took its slot")
 	}
-	e, ok := sh.entry(h, b)
-	if !ok || len(e.value()) != 0 || e.found {
-		t.Fatalf("b: %+v %v", e, ok)
+	off, ok := sh.entry(h, b)
+	if !ok || len(sh.value(off)) != 0 || sh.found(off) {
+		t.Fatalf("b: %d %v", off, ok)
 	}
 	if want := entrySize(len(b)); sh.bytes != want || len(sh.m) != 1 {
 		t.Fatalf("%d bytes in %d entries, want %d in 1", sh.bytes, len(sh.m), want)
 	}
-	sh.forget(h, e)
+	sh.forget(h, off)
 	if sh.bytes != 0 || len(sh.m) != 0 {
 		t.Fatalf("%d bytes in %d entries after forget", sh.bytes, len(sh.m))
 	}
@@ -439,5 +442,76 @@ func TestElementsCache(t *testing.T) {
 	}
 	if s.elements.size() != 0 {
 		t.Fatalf("the cache holds %d bytes after a flush", s.elements.size())
+	}
+}
+
+// The ring (metaring.go) under random stores, rewrites, forgets and
+// resets, over few hashes so that keys collide: every entry the map
+// points at holds the last value stored for its key, the entries chain
+// from 0 to end without overlapping, and the bytes counted are those of
+// the entries mapped.
+func TestMetaRingModel(t *testing.T) {
+	sh := &metaShard{m: map[uint64]uint32{}}
+	const ring = 4096
+	sh.remap(ring)
+	defer sh.release()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	last := map[string]string{} // the last value stored per key
+	evicted := 0
+	for i := 0; i < 200000; i++ {
+		key := "key:" + strconv.Itoa(rnd.IntN(60))
+		h := uint64(len(key))*7919 + uint64(key[len(key)-1])%5 // 10 hashes for 60 keys
+		switch op := rnd.IntN(10); {
+		case op < 7:
+			value := strings.Repeat(string(rune('a'+rnd.IntN(26))), rnd.IntN(300))
+			sh.storeLocked(h, []byte(key), []byte(value), true)
+			last[key] = value
+		case op < 9:
+			if off, ok := sh.entry(h, []byte(key)); ok {
+				sh.forget(h, off)
+			}
+		default:
+			if rnd.IntN(100) == 0 {
+				sh.reset()
+			}
+		}
+		checkRing(t, sh, last)
+		if len(sh.m) < len(last) {
+			evicted++
+		}
+	}
+	if evicted == 0 {
+		t.Fatal("the ring never evicted")
+	}
+}
+
+func checkRing(t *testing.T, sh *metaShard, last map[string]string) {
+	t.Helper()
+	var bytes int64
+	at := map[uint32]bool{}
+	for p := uint32(0); p < sh.end; p += sh.size(p) {
+		if sh.size(p) < entryHeader || sh.size(p)%8 != 0 || p+sh.size(p) > uint32(len(sh.ring)) {
+			t.Fatalf("entry at %d of size %d, ring %d, end %d", p, sh.size(p), len(sh.ring), sh.end)
+		}
+		at[p] = true
+	}
+	if sh.head > sh.end || !at[sh.head] && sh.head != sh.end {
+		t.Fatalf("head %d not at an entry's start (end %d)", sh.head, sh.end)
+	}
+	for h, off := range sh.m {
+		if !at[off] {
+			t.Fatalf("hash %d maps to %d, not an entry's start", h, off)
+		}
+		if sh.hash(off) != h {
+			t.Fatalf("entry at %d has hash %d, mapped by %d", off, sh.hash(off), h)
+		}
+		key := string(sh.key(off))
+		if got, want := string(sh.value(off)), last[key]; got != want {
+			t.Fatalf("%s holds %d bytes, last stored %d", key, len(got), len(want))
+		}
+		bytes += int64(sh.size(off))
+	}
+	if bytes != sh.bytes {
+		t.Fatalf("bytes counted %d, entries mapped hold %d", sh.bytes, bytes)
 	}
 }
