@@ -645,7 +645,12 @@ func xreadgroup(c *executor.Ctx, keys [][]byte, history []*metadata.StreamID, a 
 		if err != nil {
 			c.W.Abandon(d)
 			if errors.Is(err, storage.ErrNoGroup) {
-				c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
+				// A blocked reader's stream can expire between
+				// xreadgroupGone's check and this read: it gets the
+				// blocked reader's error.
+				if !a.serving || !xreadgroupGone(c, k, a) {
+					c.ErrorString(noGroupError(k, a.group, " in XREADGROUP with GROUP option"))
+				}
 				return
 			}
 			c.Error(err)
@@ -709,7 +714,9 @@ func xreadgroupServe(c *executor.Ctx, key []byte, a *xreadArgs) {
 		return
 	}
 	mark := c.W.Len()
-	xreadgroup(c, [][]byte{key}, []*metadata.StreamID{nil}, a)
+	serving := *a
+	serving.serving = true
+	xreadgroup(c, [][]byte{key}, []*metadata.StreamID{nil}, &serving)
 	if c.W.NullSince(mark) {
 		// Not served: it waits on, and the write that made the key
 		// ready may have changed its TTL.

@@ -54,6 +54,9 @@ type xreadArgs struct {
 	noAck           bool
 	claim           bool  // XREADGROUP's CLAIM (Redis 8.4)
 	minIdle         int64 // its min-idle-time in ms
+	// serving: a blocked XREADGROUP is being served, and a stream or group
+	// gone meanwhile gets Redis's error for a blocked reader.
+	serving bool
 }
 
 // parseXRead reads the options of XREAD (or XREADGROUP) up to STREAMS as
