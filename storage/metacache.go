@@ -109,7 +109,7 @@ func newMetaCache(budget int64, cf CF, addNew, keepAbsent bool) *metaCache {
 // held.
 func (c *metaCache) setBudget(budget int64) {
 	c.budget.Store(budget)
-	size := budget / metaShards &^ 7
+	size := ringShare(budget)
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
@@ -119,6 +119,9 @@ func (c *metaCache) setBudget(budget int64) {
 		sh.mu.Unlock()
 	}
 }
+
+// ringShare is the ring of each shard of a cache of budget bytes.
+func ringShare(budget int64) int64 { return min(budget/metaShards, maxRing) &^ 7 }
 
 // release unmaps the shards' rings: the cache is not used again.
 func (c *metaCache) release() {

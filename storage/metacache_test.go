@@ -515,3 +515,19 @@ func checkRing(t *testing.T, sh *metaShard, last map[string]string) {
 		t.Fatalf("bytes counted %d, entries mapped hold %d", sh.bytes, bytes)
 	}
 }
+
+// A shard's ring is its share of the budget, whole entries' alignment,
+// and never past what 32-bit offsets reach (metadata-cache-size goes up
+// to 1 TB).
+func TestRingShare(t *testing.T) {
+	for _, c := range []struct{ budget, want int64 }{
+		{0, 0},
+		{32 << 20, 128 << 10},
+		{metaShards*100 + 5, 96},
+		{1 << 40, maxRing},
+	} {
+		if got := ringShare(c.budget); got != c.want {
+			t.Errorf("ringShare(%d) = %d, want %d", c.budget, got, c.want)
+		}
+	}
+}

@@ -38,6 +38,10 @@ const (
 	entryStale  = 2
 )
 
+// maxRing bounds a shard's ring, whose offsets are 32-bit: a budget
+// beyond 256 times it maps no more.
+const maxRing = 1 << 31
+
 // entrySize is what an entry of n bytes of key and value takes of the
 // budget.
 func entrySize(n int) int64 { return int64(entryHeader+n+7) &^ 7 }
@@ -85,10 +89,11 @@ func (sh *metaShard) entry(h uint64, key []byte) (off uint32, ok bool) {
 // is when the record fits its room; another key's of the same hash is
 // dropped: the last stored wins.
 func (sh *metaShard) storeLocked(h uint64, key, value []byte, found bool) {
-	need := uint32(entrySize(len(key) + len(value)))
-	if int64(need) > int64(len(sh.ring)) {
+	size := entrySize(len(key) + len(value))
+	if size > int64(len(sh.ring)) {
 		return // no ring: the budget is 0, or mapping it failed
 	}
+	need := uint32(size)
 	off, had := sh.m[h]
 	if !had || string(sh.key(off)) != string(key) || sh.size(off) < need {
 		if had {
