@@ -91,7 +91,12 @@ func (sh *metaShard) entry(h uint64, key []byte) (off uint32, ok bool) {
 func (sh *metaShard) storeLocked(h uint64, key, value []byte, found bool) {
 	size := entrySize(len(key) + len(value))
 	if size > int64(len(sh.ring)) {
-		return // no ring: the budget is 0, or mapping it failed
+		// No ring (the budget is 0, or mapping it failed), or one not yet
+		// remapped to a larger budget: what the shard held of key goes.
+		if off, ok := sh.entry(h, key); ok {
+			sh.forget(h, off)
+		}
+		return
 	}
 	need := uint32(size)
 	off, had := sh.m[h]
