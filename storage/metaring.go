@@ -121,7 +121,8 @@ func (sh *metaShard) storeLocked(h uint64, key, value []byte, found bool) {
 
 // alloc makes room for an entry of need bytes at head, evicting the
 // entries there, and returns its offset with its size written: need, or
-// more when the evicted entries left less than a header's room after it.
+// up to the end of the last entry evicted, whose rest would otherwise lie
+// between two entries with no header of its own.
 func (sh *metaShard) alloc(need uint32) uint32 {
 	if int64(sh.head)+int64(need) > int64(len(sh.ring)) {
 		sh.evict(sh.head, sh.end)
