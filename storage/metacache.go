@@ -212,11 +212,12 @@ func (c *metaCache) invalidate(key []byte, begin bool) {
 // only one in flight throughout (and, unless addNew, the key is cached).
 func (c *metaCache) written(key, value []byte, found bool) {
 	sh, h := c.shard(key)
-	limit := c.budget.Load() / metaShards
 	sh.mu.Lock()
 	off, cached := sh.entry(h, key)
 	switch {
-	case sh.writing == 1 && !sh.overlapped && entrySize(len(key)+len(value)) <= limit && (c.addNew || cached):
+	case sh.writing == 1 && !sh.overlapped && (c.addNew || cached):
+		// A record too large for the ring is not stored, and what the
+		// shard held of the key goes (storeLocked).
 		sh.storeLocked(h, key, value, found)
 	case cached:
 		sh.forget(h, off)
