@@ -19,6 +19,11 @@ func TestPubSubOrderAndPatterns(t *testing.T) {
 	pub := p.client(t, 2)
 	for _, proto := range []int{2, 3} {
 		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
+			// The previous round's subscriber is closed, but the server
+			// drops its subscriptions only once it sees the connection go.
+			waitFor(t, 10*time.Second, "the previous subscriber's subscriptions to go", func() bool {
+				return pub.PubSubNumPat(ctx).Val() == 0 && pub.PubSubNumSub(ctx, "news.tech").Val()["news.tech"] == 0
+			})
 			sub := p.client(t, proto)
 			ps := sub.Subscribe(ctx, "news.tech")
 			defer ps.Close()
