@@ -68,23 +68,16 @@ test: deps build
 		$(foreach shard,$(IT_SHARDS),"$(RACE_ENV) $(GO) test $(TESTFLAGS) -run '$(shard)' -skip '$(RACE_SKIP)' ./it")
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s FUZZMINIMIZE=0
 
-# Every fuzz target of the repository (func FuzzXxx in a _test.go file),
-# one after the other, for FUZZTIME each; `make test` runs them for 5s.
-# An input that fails is written to the package's testdata/fuzz/FuzzXxx/,
-# where every later `go test` replays it: commit it with the fix. No
-# overall timeout: FuzzCommandArgs bounds each input itself.
-# FUZZMINIMIZE bounds the minimization of each new input; make test turns
-# it off (0): a minimization still running when FUZZTIME ends fails the
-# run with "context deadline exceeded", though nothing failed.
+# Every fuzz target of the repository, one after the other, for FUZZTIME
+# each; `make test` runs them for 5s. An input that fails is written to
+# the package's testdata/fuzz/FuzzXxx/, where every later `go test`
+# replays it: commit it with the fix. No overall timeout: FuzzCommandArgs
+# bounds each input itself. FUZZMINIMIZE bounds the minimization of each
+# new input; make test turns it off (0) to keep its time.
 FUZZTIME ?= 60s
 FUZZMINIMIZE ?= 10s
 fuzz:
-	@set -e; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
-		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
-			echo "fuzz $$(dirname $$file) $$target for $(FUZZTIME)"; \
-			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -timeout 0 $$(dirname $$file); \
-		done; \
-	done
+	GO="$(GO)" ./scripts/fuzz.sh $(FUZZTIME) $(FUZZMINIMIZE)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go'); echo "gofmt needed"; exit 1; }
