@@ -146,6 +146,7 @@ type RocksDB struct {
 	RowCacheSize                     Int
 	WriteBufferSize                  Int
 	MaxWriteBufferNumber             Int
+	DBWriteBufferSize                Int
 	TargetFileSizeBase               Int
 	MaxOpenFiles                     Int
 	MaxBackgroundJobs                Int

@@ -179,6 +179,7 @@ func (c *Config) addOptions() {
 	c.add("rocksdb.max_open_files", r.MaxOpenFiles.bounds(-1, intMax), "8096", 0, "open SST files kept (-1: unlimited)")
 	c.add("rocksdb.write_buffer_size", r.WriteBufferSize.bounds(0, 4096), "64", 0, "memtable size, MB")
 	c.add("rocksdb.max_write_buffer_number", r.MaxWriteBufferNumber.bounds(0, 256), "4", 0, "memtables per column family")
+	c.add("rocksdb.db_write_buffer_size", r.DBWriteBufferSize.bounds(0, 1<<20), "128", ro|basalt, "MB the memtables of all column families may hold together: nearing it, the oldest is flushed (0: no limit, as Kvrocks)")
 	c.add("rocksdb.target_file_size_base", r.TargetFileSizeBase.bounds(1, 1024), "128", 0, "SST target size at level 1, MB")
 	c.add("rocksdb.max_background_compactions", r.MaxBackgroundCompactions.bounds(-1, 32), "2", 0, "background compaction threads (-1: from max_background_jobs)")
 	c.add("rocksdb.max_background_flushes", r.MaxBackgroundFlushes.bounds(-1, 32), "2", ro, "background flush threads (-1: from max_background_jobs)")

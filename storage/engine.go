@@ -292,6 +292,9 @@ func (s *Storage) newDBOptions() *grocksdb.Options {
 		o.SetWALCompression(grocksdb.ZSTDCompression)
 	}
 	o.SetMaxTotalWalSize(uint64(r.MaxTotalWALSize.Get()) << 20)
+	if mb := r.DBWriteBufferSize.Get(); mb > 0 {
+		o.SetDbWriteBufferSize(uint64(mb) << 20)
+	}
 	o.SetWALTtlSeconds(uint64(r.WALTTLSeconds.Get()))
 	o.SetWalSizeLimitMb(uint64(r.WALSizeLimitMB.Get()))
 	o.SetEnablePipelinedWrite(r.EnablePipelinedWrite.Get())

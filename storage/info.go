@@ -128,7 +128,8 @@ var dbWide = map[string]bool{
 
 // MemoryStats returns what RocksDB holds in memory against what the config
 // lets it hold, for INFO memory: the memtables (rocksdb.write_buffer_size
-// times rocksdb.max_write_buffer_number, per column family) and the block
+// times rocksdb.max_write_buffer_number, per column family, or
+// rocksdb.db_write_buffer_size when that is less) and the block
 // cache (rocksdb.block_cache_size, or the metadata and subkey sizes).
 func (s *Storage) MemoryStats() []Stat {
 	var memtables uint64
@@ -137,7 +138,10 @@ func (s *Storage) MemoryStats() []Stat {
 		memtables += v
 	}
 	r := &s.cfg.RocksDB
-	perCF := uint64(r.WriteBufferSize.Get()) << 20 * uint64(r.MaxWriteBufferNumber.Get())
+	memtablesBudget := uint64(r.WriteBufferSize.Get()) << 20 * uint64(r.MaxWriteBufferNumber.Get()) * uint64(numCF)
+	if all := uint64(r.DBWriteBufferSize.Get()) << 20; all > 0 {
+		memtablesBudget = min(memtablesBudget, all)
+	}
 	var used, budget, hits, misses int64
 	for _, c := range s.caches() {
 		h, m := c.counts()
@@ -145,7 +149,7 @@ func (s *Storage) MemoryStats() []Stat {
 	}
 	return []Stat{
 		{"used_memory_memtables", memtables},
-		{"memtables_budget", perCF * uint64(numCF)},
+		{"memtables_budget", memtablesBudget},
 		{"used_memory_block_cache", s.cache.GetUsage()},
 		{"block_cache_budget", s.cache.GetCapacity()},
 		{"used_memory_metadata_cache", uint64(used)},

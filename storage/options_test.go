@@ -44,10 +44,16 @@ func TestOptionsAtOpen(t *testing.T) {
 	s := openWith(t, t.TempDir(), [2]string{"rocksdb.block_cache_size", "0"}, [2]string{"rocksdb.metadata_block_cache_size", "3"},
 		[2]string{"rocksdb.subkey_block_cache_size", "5"}, [2]string{"rocksdb.compression", "lz4"}, [2]string{"rocksdb.compression_start_level", "3"},
 		[2]string{"rocksdb.enable_blob_files", "yes"}, [2]string{"rocksdb.min_blob_size", "100"}, [2]string{"rocksdb.level_compaction_dynamic_level_bytes", "yes"},
-		[2]string{"rocksdb.max_background_compactions", "3"}, [2]string{"rocksdb.delayed_write_rate", "12345"}, [2]string{"rocksdb.row_cache_size", "1"})
+		[2]string{"rocksdb.max_background_compactions", "3"}, [2]string{"rocksdb.delayed_write_rate", "12345"}, [2]string{"rocksdb.row_cache_size", "1"},
+		[2]string{"rocksdb.db_write_buffer_size", "96"})
 	defer s.Close()
 	if got := s.cache.GetCapacity(); got != 8<<20 {
 		t.Errorf("block cache of block_cache_size 0: %d bytes, want metadata + subkey sizes", got)
+	}
+	for _, st := range s.MemoryStats() {
+		if st.Name == "memtables_budget" && st.Value != 96<<20 {
+			t.Errorf("memtables_budget %d, want db_write_buffer_size's %d", st.Value, 96<<20)
+		}
 	}
 	opts := rocksdbOptions(t, s)
 	for _, tc := range []struct{ section, name, want string }{
@@ -57,6 +63,7 @@ func TestOptionsAtOpen(t *testing.T) {
 		{`CFOptions "default"`, "level_compaction_dynamic_level_bytes", "true"},
 		{"DBOptions", "max_background_compactions", "3"},
 		{"DBOptions", "delayed_write_rate", "12345"},
+		{"DBOptions", "db_write_buffer_size", strconv.Itoa(96 << 20)},
 	} {
 		if got := opts[tc.section][tc.name]; got != tc.want {
 			t.Errorf("%s %s = %q, want %q", tc.section, tc.name, got, tc.want)
