@@ -71,7 +71,10 @@ type Env struct {
 	scriptQueue scriptQueue
 	// Background counts the goroutines reading storage on their own.
 	Background sync.WaitGroup
-	stop       chan struct{}
+	// loops counts the goroutines that run until stop: the sampler and
+	// the expiry sweeps.
+	loops sync.WaitGroup
+	stop  chan struct{}
 }
 
 // NewEnv returns the state of a server using s, cfg, the namespace
@@ -99,9 +102,9 @@ func NewEnv(s *storage.Storage, cfg *config.Config, ns *namespace.Registry, sess
 	e.Repl.OnApply = e.replicaApplying
 	e.Repl.Master.OnAck = e.Sessions.Blocking.Acked
 	e.startScripting()
-	go e.sampleLoop()
-	go e.expireLoop()
-	go e.fieldExpiryLoop()
+	e.loops.Go(e.sampleLoop)
+	e.loops.Go(e.expireLoop)
+	e.loops.Go(e.fieldExpiryLoop)
 	return e
 }
 
@@ -119,10 +122,12 @@ func (e *Env) Disconnected(s *session.Session) {
 	}
 }
 
-// Close stops the background work of the Env and waits for the keyspace
-// walks still running, which read the storage the caller closes next.
+// Close stops the background work of the Env and waits for it (the
+// sampler, the expiry sweeps and the keyspace walks still running), which
+// reads the storage the caller closes next.
 func (e *Env) Close() {
 	close(e.stop)
+	e.loops.Wait()
 	e.Background.Wait()
 	e.Scripts.Close()
 }

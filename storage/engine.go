@@ -111,6 +111,9 @@ type Storage struct {
 	// closed or reopened, and shared by what uses the database outside
 	// commands (see restore.go).
 	life sync.RWMutex
+	// closed is set by Close, under life: what holds life shared checks it
+	// before it touches RocksDB's objects, freed by then.
+	closed bool
 }
 
 // Open opens (creating when missing) the database in <dir>/db with every
@@ -395,6 +398,7 @@ func (s *Storage) Close() {
 		s.life.Lock()
 		defer s.life.Unlock()
 		s.closeEngine()
+		s.closed = true
 		for _, c := range s.caches() {
 			c.release()
 		}

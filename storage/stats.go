@@ -15,6 +15,9 @@ import (
 func (s *Storage) Tickers() map[string]uint64 {
 	s.life.RLock()
 	defer s.life.RUnlock()
+	if s.closed {
+		return nil
+	}
 	return parseStatistics(s.dbOpts.GetStatisticsString())
 }
 

@@ -11,7 +11,10 @@ import (
 // and a histogram as [P50, P95, P99, P100, COUNT, SUM].
 func (s *Storage) StatisticsJSON() string {
 	s.life.RLock()
-	text := s.dbOpts.GetStatisticsString()
+	text := ""
+	if !s.closed {
+		text = s.dbOpts.GetStatisticsString()
+	}
 	s.life.RUnlock()
 	return statisticsJSON(text)
 }

@@ -21,3 +21,20 @@ func TestStatisticsJSON(t *testing.T) {
 		t.Fatalf("no ticker rocksdb.number.keys.written")
 	}
 }
+
+// TestStatisticsAfterClose: the server's sampler may ask for the
+// statistics once more while the storage closes; after Close the answer
+// is empty, not a read of freed options (a SIGSEGV in make test).
+func TestStatisticsAfterClose(t *testing.T) {
+	s := openWith(t, t.TempDir())
+	if len(s.Tickers()) == 0 {
+		t.Fatal("no tickers while open")
+	}
+	s.Close()
+	if got := s.Tickers(); len(got) != 0 {
+		t.Errorf("Tickers after Close: %d entries", len(got))
+	}
+	if got := s.StatisticsJSON(); got != "{}" {
+		t.Errorf("StatisticsJSON after Close: %.40q", got)
+	}
+}
