@@ -3,6 +3,7 @@ package it
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,16 +43,8 @@ func TestInfoFormatJSON(t *testing.T) {
 			text := infoFields(t, c, title)
 			// A thread the runtime starts between the two INFO calls
 			// adds its used_cpu_*_worker_<n> fields to the second.
-			for k := range text {
-				if strings.Contains(k, "_worker_") {
-					delete(text, k)
-				}
-			}
-			for k := range doc[title] {
-				if strings.Contains(k, "_worker_") {
-					delete(doc[title], k)
-				}
-			}
+			maps.DeleteFunc(text, func(k, _ string) bool { return strings.Contains(k, "_worker_") })
+			maps.DeleteFunc(doc[title], func(k string, _ any) bool { return strings.Contains(k, "_worker_") })
 			for k, v := range text {
 				got, ok := doc[title][k]
 				if !ok {
