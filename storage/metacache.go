@@ -176,10 +176,10 @@ func (c *metaCache) unchanged(key []byte, gen uint64) bool {
 }
 
 // fill stores what a reader read from RocksDB after get missed with gen,
-// unless a write of the shard was in flight then or began since.
+// unless a write of the shard was in flight then or began since
+// (storeLocked decides whether the record fits).
 func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
-	limit := c.budget.Load() / metaShards
-	if entrySize(len(key)+len(value)) > limit || gen == noFill || !found && !c.keepAbsent {
+	if gen == noFill || !found && !c.keepAbsent {
 		return
 	}
 	sh, h := c.shard(key)
