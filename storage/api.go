@@ -78,18 +78,30 @@ func (db DB) NewObject(key []byte, t metadata.Type) *Object {
 // the latest, through the write's pending records), and calls fn with each
 // key's Object in order: nil when the key is absent or dead. It returns
 // fn's first error, or ErrCorrupt at the first record that does not
-// decode, after fn had the keys before it. The records are read around
-// the metadata cache: keys read together once need not crowd it. The
-// Objects keep keys' slices, as Lookup's.
+// decode, after fn had the keys before it. As of a view, the records
+// are read through the metadata cache where it holds what the view's
+// snapshot holds (a query reading the same documents again costs no
+// RocksDB search); the latest, around it. The Objects keep keys' slices,
+// as Lookup's.
 func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) error) error {
+	// The keys are built into one buffer and the Objects carved from one
+	// slice: a query reads hundreds of documents' metadata at a time.
+	size := 0
+	for _, k := range keys {
+		size += 3 + len(db.ns) + len(k)
+	}
+	buf := make([]byte, 0, size)
 	nsKeys := make([][]byte, len(keys))
 	for i, k := range keys {
-		nsKeys[i] = db.nsKey(k)
+		at := len(buf)
+		buf = db.s.layout.AppendNSKey(buf, db.ns, k)
+		nsKeys[i] = buf[at:len(buf):len(buf)]
 	}
-	raws, err := db.GetMany(rv, CFMetadata, nsKeys)
+	raws, err := db.getMetaMany(rv, nsKeys)
 	if err != nil {
 		return err
 	}
+	var objs []Object
 	for i, raw := range raws {
 		var o *Object
 		if raw != nil {
@@ -98,7 +110,11 @@ func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) e
 				return err
 			}
 			if found {
-				o = &Object{collection: collection{db: db, nsKey: nsKeys[i], key: keys[i], meta: rec.meta, stored: rec.meta, exists: true}, ext: rec.rest}
+				if objs == nil {
+					objs = make([]Object, len(keys))
+				}
+				o = &objs[i]
+				*o = Object{collection: collection{db: db, nsKey: nsKeys[i], key: keys[i], meta: rec.meta, stored: rec.meta, exists: true}, ext: rec.rest}
 			}
 		}
 		if err := fn(i, o); err != nil {
@@ -136,6 +152,78 @@ func (o *Object) Exists() bool { return o.exists }
 // the other element column families share the layout) in a new slice,
 // which a Batch may keep. sub may be modified once it returns.
 func (o *Object) Subkey(sub []byte) []byte { return o.subkey(sub) }
+
+// AppendSubkey appends the key Subkey returns to dst: a reader of many
+// objects' elements builds their keys into one buffer.
+func (o *Object) AppendSubkey(dst, sub []byte) []byte {
+	return o.db.s.layout.AppendInternalKey(dst, o.db.ns, o.key, o.meta.Version, sub)
+}
+
+// getMetaMany reads the metadata records of nsKeys as GetMany does,
+// through the metadata cache at a view (getManyAt).
+func (db DB) getMetaMany(rv *ReadView, nsKeys [][]byte) ([][]byte, error) {
+	if rv == nil {
+		return db.GetMany(nil, CFMetadata, nsKeys)
+	}
+	return db.getManyAt(rv, db.s.meta, rv.metaStamp, nsKeys)
+}
+
+// GetElementsAt reads elements of one or more objects by their keys
+// (Subkey: hash fields, set and zset members) as of rv, through the
+// elements cache as GetElements does; absent ones are nil. The values
+// are the caller's; rv nil reads the latest, as GetElements.
+func (db DB) GetElementsAt(rv *ReadView, keys [][]byte) ([][]byte, error) {
+	if rv == nil {
+		return db.getElements(keys)
+	}
+	return db.getManyAt(rv, db.s.elements, rv.elementStamp, keys)
+}
+
+// getManyAt reads keys of c's column family as of rv, whose snapshot
+// was taken after c's stamps read stamp: those c holds as the snapshot
+// does come from it, the others from RocksDB in one call, and fill it.
+func (db DB) getManyAt(rv *ReadView, c *metaCache, stamp uint64, keys [][]byte) ([][]byte, error) {
+	// ends says where each hit ends in hits, or that the key is absent or
+	// was missed.
+	const absent, missed = -1, -2
+	ends := make([]int, len(keys))
+	var hits []byte
+	var misses [][]byte
+	for i, k := range keys {
+		var found, ok bool
+		hits, found, ok = c.getAt(k, hits, stamp)
+		switch {
+		case !ok:
+			ends[i], misses = missed, append(misses, k)
+		case !found:
+			ends[i] = absent
+		default:
+			ends[i] = len(hits)
+		}
+	}
+	read, err := db.GetMany(rv, c.cf, misses)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range misses {
+		c.fillAt(k, read[i], read[i] != nil, stamp)
+	}
+	if len(misses) == len(keys) {
+		return read, nil
+	}
+	raws := make([][]byte, len(keys))
+	from := 0
+	for i, end := range ends {
+		switch end {
+		case missed:
+			raws[i], read = read[0], read[1:]
+		case absent:
+		default:
+			raws[i], from = hits[from:end:end], end
+		}
+	}
+	return raws, nil
+}
 
 // GetElements reads elements of o by their keys (Subkey) in the default
 // column family, latest, through the write's pending records and the
@@ -218,12 +306,22 @@ type ReadView struct {
 	s    *Storage
 	snap *grocksdb.Snapshot
 	ro   *grocksdb.ReadOptions
+	// metaStamp and elementStamp are the metadata and the elements
+	// caches' stamps before the snapshot was taken: what LookupMany and
+	// GetElementsAt may take from them (metaCache.getAt).
+	metaStamp, elementStamp uint64
 }
 
 // ReadView takes a ReadView that sees every write applied so far and the
 // pending records of the write db belongs to, which it applies first.
 func (db DB) ReadView() ReadView {
-	rv := ReadView{s: db.s, snap: db.snapshot(), ro: grocksdb.NewDefaultReadOptions()}
+	if db.g != nil {
+		db.g.flush()
+	}
+	// The stamps first: a write counted in them was applied before it
+	// was counted, so before the snapshot.
+	meta, elements := db.s.meta.stamps.Load(), db.s.elements.stamps.Load()
+	rv := ReadView{s: db.s, snap: db.s.db.NewSnapshot(), ro: grocksdb.NewDefaultReadOptions(), metaStamp: meta, elementStamp: elements}
 	rv.ro.SetSnapshot(rv.snap)
 	return rv
 }

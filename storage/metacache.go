@@ -35,7 +35,9 @@ import (
 //
 // A read at a snapshot uses it only through snapshotMeta (collection.go),
 // which checks that no write of the shard began between its hit and the
-// snapshot; iterators never use it. Expired records are kept
+// snapshot, or through getAt, which checks that every write of the shard
+// had ended before the snapshot was taken (stamps, below); iterators
+// never use it. Expired records are kept
 // as they are: readers decode the expiry, as they do from RocksDB, and see
 // an expired record as absent, which is what RocksDB holds once the
 // metadata compaction filter dropped it without a write. The subkey filter,
@@ -67,6 +69,11 @@ type metaCache struct {
 	addNew bool // an applied write stores a record not cached yet
 	// keepAbsent: a read that found no record stores its absence.
 	keepAbsent bool
+	// stamps counts the shards' invalidations, each write's two and a
+	// clear's, and a shard keeps the count at its last one: a ReadView
+	// notes the count before its snapshot, so a shard whose stamp is not
+	// above it, with no write in flight, holds what the snapshot holds.
+	stamps atomic.Uint64
 }
 
 const metaShards = 256
@@ -74,6 +81,8 @@ const metaShards = 256
 type metaShard struct {
 	mu  sync.Mutex
 	gen uint64 // bumped before and after every write of a record of the shard
+	// stamp is the cache's stamps at the shard's last invalidation.
+	stamp uint64
 	// writing counts the writes of the shard's records between their two
 	// invalidations.
 	writing int
@@ -166,6 +175,48 @@ func (c *metaCache) get(key, dst []byte) (value []byte, found, ok bool, gen uint
 	return value, found, true, gen
 }
 
+// getAt appends key's cached value to dst when it is what a snapshot
+// taken after the cache's stamps read stamp holds (asOfLocked). ok is
+// false otherwise, or on a miss; the reader then reads its snapshot, and
+// may fill what it read with fillAt.
+func (c *metaCache) getAt(key, dst []byte, stamp uint64) (value []byte, found, ok bool) {
+	sh, h := c.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if !sh.asOfLocked(stamp) {
+		return dst, false, false
+	}
+	off, ok := sh.entry(h, key)
+	if !ok || sh.stale(off) {
+		sh.misses++
+		return dst, false, false
+	}
+	sh.hits++
+	return append(dst, sh.value(off)...), sh.found(off), true
+}
+
+// fillAt stores what a reader read at a snapshot taken after the cache's
+// stamps read stamp, when the shard still holds what the snapshot holds
+// (asOfLocked): then it is what RocksDB holds.
+func (c *metaCache) fillAt(key, value []byte, found bool, stamp uint64) {
+	if !found && !c.keepAbsent {
+		return
+	}
+	sh, h := c.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.asOfLocked(stamp) {
+		sh.storeLocked(h, key, value, found)
+	}
+}
+
+// asOfLocked reports whether the shard holds what a snapshot taken after
+// the cache's stamps read stamp holds: no write of it is in flight, and
+// every write of it was counted in stamp, so applied before the snapshot.
+func (sh *metaShard) asOfLocked(stamp uint64) bool {
+	return sh.writing == 0 && sh.stamp <= stamp
+}
+
 // unchanged reports whether no write of key's shard began or ended since
 // get returned gen: a value get returned is then still what RocksDB holds.
 func (c *metaCache) unchanged(key []byte, gen uint64) bool {
@@ -196,7 +247,7 @@ func (c *metaCache) fill(key, value []byte, found bool, gen uint64) {
 func (c *metaCache) invalidate(key []byte, begin bool) {
 	sh, h := c.shard(key)
 	sh.mu.Lock()
-	sh.invalidateLocked(begin)
+	c.invalidateLocked(sh, begin)
 	switch off, ok := sh.entry(h, key); {
 	case !ok:
 	case begin:
@@ -222,12 +273,13 @@ func (c *metaCache) written(key, value []byte, found bool) {
 	case cached:
 		sh.forget(h, off)
 	}
-	sh.invalidateLocked(false)
+	c.invalidateLocked(sh, false)
 	sh.mu.Unlock()
 }
 
-func (sh *metaShard) invalidateLocked(begin bool) {
+func (c *metaCache) invalidateLocked(sh *metaShard, begin bool) {
 	sh.gen++
+	sh.stamp = c.stamps.Add(1)
 	if begin {
 		sh.overlapped = sh.overlapped || sh.writing > 0
 		sh.writing++
@@ -245,7 +297,7 @@ func (c *metaCache) invalidateAll(begin bool) {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		sh.invalidateLocked(begin)
+		c.invalidateLocked(sh, begin)
 		sh.reset()
 		sh.mu.Unlock()
 	}
@@ -257,6 +309,7 @@ func (c *metaCache) clear() {
 		sh := &c.shards[i]
 		sh.mu.Lock()
 		sh.gen++
+		sh.stamp = c.stamps.Add(1)
 		sh.reset()
 		sh.mu.Unlock()
 	}

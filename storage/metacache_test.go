@@ -531,3 +531,96 @@ func TestRingShare(t *testing.T) {
 		}
 	}
 }
+
+// A ReadView's reads through the caches (LookupMany, GetElementsAt) give
+// what its snapshot holds, while writers keep changing the keys, and some
+// of them come from the caches.
+func TestMetaCacheReadView(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	const keys, writes, readers = 4, 5000, 3
+	keyNames := make([][]byte, keys)
+	for k := range keyNames {
+		keyNames[k] = []byte("k" + strconv.Itoa(k))
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan string, readers+keys)
+	hits := func() int64 {
+		m, _ := s.meta.counts()
+		e, _ := s.elements.counts()
+		return m + e
+	}
+	var hit atomic.Int64 // views during which a cache had a hit
+	check := func(rv *ReadView) string {
+		before := hits()
+		nsKeys := make([][]byte, keys)
+		for k, key := range keyNames {
+			nsKeys[k] = db.nsKey(key)
+		}
+		metas, err := db.getMetaMany(rv, nsKeys)
+		if err != nil {
+			return err.Error()
+		}
+		var subs [][]byte
+		err = db.LookupMany(rv, keyNames, func(_ int, o *Object) error {
+			if o != nil {
+				subs = append(subs, o.Subkey(b("f")))
+			}
+			return nil
+		})
+		if err != nil {
+			return err.Error()
+		}
+		fields, err := db.GetElementsAt(rv, subs)
+		if err != nil {
+			return err.Error()
+		}
+		if hits() > before {
+			hit.Add(1)
+		}
+		for k, nsKey := range nsKeys {
+			want, _, err := s.getAt(rv.snap, CFMetadata, nsKey)
+			if err != nil || !bytes.Equal(metas[k], want) {
+				return fmt.Sprintf("key %d: metadata %q, the snapshot holds %q (%v)", k, metas[k], want, err)
+			}
+		}
+		for i, sub := range subs {
+			want, _, err := s.getAt(rv.snap, CFDefault, sub)
+			if err != nil || !bytes.Equal(fields[i], want) {
+				return fmt.Sprintf("field %d: %q, the snapshot holds %q (%v)", i, fields[i], want, err)
+			}
+		}
+		return ""
+	}
+	for r := 0; r < readers; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				rv := db.ReadView()
+				msg := check(&rv)
+				rv.Release()
+				if msg != "" {
+					errs <- msg
+					return
+				}
+			}
+		}()
+	}
+	write := func(db DB, key, value []byte) error {
+		_, err := db.HSet(key, [][]byte{b("f"), value, b("g" + string(value[len(value)-1:])), value}, false)
+		return err
+	}
+	setConcurrently(s, keys, writes, write, errs, func(int, int64) {})
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if hit.Load() == 0 {
+		t.Fatal("no view's read hit a cache")
+	}
+}

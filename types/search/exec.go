@@ -65,6 +65,7 @@ func Search(db storage.DB, ix *Index, q *Query) ([]Doc, error) {
 // raw and as the index reads them (fields that do not parse left out).
 type loaded struct {
 	exists bool
+	queued bool // its fields are being asked for, by load
 	obj    *storage.Object
 	st     docState
 	read   []bool
@@ -624,25 +625,38 @@ func (r *runner) load(keys [][]byte, fields []int) error {
 		return err
 	}
 	s := r.ix.Schema
-	var subs [][]byte
+	// The fields' keys are built into one buffer; a document listed
+	// twice in keys is asked for once (queued).
+	var buf []byte
+	var ends []int
 	var at []*loaded
 	var idx []int
-	queued := map[*loaded]bool{}
 	for _, k := range keys {
 		d := r.docs[string(k)]
-		if !d.exists || d.obj.Meta().Type.SingleKV() || queued[d] {
+		if !d.exists || d.obj.Meta().Type.SingleKV() || d.queued {
 			continue
 		}
-		queued[d] = true
+		d.queued = true
 		for _, i := range fields {
 			if !d.read[i] {
-				subs = append(subs, d.obj.Subkey([]byte(s.Fields[i].Name)))
-				at, idx = append(at, d), append(idx, i)
+				if at == nil {
+					at, idx, ends = make([]*loaded, 0, len(keys)*len(fields)), make([]int, 0, len(keys)*len(fields)), make([]int, 0, len(keys)*len(fields))
+				}
+				buf = d.obj.AppendSubkey(buf, []byte(s.Fields[i].Name))
+				ends, at, idx = append(ends, len(buf)), append(at, d), append(idx, i)
 			}
 		}
 	}
-	if len(subs) > 0 {
-		vals, err := r.db.GetMany(r.rv, storage.CFDefault, subs)
+	for _, d := range at {
+		d.queued = false
+	}
+	if len(at) > 0 {
+		subs := make([][]byte, len(ends))
+		from := 0
+		for j, end := range ends {
+			subs[j], from = buf[from:end:end], end
+		}
+		vals, err := r.db.GetElementsAt(r.rv, subs)
 		if err != nil {
 			return err
 		}
