@@ -102,10 +102,11 @@ func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) e
 		return err
 	}
 	var objs []Object
+	now := db.now()
 	for i, raw := range raws {
 		var o *Object
 		if raw != nil {
-			rec, found, err := decodeRecord(raw, db.now())
+			rec, found, err := decodeRecord(raw, now)
 			if err != nil {
 				return err
 			}
