@@ -497,32 +497,48 @@ func (r *runner) vectorScan(field string, out emit, search func(h *HNSWIndex) ([
 		return ErrCorrupt
 	}
 	reg := registryOf(r.db.Storage())
+	st := r.db.Storage()
 	reg.graph.RLock()
-	defer reg.graph.RUnlock()
-	vals, err := r.db.GetMany(nil, storage.CFSearch, [][]byte{FieldMetaKey(r.ix.NS, r.ix.Schema.Name, f.Name)})
+	gen, lockless := reg.graphs.gen, st.LocklessWrites()
+	found, g, err := r.searchGraph(reg, f, lockless, search)
+	reg.graph.RUnlock()
 	if err != nil {
 		return err
 	}
-	stored := *f
-	if vals[0] != nil {
-		if stored, err = DecodeFieldMeta(f.Name, vals[0]); err != nil {
-			return err
-		}
-	}
-	g := newStoreGraph(r.db, nil, r.ix, f.Name)
-	if reg.graphs.lockless == r.db.Storage().LocklessWrites() {
-		g.cache = &reg.graphs
-	}
-	h := &HNSWIndex{Graph: g, Params: &stored.Vector}
-	found, err := search(h)
-	if err != nil {
-		return err
+	if len(g.fetched) > 0 || len(g.stored) > 0 {
+		reg.graph.Lock()
+		reg.graphs.fillFrom(g, gen, lockless, st.LocklessWrites())
+		reg.graph.Unlock()
 	}
 	keys := make([][]byte, len(found))
 	for i, n := range found {
 		keys[i] = n.Key
 	}
 	return emitAll(keys, out)
+}
+
+// searchGraph runs search on the graph of vector field f, through the
+// graph cache when it is the storage's as of lockless; the caller holds
+// the graph lock's read side. The graph returned holds what the search
+// read from the database.
+func (r *runner) searchGraph(reg *registry, f *Field, lockless uint64, search func(h *HNSWIndex) ([]Neighbour, error)) ([]Neighbour, *storeGraph, error) {
+	g := newStoreGraph(r.db, nil, r.ix, f.Name)
+	g.fetched = map[string]cachedNode{}
+	vals, err := r.db.GetMany(nil, storage.CFSearch, [][]byte{FieldMetaKey(r.ix.NS, r.ix.Schema.Name, f.Name)})
+	if err != nil {
+		return nil, g, err
+	}
+	stored := *f
+	if vals[0] != nil {
+		if stored, err = DecodeFieldMeta(f.Name, vals[0]); err != nil {
+			return nil, g, err
+		}
+	}
+	if reg.graphs.lockless == lockless {
+		g.cache = &reg.graphs
+	}
+	found, err := search(&HNSWIndex{Graph: g, Params: &stored.Vector})
+	return found, g, err
 }
 
 // holds evaluates a condition on a document's values.

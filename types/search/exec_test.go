@@ -1,8 +1,11 @@
 package search
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/basaltdb/basalt/storage/storagetest"
@@ -88,5 +91,100 @@ func TestFilterNarrowsToRange(t *testing.T) {
 		if len(r.docs) > c.mostReads {
 			t.Errorf("[%v, %v): read %d documents, at most %d expected", c.from, c.to, len(r.docs), c.mostReads)
 		}
+	}
+}
+
+// A KNN query over a graph whose cache is empty (a restarted server)
+// brings the cache what it read, so that the next query reads nothing
+// from the database, with the same answer; a write applied meanwhile
+// keeps a query's fill out of the cache.
+func TestKNNFillsGraphCache(t *testing.T) {
+	s := storagetest.Open(t)
+	ix := mustCreate(t, s, "", "v PREFIX 1 v: SCHEMA v VECTOR HNSW 6 TYPE FLOAT64 DIM 4 DISTANCE_METRIC L2")
+	rng := rand.New(rand.NewSource(5))
+	var qv []float64 // the last vector made
+	vector := func() string {
+		var b []byte
+		qv = qv[:0]
+		for range 4 {
+			x := rng.Float64()
+			qv, b = append(qv, x), binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		return string(b)
+	}
+	for i := 0; i < 300; i++ {
+		hset(t, s, "", []string{fmt.Sprint("v:", i)}, "v", vector())
+	}
+	reg := registryOf(s)
+	emptyCache := func() {
+		reg.graph.Lock()
+		reg.graphs.reset(0)
+		reg.graph.Unlock()
+	}
+	q, err := ParseSearch([][]byte{[]byte("v"), []byte("*=>[KNN 5 @v $b]"), []byte("PARAMS"), []byte("2"), []byte("b"), []byte(vector())})
+	if err == nil {
+		err = Check(q, ix.Schema)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	knn := func(h *HNSWIndex) ([]Neighbour, error) { return h.KNN(qv, 5, beam(5)) }
+	db := s.DB("")
+	search := func() []string {
+		docs, err := Search(db, ix, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, d := range docs {
+			keys = append(keys, string(d.Key))
+		}
+		return keys
+	}
+	cached := func() int {
+		reg.graph.RLock()
+		defer reg.graph.RUnlock()
+		return len(reg.graphs.nodes)
+	}
+
+	emptyCache()
+	want := search()
+	if len(want) != 5 || cached() == 0 {
+		t.Fatalf("first query: %q, %d nodes cached", want, cached())
+	}
+	// Every record the second query reads is in the cache now.
+	f := ix.Schema.Field("v")
+	g, err := func() (*storeGraph, error) {
+		reg.graph.RLock()
+		defer reg.graph.RUnlock()
+		_, g, err := (&runner{db: db, ix: ix}).searchGraph(reg, f, s.LocklessWrites(), knn)
+		return g, err
+	}()
+	if err != nil || len(g.fetched) != 0 || len(g.stored) != 0 {
+		t.Fatalf("second query read %d nodes and %d edge lists from the database (%v)", len(g.fetched), len(g.stored), err)
+	}
+	if got := search(); !slices.Equal(got, want) {
+		t.Fatalf("from the cache: %q, want %q", got, want)
+	}
+
+	// A query noting the cache before a write applied does not fill it.
+	emptyCache()
+	reg.graph.RLock()
+	gen, lockless := reg.graphs.gen, s.LocklessWrites()
+	_, g, err = (&runner{db: db, ix: ix}).searchGraph(reg, f, lockless, knn)
+	reg.graph.RUnlock()
+	if err != nil || len(g.fetched) == 0 {
+		t.Fatalf("a query of an empty cache read %d nodes (%v)", len(g.fetched), err)
+	}
+	saved := slices.Clone(qv)
+	hset(t, s, "", []string{"v:new"}, "v", vector())
+	qv = saved
+	reg.graph.Lock()
+	before := len(reg.graphs.nodes)
+	reg.graphs.fillFrom(g, gen, lockless, s.LocklessWrites())
+	after := len(reg.graphs.nodes)
+	reg.graph.Unlock()
+	if after != before {
+		t.Fatalf("a stale query's fill changed the cache: %d nodes, then %d", before, after)
 	}
 }

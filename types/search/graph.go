@@ -31,10 +31,19 @@ type storeGraph struct {
 	cache *graphCache
 	fill  bool
 	nodes map[string]cachedNode
+	// fetched are the nodes a query read from the database, by key, for
+	// the cache (graphCache.fillFrom); nil for a write, which fills it.
+	fetched map[string]cachedNode
 	// meta is the field as stored, its NumLevels as the writes grow it;
 	// levels is its NumLevels as read.
 	meta   Field
 	levels uint16
+	// levelPrefixes are each level's NodesPrefix and edge prefix (the
+	// EdgesPrefix of every node before its key), built once; nodeKey and
+	// edgesKey are where a search builds the keys it looks up, so that a
+	// lookup the caches answer allocates nothing.
+	levelPrefixes     [][2][]byte
+	nodeKey, edgesKey []byte
 }
 
 func newStoreGraph(db storage.DB, rv *storage.ReadView, ix *Index, field string) *storeGraph {
@@ -65,8 +74,10 @@ func (g *storeGraph) Nodes(level uint16, keys [][]byte) ([]Node, error) {
 	out := make([]Node, len(keys))
 	var missing [][]byte
 	var at []int
+	nodes, _ := g.prefixes(level)
 	for i, k := range keys {
-		nk := NodeKey(g.ns, g.index, g.field, level, k)
+		g.nodeKey = appendSized(append(g.nodeKey[:0], nodes...), k)
+		nk := g.nodeKey
 		if n, ok := g.nodes[string(nk)]; ok {
 			out[i] = n.n
 			continue
@@ -77,7 +88,7 @@ func (g *storeGraph) Nodes(level uint16, keys [][]byte) ([]Node, error) {
 				continue
 			}
 		}
-		missing, at = append(missing, nk), append(at, i)
+		missing, at = append(missing, slices.Clone(nk)), append(at, i)
 	}
 	if len(missing) == 0 {
 		return out, nil
@@ -95,20 +106,35 @@ func (g *storeGraph) Nodes(level uint16, keys [][]byte) ([]Node, error) {
 			n.ok = true
 		}
 		out[at[j]] = n.n
-		if g.fill {
+		switch {
+		case g.fill:
 			g.cache.putNode(string(missing[j]), n)
+		case g.fetched != nil:
+			g.fetched[string(missing[j])] = n
 		}
 	}
 	return out, nil
 }
 
 func (g *storeGraph) Neighbours(level uint16, key []byte) ([][]byte, error) {
-	prefix := EdgesPrefix(g.ns, g.index, g.field, level, key)
+	_, edges := g.prefixes(level)
+	g.edgesKey = appendSized(append(g.edgesKey[:0], edges...), key)
+	prefix := g.edgesKey
 	stored, err := g.storedEdges(prefix)
 	if err != nil {
 		return nil, err
 	}
 	return mergeEdges(stored, g.edges[string(prefix)]), nil
+}
+
+// prefixes returns the level's NodesPrefix and edge prefix.
+func (g *storeGraph) prefixes(level uint16) (nodes, edges []byte) {
+	for int(level) >= len(g.levelPrefixes) {
+		l := uint16(len(g.levelPrefixes))
+		g.levelPrefixes = append(g.levelPrefixes, [2][]byte{NodesPrefix(g.ns, g.index, g.field, l), append(LevelPrefix(g.ns, g.index, g.field, l), hnswEdge)})
+	}
+	p := g.levelPrefixes[level]
+	return p[0], p[1]
 }
 
 // mergeEdges returns the edge targets stored with the pending changes
@@ -142,14 +168,19 @@ func compareSized(a, b []byte) int {
 }
 
 // storedEdges reads the keys of the edges under prefix as applied, once:
-// from the cache, or the database (and then into the cache).
+// from the cache, or the database (and then into the cache). The cache
+// does not change while a graph is used (a query holds the graph lock's
+// read side, a write its write side and fills the cache only with what
+// it lacks), so what it holds need not be kept in stored too.
 func (g *storeGraph) storedEdges(prefix []byte) ([][]byte, error) {
 	if keys, ok := g.stored[string(prefix)]; ok {
 		return keys, nil
 	}
 	if g.cache != nil {
 		if keys, ok := g.cache.edges[string(prefix)]; ok {
-			g.stored[string(prefix)] = keys
+			if g.fill { // apply merges the write's edges with these
+				g.stored[string(prefix)] = keys
+			}
 			return keys, nil
 		}
 	}

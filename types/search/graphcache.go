@@ -8,13 +8,19 @@ package search
 // batch is applied move their records into it (a batch that fails empties
 // it). Writes the lock does not see (a replica's batches, APPLYBATCH, a
 // reopening) move the storage's LocklessWrites count, which empties it;
-// so does FT.DROPINDEX. Queries read their own view of the database, not
-// it. Its size is bounded: past graphCacheBudget, entries go at random.
+// so does FT.DROPINDEX. Queries read the graph through it too, under the
+// lock's read side, and bring it what they had to read from the database
+// (fillFrom), so that after a restart it fills without waiting for
+// writes. Its size is bounded: past graphCacheBudget, entries go at
+// random.
 type graphCache struct {
 	lockless uint64
-	nodes    map[string]cachedNode // by NodeKey
-	edges    map[string][][]byte   // edge targets by EdgesPrefix
-	bytes    int
+	// gen counts the changes writes made to it (apply, reset): a query
+	// fills it only if none came since it read the database.
+	gen   uint64
+	nodes map[string]cachedNode // by NodeKey
+	edges map[string][][]byte   // edge targets by EdgesPrefix
+	bytes int
 }
 
 // cachedNode is a node's record: ok is false when the key has no node.
@@ -34,7 +40,7 @@ const (
 )
 
 func (c *graphCache) reset(lockless uint64) {
-	*c = graphCache{lockless: lockless}
+	*c = graphCache{lockless: lockless, gen: c.gen + 1}
 }
 
 // sync empties the cache when writes it did not see may have changed a
@@ -105,6 +111,7 @@ func (c *graphCache) trim() {
 // apply moves the records of a command's graph writes, applied, into the
 // cache (one storeGraph per field: their records are disjoint).
 func (c *graphCache) apply(graphs []*storeGraph) {
+	c.gen++
 	for _, g := range graphs {
 		for key, n := range g.nodes {
 			c.putNode(key, n)
@@ -115,6 +122,29 @@ func (c *graphCache) apply(graphs []*storeGraph) {
 			} else {
 				c.dropEdges(prefix)
 			}
+		}
+	}
+	c.trim()
+}
+
+// fillFrom brings the cache the records a query read from the database,
+// when the graphs are still what the query saw: no write changed the
+// cache (gen) and none it does not see came (lockless) since the query
+// noted them, holding the graph lock's read side, before its reads. The
+// caller holds the lock's write side.
+func (c *graphCache) fillFrom(g *storeGraph, gen, lockless, locklessNow uint64) {
+	if c.gen != gen || lockless != locklessNow {
+		return
+	}
+	c.sync(lockless)
+	for key, n := range g.fetched {
+		if _, ok := c.nodes[key]; !ok {
+			c.putNode(key, n)
+		}
+	}
+	for prefix, to := range g.stored {
+		if _, ok := c.edges[prefix]; !ok {
+			c.putEdges(prefix, to)
 		}
 	}
 	c.trim()

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math/rand"
 	"os"
 	"sort"
@@ -235,5 +236,27 @@ func TestHNSWSmall(t *testing.T) {
 		if len(within) != 8 {
 			t.Errorf("metric %d: %d within %v, want 8", m, len(within), r)
 		}
+	}
+}
+
+// A visitedSet meets each key once, past several doublings of its table,
+// and a table released is empty for the next search.
+func TestVisitedSet(t *testing.T) {
+	for round := 0; round < 2; round++ {
+		v := newVisitedSet()
+		for i := 0; i < 5000; i++ {
+			if !v.visit([]byte(fmt.Sprint("k", i))) {
+				t.Fatalf("round %d: key %d met before", round, i)
+			}
+		}
+		for i := 0; i < 5000; i++ {
+			if v.visit([]byte(fmt.Sprint("k", i))) {
+				t.Fatalf("round %d: key %d met as new twice", round, i)
+			}
+		}
+		if v.n != 5000 || 2*v.n > len(v.slots) {
+			t.Fatalf("round %d: %d keys in %d slots", round, v.n, len(v.slots))
+		}
+		v.release()
 	}
 }
