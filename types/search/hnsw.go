@@ -496,7 +496,9 @@ func (v *visitedSet) grow() {
 func (h *HNSWIndex) searchLayer(level uint16, q []float64, ef int, entries []candidate) ([]candidate, error) {
 	v := newVisitedSet()
 	defer v.release()
-	near, far := &candidateHeap{}, &candidateHeap{far: true}
+	room := min(ef+1, 1024) // a hint: ef comes from the query
+	near, far := &candidateHeap{c: make([]candidate, 0, room)}, &candidateHeap{c: make([]candidate, 0, room), far: true}
+	var fresh [][]byte // the neighbours of a node met first, reused from node to node
 	for _, e := range entries {
 		if v.visit(e.key) {
 			near.push(e)
@@ -515,7 +517,7 @@ func (h *HNSWIndex) searchLayer(level uint16, q []float64, ef int, entries []can
 		if err != nil {
 			return nil, err
 		}
-		fresh := keys[:0:0]
+		fresh = fresh[:0]
 		for _, k := range keys {
 			if v.visit(k) {
 				fresh = append(fresh, k)
