@@ -84,8 +84,16 @@ func (db DB) NewObject(key []byte, t metadata.Type) *Object {
 // RocksDB search); the latest, around it. The Objects keep keys' slices,
 // as Lookup's.
 func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) error) error {
+	return db.LookupManyIn(rv, keys, nil, fn)
+}
+
+// LookupManyIn is LookupMany with the Objects in objs, when it holds
+// one for each key (else they are allocated): a query that reads
+// hundreds of documents' metadata at a time reuses them from query to
+// query.
+func (db DB) LookupManyIn(rv *ReadView, keys [][]byte, objs []Object, fn func(i int, o *Object) error) error {
 	// The keys are built into one buffer and the Objects carved from one
-	// slice: a query reads hundreds of documents' metadata at a time.
+	// slice.
 	size := 0
 	for _, k := range keys {
 		size += 3 + len(db.ns) + len(k)
@@ -101,7 +109,9 @@ func (db DB) LookupMany(rv *ReadView, keys [][]byte, fn func(i int, o *Object) e
 	if err != nil {
 		return err
 	}
-	var objs []Object
+	if len(objs) < len(keys) {
+		objs = nil
+	}
 	now := db.now()
 	for i, raw := range raws {
 		var o *Object

@@ -35,7 +35,8 @@ type DocField struct {
 func Search(db storage.DB, ix *Index, q *Query) ([]Doc, error) {
 	rv := db.ReadView()
 	defer rv.Release()
-	r := &runner{db: db, rv: &rv, ix: ix, docs: map[string]*loaded{}, arena: docArenas.Get().(*docArena)}
+	arena := docArenas.Get().(*docArena)
+	r := &runner{db: db, rv: &rv, ix: ix, docs: arena.byKey, arena: arena}
 	// The results hold no memory of the arena: their fields' values are
 	// the records read, or made for the reply.
 	defer r.arena.release()
@@ -89,40 +90,44 @@ type runner struct {
 	arena *docArena
 }
 
-// A docArena holds the documents a query reads and their fields' slices,
-// reused from query to query: a query over a tag reads hundreds of
+// A docArena holds the documents a query reads, by key, with their
+// metadata's Objects and their fields' slices, reused from query to
+// query: a query over a tag reads hundreds of
 // documents to return ten, and allocating them each time made the
 // collector a fifth of its CPU.
 type docArena struct {
-	docs []loaded
-	read []bool
-	raws []rawField
-	vals docValues
+	byKey map[string]*loaded // the runner's docs
+	docs  []loaded
+	objs  []storage.Object
+	read  []bool
+	raws  []rawField
+	vals  docValues
 }
 
-var docArenas = sync.Pool{New: func() any { return &docArena{} }}
+var docArenas = sync.Pool{New: func() any { return &docArena{byKey: map[string]*loaded{}} }}
 
 // take returns n documents of fields fields each, zeroed: carved from
 // the arena, or allocated when it has no room left (what was carved
 // before stays in use until the query ends).
-func (a *docArena) take(n, fields int) ([]loaded, []bool, []rawField, docValues) {
+func (a *docArena) take(n, fields int) ([]loaded, []storage.Object, []bool, []rawField, docValues) {
 	if a == nil || cap(a.docs)-len(a.docs) < n || cap(a.read)-len(a.read) < n*fields {
 		if a == nil || n > 4096 {
-			return make([]loaded, n), make([]bool, n*fields), make([]rawField, 2*n*fields), make(docValues, n*fields)
+			return make([]loaded, n), nil, make([]bool, n*fields), make([]rawField, 2*n*fields), make(docValues, n*fields)
 		}
 		// A block for this and the next ones, the old one left to the
 		// documents carved from it.
 		size := max(2*cap(a.docs), n, 64)
-		a.docs, a.read = make([]loaded, 0, size), make([]bool, 0, size*fields)
+		a.docs, a.objs, a.read = make([]loaded, 0, size), make([]storage.Object, 0, size), make([]bool, 0, size*fields)
 		a.raws, a.vals = make([]rawField, 0, 2*size*fields), make(docValues, 0, size*fields)
 	}
 	docs := a.docs[len(a.docs) : len(a.docs)+n : len(a.docs)+n]
+	objs := a.objs[len(a.objs) : len(a.objs)+n : len(a.objs)+n]
 	read := a.read[len(a.read) : len(a.read)+n*fields : len(a.read)+n*fields]
 	raws := a.raws[len(a.raws) : len(a.raws)+2*n*fields : len(a.raws)+2*n*fields]
 	vals := a.vals[len(a.vals) : len(a.vals)+n*fields : len(a.vals)+n*fields]
-	a.docs, a.read = a.docs[:len(a.docs)+n], a.read[:len(a.read)+n*fields]
+	a.docs, a.objs, a.read = a.docs[:len(a.docs)+n], a.objs[:len(a.objs)+n], a.read[:len(a.read)+n*fields]
 	a.raws, a.vals = a.raws[:len(a.raws)+2*n*fields], a.vals[:len(a.vals)+n*fields]
-	return docs, read, raws, vals
+	return docs, objs, read, raws, vals
 }
 
 // release zeroes what the query used of the arena's block and keeps it
@@ -131,11 +136,13 @@ func (a *docArena) release() {
 	if cap(a.docs) > 4096 {
 		return
 	}
+	clear(a.byKey)
 	clear(a.docs)
+	clear(a.objs)
 	clear(a.read)
 	clear(a.raws)
 	clear(a.vals)
-	a.docs, a.read, a.raws, a.vals = a.docs[:0], a.read[:0], a.raws[:0], a.vals[:0]
+	a.docs, a.objs, a.read, a.raws, a.vals = a.docs[:0], a.objs[:0], a.read[:0], a.raws[:0], a.vals[:0]
 	docArenas.Put(a)
 }
 
@@ -762,13 +769,13 @@ func (r *runner) lookup(keys [][]byte, ex extractor) error {
 		return nil
 	}
 	// never grown: the map keeps pointers into docs
-	docs, read, raws, vals := r.arena.take(len(todo), n)
+	docs, objs, read, raws, vals := r.arena.take(len(todo), n)
 	for i, k := range todo {
 		if r.docs[string(k)] == nil { // a key listed twice is read once
 			r.docs[string(k)] = &docs[i]
 		}
 	}
-	return r.db.LookupMany(r.rv, todo, func(i int, o *storage.Object) error {
+	return r.db.LookupManyIn(r.rv, todo, objs, func(i int, o *storage.Object) error {
 		if o != nil && o.Meta().Type == ex.keyType {
 			lo, hi := i*n, (i+1)*n
 			docs[i] = loaded{exists: true, obj: o, st: docState{schema: s, rest: o.Ext(), fields: raws[2*lo : 2*lo+n : 2*lo+n]},
