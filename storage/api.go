@@ -198,7 +198,7 @@ func (db DB) getManyAt(rv *ReadView, c *metaCache, stamp uint64, keys [][]byte) 
 	// was missed.
 	const absent, missed = -1, -2
 	ends := make([]int, len(keys))
-	var hits []byte
+	hits := make([]byte, 0, 64) // never nil: an empty value is not an absent one
 	var misses [][]byte
 	for i, k := range keys {
 		var found, ok bool

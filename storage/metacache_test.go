@@ -624,3 +624,31 @@ func TestMetaCacheReadView(t *testing.T) {
 		t.Fatal("no view's read hit a cache")
 	}
 }
+
+// An empty hash field read at a view is there, empty, whether it comes
+// from RocksDB or from the elements cache (which the first read fills).
+func TestMetaCacheReadViewEmptyValue(t *testing.T) {
+	s := openTest(t, t.TempDir(), false)
+	defer s.Close()
+	db := s.DB(metadata.DefaultNamespace)
+	if err := s.Update(&Write{NS: metadata.DefaultNamespace, Keys: [][]byte{b("h")}}, func(in DB) {
+		if _, err := in.HSet(b("h"), [][]byte{b("f"), {}}, false); err != nil {
+			t.Error(err)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := db.Lookup(b("h"))
+	if err != nil || o == nil {
+		t.Fatal(o, err)
+	}
+	sub := o.Subkey(b("f"))
+	for _, read := range []string{"from RocksDB", "from the cache"} {
+		rv := db.ReadView()
+		vals, err := db.GetElementsAt(&rv, [][]byte{sub})
+		rv.Release()
+		if err != nil || vals[0] == nil || len(vals[0]) != 0 {
+			t.Fatalf("%s: %q (nil: %v), %v", read, vals[0], vals[0] == nil, err)
+		}
+	}
+}

@@ -92,9 +92,8 @@ type runner struct {
 
 // A docArena holds the documents a query reads, by key, with their
 // metadata's Objects and their fields' slices, reused from query to
-// query: a query over a tag reads hundreds of
-// documents to return ten, and allocating them each time made the
-// collector a fifth of its CPU.
+// query: a query over a tag reads hundreds of documents to return ten,
+// and allocating them each time made the collector a fifth of its CPU.
 type docArena struct {
 	byKey map[string]*loaded // the runner's docs
 	docs  []loaded
