@@ -91,6 +91,12 @@ func Run(cfg *config.Config) error {
 		// a second server on the host must start all the same.
 		slog.Warn("metrics endpoint off: set metrics-port to serve it", "err", err)
 	}
+	// SIGTERM and SIGINT shut down cleanly from the moment a client can
+	// be answered: one sent right after a reply (a test's, an
+	// orchestrator's) would otherwise kill the process before the
+	// handler below was installed.
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
 	if err := s.listen(); err != nil {
 		return abort(err)
 	}
@@ -115,8 +121,6 @@ func Run(cfg *config.Config) error {
 	slog.Info("basalt started", "version", executor.Version, "listen", s.addrs(), "dir", cfg.Dir.Get(),
 		"cluster", cluster, "pid", os.Getpid(), "rocksdb", st.RocksDBVersion())
 
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer cancel()
 	go s.idleLoop(stop)
 	var crons sync.WaitGroup
 	crons.Add(1)
