@@ -283,16 +283,7 @@ func TestMetaCacheSnapshotMeta(t *testing.T) {
 			}
 		}()
 	}
-	setConcurrently(s, keys, writes, cachedValues[0].write, errs, func(int, int64) {})
-	stop.Store(true)
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
-	if hit.Load() == 0 {
-		t.Fatal("no read hit the cache")
-	}
+	writeWhileReading(t, s, keys, writes, cachedValues[0].write, &stop, &wg, errs, &hit)
 }
 
 // Two keys of one hash share a slot: each sees only its own entry, the
@@ -613,16 +604,7 @@ func TestMetaCacheReadView(t *testing.T) {
 		_, err := db.HSet(key, [][]byte{b("f"), value, b("g" + string(value[len(value)-1:])), value}, false)
 		return err
 	}
-	setConcurrently(s, keys, writes, write, errs, func(int, int64) {})
-	stop.Store(true)
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
-	if hit.Load() == 0 {
-		t.Fatal("no view's read hit a cache")
-	}
+	writeWhileReading(t, s, keys, writes, write, &stop, &wg, errs, &hit)
 }
 
 // An empty hash field read at a view is there, empty, whether it comes
@@ -650,5 +632,22 @@ func TestMetaCacheReadViewEmptyValue(t *testing.T) {
 		if err != nil || vals[0] == nil || len(vals[0]) != 0 {
 			t.Fatalf("%s: %q (nil: %v), %v", read, vals[0], vals[0] == nil, err)
 		}
+	}
+}
+
+// writeWhileReading has writers rewrite keys while the readers counted in
+// readers run, then stops them and fails t with the first error they
+// reported, or when none of their reads hit a cache (hits).
+func writeWhileReading(t *testing.T, s *Storage, keys, writes int, write func(db DB, key, value []byte) error, stop *atomic.Bool, readers *sync.WaitGroup, errs chan string, hits *atomic.Int64) {
+	t.Helper()
+	setConcurrently(s, keys, writes, write, errs, func(int, int64) {})
+	stop.Store(true)
+	readers.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if hits.Load() == 0 {
+		t.Fatal("no read hit a cache")
 	}
 }
